@@ -1,0 +1,29 @@
+//! Analyses of a parallel profile: statistics of every event across threads (ParaProf's
+//! conventions), load imbalance, ranked event lists, per-thread totals and histograms.
+//!
+//! All functions are pure: they read a [`perfscape_model::Profile`] and return values.
+//!
+//! ```
+//! use perfscape_model::{Metric, MetricId, ProfileBuilder, ThreadData, ThreadId};
+//! use perfscape_analysis::{event_stats, top_events, TopOptions};
+//!
+//! let mut b = ProfileBuilder::new(vec![Metric::tau("TIME")]);
+//! for (rank, t) in [30.0, 10.0].into_iter().enumerate() {
+//!     let mut d = ThreadData::new(1);
+//!     d.push_timer("main", "TAU_DEFAULT", 1.0, 0.0, &[t], &[t]).unwrap();
+//!     b.add_thread(ThreadId::new(rank as u32, 0, 0), d).unwrap();
+//! }
+//! let (p, _) = b.finish();
+//! let s = event_stats(&p, p.event_by_name("main").unwrap(), MetricId(0));
+//! assert_eq!((s.exclusive.total, s.exclusive.mean, s.exclusive.max), (40.0, 20.0, 30.0));
+//! assert_eq!(s.exclusive.imbalance(), 1.5);
+//! assert_eq!(top_events(&p, MetricId(0), TopOptions::default())[0].percent, 100.0);
+//! ```
+
+mod histogram;
+mod stats;
+mod top;
+
+pub use histogram::{Bins, Histogram, histogram};
+pub use stats::{EventStats, Summary, ThreadTotals, all_event_stats, event_stats, run_total, thread_totals, thread_values_sorted};
+pub use top::{RankBy, RankedEvent, TopOptions, most_imbalanced, top_events};

@@ -1,0 +1,274 @@
+//! Statistics of an event across threads, with ParaProf's two conventions.
+//!
+//! ParaProf (TAU's `perfdmf` `DataSource.generateStatistics`) reports, per event and metric:
+//! Total; Mean, Min, Max and StandardDeviation over the threads that HAVE the event; and
+//! `Mean,AllThreads` and `StandardDeviation,AllThreads` over all threads of the run, a thread
+//! without the event counting as 0. Standard deviations are population ones (divide by n). These
+//! functions compute the same quantities, the standard deviation with a two-pass algorithm
+//! (ParaProf's `sqrt(|sumsq/n - mean^2|)` loses digits when the spread is small next to the
+//! mean; the two agree wherever that formula is exact to ~1e-9).
+
+use perfscape_model::{EventId, MetricId, Profile, ThreadIndex, ValueKind};
+use rayon::prelude::*;
+use serde::Serialize;
+
+/// Statistics of one quantity (e.g. exclusive time of one event) across threads.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct Summary {
+    /// Number of threads that have the event (n).
+    pub threads: usize,
+    /// Number of threads in the run (N).
+    pub threads_all: usize,
+    /// Sum over the threads that have the event.
+    pub total: f64,
+    /// `total / n`: ParaProf's Mean. 0 when n = 0.
+    pub mean: f64,
+    /// `total / N`: ParaProf's `Mean,AllThreads` and TAU pprof's mean.
+    pub mean_all: f64,
+    /// Smallest value among the n threads (0 when n = 0).
+    pub min: f64,
+    /// Thread with the smallest value (the lowest index on ties).
+    pub min_thread: Option<ThreadIndex>,
+    /// Largest value among the n threads (0 when n = 0).
+    pub max: f64,
+    /// Thread with the largest value (the lowest index on ties).
+    pub max_thread: Option<ThreadIndex>,
+    /// Population standard deviation over the n threads (ParaProf's StandardDeviation); 0 for n ≤ 1.
+    pub stddev: f64,
+    /// Population standard deviation over all N threads, absent ones counting as 0
+    /// (ParaProf's `StandardDeviation,AllThreads`).
+    pub stddev_all: f64,
+}
+
+impl Summary {
+    /// Summarizes `values` (one per thread having the event, `threads[i]` holding `values[i]`)
+    /// for a run of `threads_all` threads.
+    pub fn of(values: &[f64], threads: &[ThreadIndex], threads_all: usize) -> Self {
+        let n = values.len();
+        let mut total = 0.0;
+        let (mut min, mut max) = (f64::INFINITY, f64::NEG_INFINITY);
+        let (mut min_i, mut max_i) = (None, None);
+        for (i, &v) in values.iter().enumerate() {
+            total += v;
+            if v < min {
+                min = v;
+                min_i = Some(i);
+            }
+            if v > max {
+                max = v;
+                max_i = Some(i);
+            }
+        }
+        if n == 0 {
+            return Summary {
+                threads: 0,
+                threads_all,
+                total: 0.0,
+                mean: 0.0,
+                mean_all: 0.0,
+                min: 0.0,
+                min_thread: None,
+                max: 0.0,
+                max_thread: None,
+                stddev: 0.0,
+                stddev_all: 0.0,
+            };
+        }
+        let mean = total / n as f64;
+        let mean_all = if threads_all > 0 { total / threads_all as f64 } else { 0.0 };
+        let (mut ss, mut ss_all) = (0.0, 0.0);
+        for &v in values {
+            ss += (v - mean) * (v - mean);
+            ss_all += (v - mean_all) * (v - mean_all);
+        }
+        let absent = threads_all.saturating_sub(n) as f64;
+        ss_all += absent * mean_all * mean_all;
+        let stddev = if n > 1 { (ss / n as f64).sqrt() } else { 0.0 };
+        let stddev_all = if threads_all > 1 { (ss_all / threads_all as f64).sqrt() } else { 0.0 };
+        Summary {
+            threads: n,
+            threads_all,
+            total,
+            mean,
+            mean_all,
+            min,
+            min_thread: min_i.map(|i| threads[i]),
+            max,
+            max_thread: max_i.map(|i| threads[i]),
+            stddev,
+            stddev_all,
+        }
+    }
+
+    /// Load imbalance: `max / mean_all`, the largest thread value over the mean over all
+    /// threads (1 = perfectly balanced; N when one thread of N does all the work). 0 when
+    /// the mean is 0.
+    pub fn imbalance(&self) -> f64 {
+        if self.mean_all > 0.0 { self.max / self.mean_all } else { 0.0 }
+    }
+
+    /// Time lost to imbalance: `max - mean_all` (what the slowest thread costs the others
+    /// when they wait for it).
+    pub fn imbalance_cost(&self) -> f64 {
+        self.max - self.mean_all
+    }
+}
+
+/// Statistics of one event in one metric: calls, subcalls, exclusive and inclusive.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct EventStats {
+    /// The event.
+    pub event: EventId,
+    /// The metric of `exclusive` and `inclusive`.
+    pub metric: MetricId,
+    /// Calls across threads.
+    pub calls: Summary,
+    /// Subcalls across threads.
+    pub subcalls: Summary,
+    /// Exclusive values across threads.
+    pub exclusive: Summary,
+    /// Inclusive values across threads.
+    pub inclusive: Summary,
+}
+
+impl EventStats {
+    /// The summary of one value kind.
+    pub fn get(&self, kind: ValueKind) -> &Summary {
+        match kind {
+            ValueKind::Exclusive => &self.exclusive,
+            ValueKind::Inclusive => &self.inclusive,
+            ValueKind::Calls => &self.calls,
+            ValueKind::Subcalls => &self.subcalls,
+        }
+    }
+}
+
+/// Statistics of event `e` in metric `m` across the threads of `profile`.
+pub fn event_stats(profile: &Profile, e: EventId, m: MetricId) -> EventStats {
+    let col = profile.interval(e);
+    let n_all = profile.threads().len();
+    let s = |kind| Summary::of(col.values(kind, m), col.threads(), n_all);
+    EventStats {
+        event: e,
+        metric: m,
+        calls: s(ValueKind::Calls),
+        subcalls: s(ValueKind::Subcalls),
+        exclusive: s(ValueKind::Exclusive),
+        inclusive: s(ValueKind::Inclusive),
+    }
+}
+
+/// Statistics of every event in metric `m`, in event id order (computed in parallel).
+pub fn all_event_stats(profile: &Profile, m: MetricId) -> Vec<EventStats> {
+    let ids: Vec<EventId> = profile.event_ids().collect();
+    ids.par_iter().map(|&e| event_stats(profile, e, m)).collect()
+}
+
+/// Per-thread totals in one metric.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct ThreadTotals {
+    /// The thread.
+    pub thread: ThreadIndex,
+    /// The thread's largest inclusive value: the inclusive value of its top-level timer
+    /// (`.TAU application`), i.e. its whole measured time. ParaProf's `getMaxInclusive`.
+    pub inclusive: f64,
+    /// Sum of the exclusive values of the thread's flat (non-callpath) events.
+    pub exclusive_sum: f64,
+    /// Number of events the thread has (flat and callpath).
+    pub events: usize,
+}
+
+/// Totals of every thread in metric `m`, in thread order.
+pub fn thread_totals(profile: &Profile, m: MetricId) -> Vec<ThreadTotals> {
+    let mut out: Vec<ThreadTotals> = (0..profile.threads().len())
+        .map(|t| ThreadTotals { thread: ThreadIndex::from(t), inclusive: 0.0, exclusive_sum: 0.0, events: 0 })
+        .collect();
+    let mut seen = vec![false; out.len()];
+    for e in profile.event_ids() {
+        let col = profile.interval(e);
+        let flat = !profile.event(e).is_callpath();
+        for ((t, &inc), &exc) in col.threads().iter().zip(col.inclusive(m)).zip(col.exclusive(m)) {
+            let o = &mut out[t.index()];
+            if !seen[t.index()] || inc > o.inclusive {
+                o.inclusive = inc;
+                seen[t.index()] = true;
+            }
+            if flat {
+                o.exclusive_sum += exc;
+            }
+            o.events += 1;
+        }
+    }
+    out
+}
+
+/// The run total of metric `m`: the sum over threads of each thread's largest inclusive value.
+///
+/// This is the divisor of ParaProf's percentages (`topLevelInclSum` in
+/// `DataSource.generateStatistics`): an event's total as a percent of this is its share of
+/// all measured thread time.
+pub fn run_total(profile: &Profile, m: MetricId) -> f64 {
+    thread_totals(profile, m).iter().map(|t| t.inclusive).sum()
+}
+
+/// The values of event `e` on every thread that has it, largest first (ties by thread order).
+pub fn thread_values_sorted(profile: &Profile, e: EventId, kind: ValueKind, m: MetricId) -> Vec<(ThreadIndex, f64)> {
+    let col = profile.interval(e);
+    let mut v: Vec<(ThreadIndex, f64)> = col.threads().iter().copied().zip(col.values(kind, m).iter().copied()).collect();
+    v.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+    v
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn t(v: &[u32]) -> Vec<ThreadIndex> {
+        v.iter().map(|&i| ThreadIndex(i)).collect()
+    }
+
+    #[test]
+    fn both_conventions() {
+        // 3 of 4 threads have the event: values 2, 4, 6.
+        let s = Summary::of(&[2.0, 4.0, 6.0], &t(&[0, 2, 3]), 4);
+        assert_eq!(s.total, 12.0);
+        assert_eq!(s.mean, 4.0);
+        assert_eq!(s.mean_all, 3.0);
+        assert_eq!((s.min, s.min_thread), (2.0, Some(ThreadIndex(0))));
+        assert_eq!((s.max, s.max_thread), (6.0, Some(ThreadIndex(3))));
+        assert!((s.stddev - (8.0f64 / 3.0).sqrt()).abs() < 1e-15);
+        // all threads: 2,0,4,6 mean 3 -> var = (1+9+1+9)/4 = 5
+        assert!((s.stddev_all - 5.0f64.sqrt()).abs() < 1e-15);
+        assert_eq!(s.imbalance(), 2.0);
+    }
+
+    #[test]
+    fn empty_and_single() {
+        let s = Summary::of(&[], &[], 5);
+        assert_eq!((s.threads, s.total, s.stddev, s.min_thread), (0, 0.0, 0.0, None));
+        let s = Summary::of(&[7.0], &t(&[1]), 1);
+        assert_eq!((s.stddev, s.stddev_all, s.imbalance()), (0.0, 0.0, 1.0));
+    }
+
+    #[test]
+    fn ties_go_to_the_lowest_thread() {
+        let s = Summary::of(&[5.0, 5.0, 1.0, 1.0], &t(&[0, 1, 2, 3]), 4);
+        assert_eq!(s.max_thread, Some(ThreadIndex(0)));
+        assert_eq!(s.min_thread, Some(ThreadIndex(2)));
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn stddev_matches_the_textbook_formula(values in proptest::collection::vec(-1e6f64..1e6, 1..50), extra in 0usize..5) {
+            let threads: Vec<ThreadIndex> = (0..values.len()).map(ThreadIndex::from).collect();
+            let n_all = values.len() + extra;
+            let s = Summary::of(&values, &threads, n_all);
+            let mut all = values.clone();
+            all.extend(std::iter::repeat_n(0.0, extra));
+            let mean = all.iter().sum::<f64>() / n_all as f64;
+            let var = all.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / n_all as f64;
+            let expect = if n_all > 1 { var.sqrt() } else { 0.0 };
+            proptest::prop_assert!((s.stddev_all - expect).abs() <= 1e-9 * expect.max(1.0));
+        }
+    }
+}

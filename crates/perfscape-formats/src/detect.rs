@@ -1,0 +1,133 @@
+//! Content-based format detection.
+//!
+//! A file is recognized by its first bytes, a directory by the files it holds; never by an
+//! extension alone. Formats perfscape does not read yet are still recognized, so the error
+//! says what the input is instead of "unknown".
+
+use crate::error::LoadError;
+use std::io::Read;
+use std::path::Path;
+
+/// Human-readable list of what perfscape reads (used in error messages and `--help`).
+pub const SUPPORTED: &[&str] = &["TAU profiles (a run directory of profile.N.C.T files or MULTI__<metric>/ directories, or one profile.N.C.T file)"];
+
+/// Names accepted by `--format`.
+pub const FORMAT_NAMES: &[&str] = &["tau"];
+
+/// What detection found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Detected {
+    /// A TAU run directory (profile.N.C.T files, possibly in MULTI__ directories).
+    TauRunDirectory,
+    /// One TAU text profile file.
+    TauProfileFile,
+    /// Recognized, but not read by this version; the name says what it is.
+    Unsupported(&'static str),
+}
+
+/// Recognizes the content of a file from its first bytes.
+pub fn sniff_bytes(head: &[u8]) -> Option<Detected> {
+    let text = String::from_utf8_lossy(&head[..head.len().min(4096)]);
+    let t = text.trim_start();
+    let first_line = t.lines().next().unwrap_or("");
+    let mut words = first_line.split_whitespace();
+    if words.next().is_some_and(|w| w.parse::<u64>().is_ok())
+        && words.next().is_some_and(|w| w.starts_with("templated_functions"))
+    {
+        return Some(Detected::TauProfileFile);
+    }
+    if head.starts_with(&[0x1f, 0x8b]) {
+        return Some(Detected::Unsupported(
+            "a gzip-compressed file (a ParaProf .ppk, a pprof profile, or compressed JSON/XML)",
+        ));
+    }
+    if head.starts_with(b"PERFILE2") {
+        return Some(Detected::Unsupported("a Linux perf.data file"));
+    }
+    if head.len() > 262 && &head[257..262] == b"ustar" {
+        return Some(Detected::Unsupported("a tar archive (a Score-P CUBE4 .cubex profile?)"));
+    }
+    if t.starts_with("<profile_xml>") || t.contains("<profile_xml") {
+        return Some(Detected::Unsupported("TAU snapshot or merged XML (snapshot.N.C.T / tauprofile.xml)"));
+    }
+    if t.starts_with('{') || t.starts_with('[') {
+        return Some(Detected::Unsupported("a JSON document (Chrome trace, Caliper, ...)"));
+    }
+    if t.starts_with("<?xml") || t.starts_with('<') {
+        return Some(Detected::Unsupported("an XML document (HPCToolkit experiment.xml, ...)"));
+    }
+    None
+}
+
+/// Detects the format of a file or directory.
+pub fn detect(path: &Path) -> Result<Detected, LoadError> {
+    let meta = std::fs::metadata(path).map_err(|source| LoadError::Io { path: path.to_path_buf(), source })?;
+    if meta.is_dir() {
+        if crate::tau::run::looks_like_run(path) {
+            return Ok(Detected::TauRunDirectory);
+        }
+        let names: Vec<String> = std::fs::read_dir(path)
+            .map_err(|source| LoadError::Io { path: path.to_path_buf(), source })?
+            .filter_map(|e| e.ok().and_then(|e| e.file_name().to_str().map(str::to_string)))
+            .collect();
+        let has = |p: &str| names.iter().any(|n| n.starts_with(p));
+        if has("snapshot.") {
+            return Ok(Detected::Unsupported("a TAU snapshot run (snapshot.N.C.T files)"));
+        }
+        if has("tauprofile.xml") {
+            return Ok(Detected::Unsupported("a TAU merged profile (tauprofile.xml)"));
+        }
+        if has("dump__") {
+            return Ok(Detected::Unsupported("TAU incremental dumps (dump__<time>__.N.C.T)"));
+        }
+        if has("tautrace.") {
+            return Ok(Detected::Unsupported("a TAU trace (tautrace.N.C.T.trc + events.N.edf)"));
+        }
+        if has("experiment.xml") || has("meta.db") {
+            return Ok(Detected::Unsupported("an HPCToolkit database"));
+        }
+        let mut shown: Vec<&String> = names.iter().take(8).collect();
+        shown.sort();
+        return Err(LoadError::UnknownFormat {
+            path: path.to_path_buf(),
+            detail: if names.is_empty() {
+                "the directory is empty".to_string()
+            } else {
+                format!(
+                    "no profile files recognized in this directory (it holds: {}{})",
+                    shown.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(", "),
+                    if names.len() > 8 { ", ..." } else { "" }
+                )
+            },
+        });
+    }
+    let mut head = Vec::with_capacity(4096);
+    std::fs::File::open(path)
+        .and_then(|f| f.take(4096).read_to_end(&mut head))
+        .map_err(|source| LoadError::Io { path: path.to_path_buf(), source })?;
+    sniff_bytes(&head).ok_or_else(|| LoadError::UnknownFormat {
+        path: path.to_path_buf(),
+        detail: if head.is_empty() {
+            "the file is empty".to_string()
+        } else {
+            "the content is not a profile format perfscape recognizes".to_string()
+        },
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sniffs_known_heads() {
+        assert_eq!(sniff_bytes(b"17 templated_functions_MULTI_TIME\n# Name"), Some(Detected::TauProfileFile));
+        assert_eq!(sniff_bytes(b"18 templated_functions\n"), Some(Detected::TauProfileFile));
+        assert!(matches!(sniff_bytes(&[0x1f, 0x8b, 8, 0]), Some(Detected::Unsupported(_))));
+        assert!(matches!(sniff_bytes(b"<profile_xml><thread"), Some(Detected::Unsupported(_))));
+        assert!(matches!(sniff_bytes(b"  {\"traceEvents\": []}"), Some(Detected::Unsupported(_))));
+        assert_eq!(sniff_bytes(b"hello world"), None);
+        assert_eq!(sniff_bytes(b""), None);
+    }
+}

@@ -1,0 +1,432 @@
+//! Parser for one TAU text profile file, `profile.<node>.<context>.<thread>`.
+//!
+//! Format (TAU's `TauProfile.cpp` writer; `../shared/FORMATS.md` lists what real files do):
+//!
+//! ```text
+//! <n> templated_functions_MULTI_<METRIC>
+//! # Name Calls Subrs Excl Incl ProfileCalls # <metadata>...</metadata>
+//! "<name>" <calls> <subrs> <excl> <incl> <profilecalls> GROUP="<g1>|<g2>"      (n lines)
+//! <k> aggregates                                                              (k lines follow)
+//! <m> userevents                                                              (optional)
+//! # eventname numevents max min mean sumsqr
+//! "<name>" <numevents> <max> <min> <mean> <sumsqr>                             (m lines)
+//! ```
+//!
+//! Numbers are written with `%.16G` (integers, decimals, E-notation); all are read as `f64`.
+//! Names may contain quotes, so fields are split from the right of the line. Old files have
+//! `templated_functions` without a metric, no metadata, and may lack `GROUP=`; files written
+//! with TAU's profile statistics add a `SumExclSqr` column.
+
+use crate::error::LineError;
+
+/// One timer line of a TAU profile.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TimerLine {
+    /// 1-based line number in the file.
+    pub line: usize,
+    /// Name exactly as written between the quotes (not trimmed).
+    pub name: String,
+    /// The `GROUP="..."` value, `|`-separated (empty when absent).
+    pub groups: String,
+    /// Number of calls.
+    pub calls: f64,
+    /// Number of child calls.
+    pub subcalls: f64,
+    /// Exclusive value, in the metric's unit.
+    pub exclusive: f64,
+    /// Inclusive value, in the metric's unit.
+    pub inclusive: f64,
+}
+
+/// One user (atomic) event line of a TAU profile.
+#[derive(Debug, Clone, PartialEq)]
+pub struct UserEventLine {
+    /// 1-based line number in the file.
+    pub line: usize,
+    /// Name exactly as written between the quotes.
+    pub name: String,
+    /// Number of samples.
+    pub count: f64,
+    /// Largest sample.
+    pub max: f64,
+    /// Smallest sample.
+    pub min: f64,
+    /// Mean of the samples.
+    pub mean: f64,
+    /// Sum of squares of the samples.
+    pub sum_squares: f64,
+}
+
+/// The parsed content of one `profile.N.C.T` file.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ProfileFile {
+    /// Metric from line 1 (`templated_functions_MULTI_<METRIC>`), if given.
+    pub header_metric: Option<String>,
+    /// Metadata key/values of line 2, in order (includes `Metric Name` when present).
+    pub metadata: Vec<(String, String)>,
+    /// Timer lines, in file order.
+    pub timers: Vec<TimerLine>,
+    /// User event lines, in file order (empty when the file has no user-event section).
+    pub user_events: Vec<UserEventLine>,
+    /// Non-fatal problems: (line, message).
+    pub warnings: Vec<(usize, String)>,
+}
+
+impl ProfileFile {
+    /// The metric name as ParaProf determines it: the `Metric Name` metadata value, else the
+    /// metric of line 1, else `None`.
+    pub fn metric_name(&self) -> Option<&str> {
+        self.metadata
+            .iter()
+            .find(|(k, _)| k == "Metric Name")
+            .map(|(_, v)| v.as_str())
+            .or(self.header_metric.as_deref())
+    }
+}
+
+struct Lines<'a> {
+    rest: &'a [u8],
+    line_no: usize,
+    warnings: Vec<(usize, String)>,
+}
+
+impl<'a> Lines<'a> {
+    /// Next line without its terminator (`\n` or `\r\n`); `None` at end of input.
+    fn next_line(&mut self) -> Option<std::borrow::Cow<'a, str>> {
+        if self.rest.is_empty() {
+            return None;
+        }
+        let (line, rest) = match self.rest.iter().position(|&b| b == b'\n') {
+            Some(i) => (&self.rest[..i], &self.rest[i + 1..]),
+            None => (self.rest, &self.rest[self.rest.len()..]),
+        };
+        self.rest = rest;
+        self.line_no += 1;
+        let line = line.strip_suffix(b"\r").unwrap_or(line);
+        match std::str::from_utf8(line) {
+            Ok(s) => Some(std::borrow::Cow::Borrowed(s)),
+            Err(_) => {
+                self.warnings.push((self.line_no, "line is not valid UTF-8; invalid bytes shown as U+FFFD".into()));
+                Some(String::from_utf8_lossy(line))
+            }
+        }
+    }
+}
+
+/// Splits the last `N` whitespace-separated fields off `s`; returns the head (untrimmed
+/// on the left) and the fields in order.
+fn split_last<const N: usize>(s: &str) -> Option<(&str, [&str; N])> {
+    let mut fields = [""; N];
+    let mut end = s.trim_end().len();
+    for slot in fields.iter_mut().rev() {
+        let head = &s[..end];
+        let start = head.rfind(|c: char| c.is_ascii_whitespace()).map_or(0, |i| i + 1);
+        if start == end {
+            return None;
+        }
+        *slot = &head[start..end];
+        end = head[..start].trim_end().len();
+        if end == 0 && start == 0 {
+            return None;
+        }
+    }
+    Some((&s[..end], fields))
+}
+
+fn number(field: &str, what: &str, line: usize) -> Result<f64, LineError> {
+    match field.parse::<f64>() {
+        Ok(v) if v.is_finite() => Ok(v),
+        Ok(_) => Err(LineError::new(line, format!("{what} is `{field}`, not a finite number"))),
+        Err(_) => Err(LineError::new(line, format!("{what} is `{field}`, expected a number"))),
+    }
+}
+
+fn quoted_name(head: &str, line: usize, what: &str) -> Result<String, LineError> {
+    let h = head.trim();
+    if h.len() >= 2 && h.starts_with('"') && h.ends_with('"') {
+        Ok(h[1..h.len() - 1].to_string())
+    } else {
+        Err(LineError::new(line, format!("expected a {what} line starting with a quoted name, found `{}`", clip(head))))
+    }
+}
+
+/// Shortens `s` for an error message.
+pub(crate) fn clip(s: &str) -> String {
+    const MAX: usize = 120;
+    if s.len() <= MAX {
+        s.to_string()
+    } else {
+        let mut end = MAX;
+        while !s.is_char_boundary(end) {
+            end -= 1;
+        }
+        format!("{}...", &s[..end])
+    }
+}
+
+fn leading_count(s: &str, keyword: &str, line: usize) -> Result<usize, LineError> {
+    let mut it = s.split_whitespace();
+    let n = it.next().and_then(|t| t.parse::<usize>().ok());
+    let kw = it.next();
+    match (n, kw) {
+        (Some(n), Some(k)) if k.starts_with(keyword) => Ok(n),
+        _ => Err(LineError::new(line, format!("expected `<count> {keyword}`, found `{}`", clip(s)))),
+    }
+}
+
+fn parse_timer(s: &str, line: usize, stats_column: bool) -> Result<TimerLine, LineError> {
+    let t = s.trim_end();
+    if !t.starts_with('"') {
+        return Err(LineError::new(line, format!("expected a timer line `\"name\" calls subrs excl incl profilecalls GROUP=\"...\"`, found `{}`", clip(s))));
+    }
+    let (body, groups) = match t.rfind(" GROUP=\"") {
+        Some(g) if t.ends_with('"') && t.len() > g + 8 => (&t[..g], t[g + 8..t.len() - 1].to_string()),
+        _ => (t, String::new()),
+    };
+    let parsed = if stats_column {
+        split_last::<6>(body).map(|(h, f)| (h, [f[0], f[1], f[2], f[3], f[5]]))
+    } else {
+        split_last::<5>(body)
+    };
+    let Some((head, [calls, subrs, excl, incl, pcalls])) = parsed else {
+        return Err(LineError::new(line, format!(
+            "expected a quoted name followed by {} numbers (calls subrs excl incl{} profilecalls), found `{}`",
+            if stats_column { 6 } else { 5 },
+            if stats_column { " sumexclsqr" } else { "" },
+            clip(s)
+        )));
+    };
+    let name = quoted_name(head, line, "timer")?;
+    let calls = number(calls, "calls", line)?;
+    let subcalls = number(subrs, "subrs", line)?;
+    let exclusive = number(excl, "exclusive value", line)?;
+    let inclusive = number(incl, "inclusive value", line)?;
+    number(pcalls, "profilecalls", line)?;
+    Ok(TimerLine { line, name, groups, calls, subcalls, exclusive, inclusive })
+}
+
+fn parse_user_event(s: &str, line: usize) -> Result<UserEventLine, LineError> {
+    let Some((head, [n, max, min, mean, ss])) = split_last::<5>(s) else {
+        return Err(LineError::new(line, format!(
+            "expected a user event line `\"name\" numevents max min mean sumsqr`, found `{}`",
+            clip(s)
+        )));
+    };
+    let name = quoted_name(head, line, "user event")?;
+    Ok(UserEventLine {
+        line,
+        name,
+        count: number(n, "numevents", line)?,
+        max: number(max, "max", line)?,
+        min: number(min, "min", line)?,
+        mean: number(mean, "mean", line)?,
+        sum_squares: number(ss, "sumsqr", line)?,
+    })
+}
+
+/// Parses the bytes of one TAU profile file.
+///
+/// Errors (with the 1-based line) for: a missing or malformed header, a timer or user event
+/// line that is not `"name"` followed by the expected numbers, a non-numeric or non-finite
+/// number, fewer lines than the header counts (a truncated file, or one still being
+/// written), more timer lines than the header counts, and text after the last section.
+pub fn parse_profile_file(bytes: &[u8]) -> Result<ProfileFile, LineError> {
+    let mut lines = Lines { rest: bytes, line_no: 0, warnings: Vec::new() };
+    let mut out = ProfileFile::default();
+
+    let first = lines.next_line().ok_or_else(|| {
+        LineError::new(1, "file is empty; expected `<n> templated_functions` (a TAU profile still being written?)")
+    })?;
+    let n_timers = leading_count(&first, "templated_functions", 1)?;
+    if let Some(i) = first.find("_MULTI_") {
+        let m = first[i + 7..].trim();
+        if !m.is_empty() {
+            out.header_metric = Some(m.to_string());
+        }
+    }
+
+    let second = lines
+        .next_line()
+        .ok_or_else(|| LineError::new(2, "file ends after line 1; expected `# Name Calls Subrs Excl Incl ProfileCalls`"))?;
+    if !second.starts_with("# Name") {
+        return Err(LineError::new(2, format!("expected `# Name Calls Subrs Excl Incl ProfileCalls ...`, found `{}`", clip(&second))));
+    }
+    let header_end = second.find("<metadata>").unwrap_or(second.len());
+    let stats_column = second[..header_end].contains("SumExclSqr");
+    if let Some(start) = second.find("<metadata>") {
+        let Some(end) = second.find("</metadata>") else {
+            return Err(LineError::new(2, "the <metadata> block is not closed by </metadata> on line 2 (truncated file?)"));
+        };
+        out.metadata = super::metadata::parse_metadata(&second[start..end + "</metadata>".len()])
+            .map_err(|e| LineError::new(2, e))?;
+    }
+
+    out.timers.reserve(n_timers);
+    for k in 0..n_timers {
+        let Some(l) = lines.next_line() else {
+            return Err(LineError::new(lines.line_no + 1, format!(
+                "file ends after {k} of the {n_timers} timer lines the header announces (truncated, or still being written)"
+            )));
+        };
+        out.timers.push(parse_timer(&l, lines.line_no, stats_column)?);
+    }
+
+    let Some(l) = lines.next_line() else {
+        return Err(LineError::new(lines.line_no + 1, "file ends before the `<k> aggregates` line (truncated, or still being written)"));
+    };
+    if l.trim_start().starts_with('"') {
+        return Err(LineError::new(lines.line_no, format!(
+            "the header announces {n_timers} timer lines but this line is another timer line; expected `<k> aggregates`"
+        )));
+    }
+    let n_aggregates = leading_count(&l, "aggregates", lines.line_no)?;
+    for _ in 0..n_aggregates {
+        if lines.next_line().is_none() {
+            return Err(LineError::new(lines.line_no + 1, "file ends inside the aggregates section"));
+        }
+    }
+    if n_aggregates > 0 {
+        lines.warnings.push((lines.line_no, format!("{n_aggregates} aggregate lines skipped (TAU aggregates are not read)")));
+    }
+
+    // Optional user-event section.
+    let mut next = lines.next_line();
+    while next.as_deref().is_some_and(|s| s.trim().is_empty()) {
+        next = lines.next_line();
+    }
+    if let Some(l) = next {
+        let n_user = leading_count(&l, "userevents", lines.line_no)?;
+        let Some(h) = lines.next_line() else {
+            return Err(LineError::new(lines.line_no + 1, "file ends before the `# eventname numevents max min mean sumsqr` line"));
+        };
+        if !h.starts_with('#') {
+            return Err(LineError::new(lines.line_no, format!("expected `# eventname numevents max min mean sumsqr`, found `{}`", clip(&h))));
+        }
+        out.user_events.reserve(n_user);
+        for k in 0..n_user {
+            let Some(l) = lines.next_line() else {
+                return Err(LineError::new(lines.line_no + 1, format!(
+                    "file ends after {k} of the {n_user} user event lines the header announces (truncated, or still being written)"
+                )));
+            };
+            out.user_events.push(parse_user_event(&l, lines.line_no)?);
+        }
+        while let Some(l) = lines.next_line() {
+            if !l.trim().is_empty() {
+                return Err(LineError::new(lines.line_no, format!("unexpected text after the last user event: `{}`", clip(&l))));
+            }
+        }
+    }
+    out.warnings = lines.warnings;
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const GOOD: &str = "2 templated_functions_MULTI_TIME\n\
+# Name Calls Subrs Excl Incl ProfileCalls # <metadata><attribute><name>Metric Name</name><value>TIME</value></attribute></metadata>\n\
+\".TAU application\" 1 1 10 110 0 GROUP=\"TAU_DEFAULT\" \n\
+\"MPI_Init()  \" 1 0 100 1.0E+02 0 GROUP=\"MPI\" \n\
+0 aggregates\n\
+1 userevents\n\
+# eventname numevents max min mean sumsqr\n\
+\"Message size : a \"quoted\" thing\" 2 8 4 6 80\n";
+
+    #[test]
+    fn parses_a_complete_file() {
+        let f = parse_profile_file(GOOD.as_bytes()).unwrap();
+        assert_eq!(f.metric_name(), Some("TIME"));
+        assert_eq!(f.timers.len(), 2);
+        assert_eq!(f.timers[1].name, "MPI_Init()  ");
+        assert_eq!(f.timers[1].inclusive, 100.0);
+        assert_eq!(f.timers[1].groups, "MPI");
+        assert_eq!(f.timers[1].line, 4);
+        assert_eq!(f.user_events[0].name, "Message size : a \"quoted\" thing");
+        assert_eq!(f.user_events[0].sum_squares, 80.0);
+    }
+
+    #[test]
+    fn big_integers_and_e_notation_keep_their_value() {
+        let src = "1 templated_functions_MULTI_TIME\n# Name Calls Subrs Excl Incl ProfileCalls\n\
+\"x\" 9037564725944016 0 1.208800627888754E+16 1.208800627888754E+16 0 GROUP=\"a\"\n0 aggregates\n";
+        let f = parse_profile_file(src.as_bytes()).unwrap();
+        assert_eq!(f.timers[0].calls, 9037564725944016.0);
+        assert_eq!(f.timers[0].exclusive, 1.208800627888754e16);
+        assert!(f.user_events.is_empty());
+    }
+
+    #[test]
+    fn old_format_without_group_or_metadata() {
+        let src = "1 templated_functions\n# Name Calls Subrs Excl Incl ProfileCalls\n\".TAU application \" 1 3 2335 896051 0\n0 aggregates\n";
+        let f = parse_profile_file(src.as_bytes()).unwrap();
+        assert_eq!(f.metric_name(), None);
+        assert_eq!(f.timers[0].name, ".TAU application ");
+        assert_eq!(f.timers[0].groups, "");
+    }
+
+    #[test]
+    fn every_truncation_point_is_an_error_with_a_line() {
+        // Cutting the file at any byte must give a clear error or (only at section ends) a
+        // smaller valid file: never a panic, never a silently shorter timer list.
+        let bytes = GOOD.as_bytes();
+        for cut in 0..bytes.len() {
+            match parse_profile_file(&bytes[..cut]) {
+                Ok(f) => {
+                    assert_eq!(f.timers.len(), 2, "cut at {cut} lost timers");
+                }
+                Err(e) => assert!(e.line >= 1 && !e.message.is_empty()),
+            }
+        }
+    }
+
+    #[test]
+    fn malformed_inputs_name_line_and_expectation() {
+        let cases: &[(&str, usize, &str)] = &[
+            ("", 1, "empty"),
+            ("x templated_functions\n", 1, "<count> templated_functions"),
+            ("1 templated_functions\nfoo\n", 2, "# Name"),
+            ("2 templated_functions\n# Name\n\"a\" 1 0 1 1 0 GROUP=\"g\"\n", 4, "1 of the 2 timer lines"),
+            ("1 templated_functions\n# Name\n\"a\" 1 0 abc 1 0 GROUP=\"g\"\n0 aggregates\n", 3, "exclusive value is `abc`"),
+            ("1 templated_functions\n# Name\n\"a\" 1 0 NaN 1 0 GROUP=\"g\"\n0 aggregates\n", 3, "not a finite number"),
+            ("1 templated_functions\n# Name\n\"a\" 1 0 1e999 1 0 GROUP=\"g\"\n0 aggregates\n", 3, "not a finite number"),
+            ("1 templated_functions\n# Name\n\"a\" 1 0 1 0 GROUP=\"g\"\n0 aggregates\n", 3, "followed by 5 numbers"),
+            ("1 templated_functions\n# Name\na 1 0 1 1 0 GROUP=\"g\"\n0 aggregates\n", 3, "expected a timer line"),
+            ("1 templated_functions\n# Name\n\"a\" 1 0 1 1 0 GROUP=\"g\"\n\"b\" 1 0 1 1 0 GROUP=\"g\"\n0 aggregates\n", 4, "another timer line"),
+            ("1 templated_functions\n# Name\n\"a\" 1 0 1 1 0 GROUP=\"g\"\n0 aggregates\n2 userevents\n# e\n\"u\" 1 1 1 1 1\n", 8, "1 of the 2 user event"),
+            ("1 templated_functions\n# Name\n\"a\" 1 0 1 1 0 GROUP=\"g\"\n0 aggregates\n1 userevents\n# e\n\"u\" 1 1 x 1 1\n", 7, "min is `x`"),
+            ("1 templated_functions\n# Name\n\"a\" 1 0 1 1 0 GROUP=\"g\"\n0 aggregates\n0 userevents\n# e\ngarbage\n", 7, "unexpected text"),
+            ("1 templated_functions\n# Name # <metadata><attribute><name>a</name>\n", 2, "not closed"),
+        ];
+        for (src, line, needle) in cases {
+            let err = parse_profile_file(src.as_bytes()).unwrap_err();
+            assert_eq!(err.line, *line, "{src:?}: {err:?}");
+            assert!(err.message.contains(needle), "{src:?}: `{}` lacks `{needle}`", err.message);
+        }
+    }
+
+    #[test]
+    fn crlf_and_invalid_utf8_are_handled() {
+        let src = b"1 templated_functions\r\n# Name\r\n\"a\xff\" 1 0 1 1 0 GROUP=\"g\"\r\n0 aggregates\r\n";
+        let f = parse_profile_file(src).unwrap();
+        assert_eq!(f.timers[0].name, "a\u{fffd}");
+        assert_eq!(f.warnings.len(), 1);
+        assert_eq!(f.warnings[0].0, 3);
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn never_panics_on_arbitrary_bytes(bytes in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..400)) {
+            let _ = parse_profile_file(&bytes);
+        }
+
+        #[test]
+        fn never_panics_on_mutated_good_files(pos in 0usize..400, byte in proptest::prelude::any::<u8>()) {
+            let mut b = GOOD.as_bytes().to_vec();
+            let p = pos % b.len();
+            b[p] = byte;
+            let _ = parse_profile_file(&b);
+        }
+    }
+}

@@ -1,0 +1,378 @@
+//! Reading a TAU run directory: `profile.N.C.T` files, or one `MULTI__<METRIC>/` directory
+//! per metric, merged into one [`Profile`].
+//!
+//! Files are parsed in parallel (rayon) in fixed-size chunks of threads, and each chunk is
+//! merged into the [`ProfileBuilder`] in thread order, so the result is identical for any
+//! number of worker threads and memory stays bounded by one chunk of parsed text.
+//!
+//! Semantics follow ParaProf (TAU's `perfdmf` `TauDataSource`) so that every number agrees
+//! with TAU's own tools:
+//! - a timer line with zero calls does not count as the thread having the event (the event is
+//!   still listed); if such a line carries non-zero values a warning says they were left out;
+//! - a name listed twice in one file is summed;
+//! - calls, subcalls, user events and metadata come from the first metric's file;
+//! - the metric name is the `Metric Name` metadata value, else the `_MULTI_<METRIC>` of line 1,
+//!   else the `MULTI__<METRIC>` directory name, else `Time`.
+//!
+//! Unlike ParaProf, negative values are kept as written (ParaProf replaces them by 0) and a
+//! warning names the file and line.
+
+use super::profile_text::{ProfileFile, TimerLine, parse_profile_file};
+use crate::error::{FileError, LoadError, LoadReport};
+use crate::{LoadOptions, Loaded};
+use perfscape_model::{Metric, ProfileBuilder, ThreadData, ThreadId};
+use rayon::prelude::*;
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Path, PathBuf};
+
+/// Threads parsed per parallel chunk before merging.
+const CHUNK_THREADS: usize = 256;
+
+/// The thread address in a TAU profile file name `profile.<node>.<context>.<thread>`, or
+/// `None` if `name` is not exactly of that form.
+pub fn profile_file_thread(name: &str) -> Option<ThreadId> {
+    name.strip_prefix("profile.")?.parse().ok()
+}
+
+/// The profile files of one metric: a directory and its `profile.N.C.T` files by thread.
+#[derive(Debug, Clone)]
+pub(crate) struct MetricSet {
+    /// Directory label for messages: `""` for the run directory, else `MULTI__<METRIC>`.
+    label: String,
+    /// The profile files, by thread.
+    files: BTreeMap<ThreadId, PathBuf>,
+}
+
+fn list_profile_files(dir: &Path) -> Result<(BTreeMap<ThreadId, PathBuf>, Vec<String>), std::io::Error> {
+    let mut files = BTreeMap::new();
+    let mut others = Vec::new();
+    for entry in std::fs::read_dir(dir)? {
+        let entry = entry?;
+        let name = entry.file_name();
+        let Some(name) = name.to_str() else { continue };
+        if let Some(t) = profile_file_thread(name) {
+            if entry.file_type().map(|t| t.is_file() || t.is_symlink()).unwrap_or(false) {
+                files.insert(t, entry.path());
+            }
+        } else {
+            others.push(name.to_string());
+        }
+    }
+    Ok((files, others))
+}
+
+/// True when `dir` holds TAU profile files directly or in `MULTI__*` sub-directories.
+pub(crate) fn looks_like_run(dir: &Path) -> bool {
+    discover(dir).map(|(sets, _)| !sets.is_empty()).unwrap_or(false)
+}
+
+/// Finds the metric sets of a run directory and notes about other files present.
+pub(crate) fn discover(dir: &Path) -> Result<(Vec<MetricSet>, Vec<String>), LoadError> {
+    let io = |source| LoadError::Io { path: dir.to_path_buf(), source };
+    let (top, others) = list_profile_files(dir).map_err(io)?;
+    let mut multi: Vec<MetricSet> = Vec::new();
+    for name in &others {
+        if name.starts_with("MULTI__") {
+            let sub = dir.join(name);
+            if sub.is_dir() {
+                let (files, _) = list_profile_files(&sub).map_err(|source| LoadError::Io { path: sub.clone(), source })?;
+                if !files.is_empty() {
+                    multi.push(MetricSet { label: name.clone(), files });
+                }
+            }
+        }
+    }
+    let mut notes = Vec::new();
+    let count = |prefix: &str| others.iter().filter(|n| n.starts_with(prefix)).count();
+    let (snap, dump) = (count("snapshot."), count("dump__"));
+    if snap > 0 {
+        notes.push(format!("{snap} TAU snapshot files (snapshot.N.C.T) are also present; this load reads the final profiles only"));
+    }
+    if dump > 0 {
+        notes.push(format!("{dump} TAU incremental dumps (dump__<time>__.N.C.T) are also present; this load reads the final profiles only"));
+    }
+    if !multi.is_empty() {
+        if !top.is_empty() {
+            notes.push(format!(
+                "{} profile.N.C.T files in the run directory itself were not read: the MULTI__<metric> directories hold the run's metrics",
+                top.len()
+            ));
+        }
+        // TIME first (the metric users expect by default), then by name.
+        multi.sort_by(|a, b| (a.label != "MULTI__TIME", &a.label).cmp(&(b.label != "MULTI__TIME", &b.label)));
+        return Ok((multi, notes));
+    }
+    if top.is_empty() {
+        return Ok((Vec::new(), notes));
+    }
+    Ok((vec![MetricSet { label: String::new(), files: top }], notes))
+}
+
+/// The result of parsing one file: the parsed content and the bytes read.
+fn read_file(path: &Path) -> Result<(ProfileFile, u64), FileError> {
+    let bytes = std::fs::read(path).map_err(|e| FileError::whole(path, format!("cannot read: {e}")))?;
+    let parsed = parse_profile_file(&bytes).map_err(|e| e.in_file(path))?;
+    Ok((parsed, bytes.len() as u64))
+}
+
+struct ThreadResult {
+    data: ThreadData,
+    warnings: Vec<FileError>,
+    bytes: u64,
+    files: usize,
+}
+
+fn file_warnings(path: &Path, f: &ProfileFile, out: &mut Vec<FileError>) {
+    for (line, msg) in &f.warnings {
+        out.push(FileError::at_line(path, *line, msg.clone()));
+    }
+    let negatives: Vec<&TimerLine> =
+        f.timers.iter().filter(|t| t.exclusive < 0.0 || t.inclusive < 0.0 || t.calls < 0.0).collect();
+    if let Some(first) = negatives.first() {
+        out.push(FileError::at_line(
+            path,
+            first.line,
+            format!(
+                "{} timer line(s) carry negative values (first: `{}`); kept as written (ParaProf shows them as 0)",
+                negatives.len(),
+                first.name.trim()
+            ),
+        ));
+    }
+    let dropped: Vec<&TimerLine> =
+        f.timers.iter().filter(|t| t.calls == 0.0 && (t.exclusive != 0.0 || t.inclusive != 0.0)).collect();
+    if let Some(first) = dropped.first() {
+        out.push(FileError::at_line(
+            path,
+            first.line,
+            format!(
+                "{} timer line(s) have 0 calls but non-zero values (first: `{}`); like ParaProf, the thread does not count as having these events and their values are left out",
+                dropped.len(),
+                first.name.trim()
+            ),
+        ));
+    }
+}
+
+fn load_thread(sets: &[MetricSet], thread: ThreadId, metric_names: &[String]) -> Result<ThreadResult, Vec<FileError>> {
+    let mut parsed = Vec::with_capacity(sets.len());
+    let mut errors = Vec::new();
+    let mut bytes = 0;
+    for set in sets {
+        match set.files.get(&thread) {
+            None => errors.push(FileError::whole(
+                Path::new(&set.label).join(format!("profile.{thread}")),
+                format!("missing: thread {thread} has profile files for other metrics but not for this one"),
+            )),
+            Some(path) => match read_file(path) {
+                Ok((f, n)) => {
+                    bytes += n;
+                    parsed.push((path.as_path(), f));
+                }
+                Err(e) => errors.push(e),
+            },
+        }
+    }
+    if !errors.is_empty() {
+        return Err(errors);
+    }
+    let mut warnings = Vec::new();
+    let n_metrics = sets.len();
+    let mut data = ThreadData::new(n_metrics);
+    let zeros = vec![0.0; n_metrics];
+    for (m, (path, f)) in parsed.iter().enumerate() {
+        file_warnings(path, f, &mut warnings);
+        if let Some(name) = f.metric_name()
+            && name != metric_names[m]
+        {
+            warnings.push(FileError::whole(
+                *path,
+                format!("file says its metric is `{name}` but the other files of this directory say `{}`; read as `{}`", metric_names[m], metric_names[m]),
+            ));
+        }
+    }
+    let (base_path, base) = &parsed[0];
+    // Rows of metric 0; `row_of` maps each base line to its ThreadData row.
+    let mut row_of_line: Vec<Option<usize>> = Vec::with_capacity(base.timers.len());
+    for t in &base.timers {
+        if t.calls == 0.0 {
+            data.declare_timer(t.name.clone(), t.groups.clone());
+            row_of_line.push(None);
+            continue;
+        }
+        let mut ex = zeros.clone();
+        let mut inc = zeros.clone();
+        ex[0] = t.exclusive;
+        inc[0] = t.inclusive;
+        row_of_line.push(Some(data.timer_count()));
+        data.push_timer(t.name.clone(), t.groups.clone(), t.calls, t.subcalls, &ex, &inc)
+            .map_err(|e| vec![FileError::whole(*base_path, e.to_string())])?;
+    }
+    if n_metrics > 1 {
+        let by_name: HashMap<&str, usize> = base.timers.iter().enumerate().map(|(i, t)| (t.name.as_str(), i)).collect();
+        for (m, (path, f)) in parsed.iter().enumerate().skip(1) {
+            let mut calls_differ = None;
+            let mut found = vec![false; base.timers.len()];
+            for (pos, t) in f.timers.iter().enumerate() {
+                let base_line = match base.timers.get(pos) {
+                    Some(b) if b.name == t.name => Some(pos),
+                    _ => by_name.get(t.name.as_str()).copied(),
+                };
+                match base_line {
+                    Some(bl) => {
+                        found[bl] = true;
+                        if let Some(row) = row_of_line[bl] {
+                            data.set_metric_values(row, m, t.exclusive, t.inclusive);
+                            if calls_differ.is_none() && data.timer_calls(row) != t.calls {
+                                calls_differ = Some(t);
+                            }
+                        }
+                    }
+                    None if t.calls == 0.0 => data.declare_timer(t.name.clone(), t.groups.clone()),
+                    None => {
+                        let mut ex = zeros.clone();
+                        let mut inc = zeros.clone();
+                        ex[m] = t.exclusive;
+                        inc[m] = t.inclusive;
+                        data.push_timer(t.name.clone(), t.groups.clone(), t.calls, t.subcalls, &ex, &inc)
+                            .map_err(|e| vec![FileError::whole(*path, e.to_string())])?;
+                        warnings.push(FileError::at_line(*path, t.line, format!(
+                            "timer `{}` is not in the first metric's file {}; its other metrics are 0",
+                            t.name.trim(),
+                            base_path.display()
+                        )));
+                    }
+                }
+            }
+            if let Some(t) = calls_differ {
+                warnings.push(FileError::at_line(*path, t.line, format!(
+                    "calls of `{}` differ from the first metric's file; calls are taken from {}",
+                    t.name.trim(),
+                    base_path.display()
+                )));
+            }
+            if let Some(missing) = found.iter().position(|f| !f)
+                && row_of_line[missing].is_some()
+            {
+                warnings.push(FileError::whole(*path, format!(
+                    "timer `{}` (and maybe others) of {} is missing here; its value for this metric is 0",
+                    base.timers[missing].name.trim(),
+                    base_path.display()
+                )));
+            }
+        }
+    }
+    for u in &base.user_events {
+        if u.count != 0.0 {
+            data.push_atomic(u.name.clone(), u.count, u.max, u.min, u.mean, u.sum_squares);
+        }
+    }
+    data.metadata = base.metadata.iter().filter(|(k, _)| k != "Metric Name").cloned().collect();
+    Ok(ThreadResult { data, warnings, bytes, files: parsed.len() })
+}
+
+/// Loads a TAU run directory (see the module documentation).
+pub fn read_run(dir: &Path, opts: &LoadOptions<'_>) -> Result<Loaded, LoadError> {
+    let (sets, notes) = discover(dir)?;
+    if sets.is_empty() {
+        return Err(LoadError::UnknownFormat {
+            path: dir.to_path_buf(),
+            detail: "no TAU profile files here: expected profile.<node>.<context>.<thread> files or MULTI__<metric>/ directories holding them".into(),
+        });
+    }
+    let threads: Vec<ThreadId> = {
+        let mut all: Vec<ThreadId> = sets.iter().flat_map(|s| s.files.keys().copied()).collect();
+        all.sort_unstable();
+        all.dedup();
+        all
+    };
+    let metric_names: Vec<String> = sets
+        .iter()
+        .map(|s| {
+            s.files
+                .values()
+                .take(16)
+                .find_map(|p| read_file(p).ok().and_then(|(f, _)| f.metric_name().map(str::to_string)))
+                .or_else(|| s.label.strip_prefix("MULTI__").map(str::to_string))
+                .unwrap_or_else(|| "Time".to_string())
+        })
+        .collect();
+    let mut builder = ProfileBuilder::new(metric_names.iter().map(Metric::tau).collect());
+    let mut report = LoadReport { format: "tau", notes, ..LoadReport::default() };
+    let total_files: usize = sets.iter().map(|s| s.files.len()).sum();
+    if let Some(p) = opts.progress {
+        p.start(total_files as u64);
+    }
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(opts.threads.unwrap_or(0))
+        .build()
+        .map_err(|e| LoadError::Io { path: dir.to_path_buf(), source: std::io::Error::other(e) })?;
+    let mut all_errors = Vec::new();
+    for chunk in threads.chunks(CHUNK_THREADS) {
+        let results: Vec<Result<ThreadResult, Vec<FileError>>> = pool.install(|| {
+            chunk
+                .par_iter()
+                .map(|&t| {
+                    let r = load_thread(&sets, t, &metric_names);
+                    if let Some(p) = opts.progress {
+                        p.advance(sets.len() as u64);
+                    }
+                    r
+                })
+                .collect()
+        });
+        for (&t, r) in chunk.iter().zip(results) {
+            match r {
+                Ok(tr) => {
+                    report.files_read += tr.files;
+                    report.bytes_read += tr.bytes;
+                    report.warnings.extend(tr.warnings);
+                    builder.add_thread(t, tr.data).map_err(|source| LoadError::Build { path: dir.to_path_buf(), source })?;
+                }
+                Err(errors) => {
+                    report.threads_skipped.push(t);
+                    all_errors.extend(errors);
+                }
+            }
+        }
+    }
+    if let Some(p) = opts.progress {
+        p.finish();
+    }
+    if builder.thread_count() == 0 {
+        return Err(LoadError::NothingLoaded { path: dir.to_path_buf(), errors: all_errors });
+    }
+    report.bad_files = all_errors;
+    let (profile, build_notes) = builder.finish();
+    for n in build_notes {
+        let set = &sets[0];
+        let path = set.files.get(&n.thread).cloned().unwrap_or_else(|| dir.to_path_buf());
+        report.warnings.push(FileError::whole(path, n.message));
+    }
+    Ok(Loaded { profile, report })
+}
+
+/// Loads a single TAU profile file as a one-thread run. The thread address comes from the
+/// file name (`profile.N.C.T`), or is `0.0.0` for any other name.
+pub fn read_single_file(path: &Path, opts: &LoadOptions<'_>) -> Result<Loaded, LoadError> {
+    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+    let thread = profile_file_thread(name).unwrap_or(ThreadId::new(0, 0, 0));
+    let (f, _) = read_file(path).map_err(|e| LoadError::NothingLoaded { path: path.to_path_buf(), errors: vec![e] })?;
+    let metric = f.metric_name().unwrap_or("Time").to_string();
+    let set = MetricSet { label: String::new(), files: BTreeMap::from([(thread, path.to_path_buf())]) };
+    if let Some(p) = opts.progress {
+        p.start(1);
+    }
+    let tr = load_thread(std::slice::from_ref(&set), thread, std::slice::from_ref(&metric))
+        .map_err(|errors| LoadError::NothingLoaded { path: path.to_path_buf(), errors })?;
+    if let Some(p) = opts.progress {
+        p.advance(1);
+        p.finish();
+    }
+    let mut builder = ProfileBuilder::new(vec![Metric::tau(metric)]);
+    let mut report = LoadReport { format: "tau", files_read: 1, bytes_read: tr.bytes, warnings: tr.warnings, ..LoadReport::default() };
+    builder.add_thread(thread, tr.data).map_err(|source| LoadError::Build { path: path.to_path_buf(), source })?;
+    let (profile, notes) = builder.finish();
+    report.warnings.extend(notes.into_iter().map(|n| FileError::whole(path, n.message)));
+    Ok(Loaded { profile, report })
+}

@@ -1,0 +1,305 @@
+//! Interval events (timers) and user (atomic) events, and the pure functions that read
+//! structure out of TAU event names: callpaths, source locations, sampling prefixes.
+//!
+//! Name conventions follow TAU (see `../shared/FORMATS.md`): a callpath event is named
+//! `a => b => c`, a source location is written `[{file} {line,col}-{line,col}]`,
+//! `[{file} {line,col}]` or `[{file} {line}]`, event-based sampling adds `[SAMPLE]`,
+//! `[CONTEXT]`, `[INTERMEDIATE]` prefixes, and throttled timers end with `[THROTTLED]`.
+
+use crate::ids::{AtomicEventId, EventId, GroupId};
+use serde::{Deserialize, Serialize};
+use std::borrow::Cow;
+
+/// The callpath separator TAU writes between frames, in the canonical (ParaProf) spacing.
+pub const CALLPATH_SEPARATOR: &str = " => ";
+
+/// What kind of measurement an interval event is, read from the prefix of its leaf name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EventKind {
+    /// An instrumented timer (routine, region, MPI call, ...).
+    Timer,
+    /// `[SAMPLE] f [{file} {line}]`: time attributed to a source line by event-based sampling.
+    Sample,
+    /// `[CONTEXT] timer`: the timer that was active when samples were taken.
+    SampleContext,
+    /// `[INTERMEDIATE] f`: an intermediate frame of an unwound sample.
+    Intermediate,
+    /// `[SUMMARY] f`: ParaProf's per-function aggregate of `[SAMPLE]` lines.
+    Summary,
+    /// `[UNWIND] f`: an unwound call-stack frame of a sample.
+    Unwind,
+}
+
+impl EventKind {
+    /// Classifies a (leaf) event name by its TAU prefix.
+    pub fn of_leaf(leaf: &str) -> Self {
+        let s = leaf.trim_start();
+        if s.starts_with("[SAMPLE]") {
+            EventKind::Sample
+        } else if s.starts_with("[CONTEXT]") {
+            EventKind::SampleContext
+        } else if s.starts_with("[INTERMEDIATE]") {
+            EventKind::Intermediate
+        } else if s.starts_with("[SUMMARY]") {
+            EventKind::Summary
+        } else if s.starts_with("[UNWIND]") {
+            EventKind::Unwind
+        } else {
+            EventKind::Timer
+        }
+    }
+}
+
+/// A source location parsed from an event name.
+///
+/// TAU writes `[{file} {line,col}-{line,col}]` (PDT instrumentation: start and end of the
+/// routine), `[{file} {line,col}]` (compiler instrumentation) or `[{file} {line}]` (samples).
+/// Column 0 means "unknown column".
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct SourceLocation {
+    /// File path as written by the tool (may be relative, or `(unknown)`).
+    pub file: String,
+    /// First line (1-based; 0 when the tool did not know it).
+    pub line: u32,
+    /// First column, if given.
+    pub column: Option<u32>,
+    /// Last line of a range, if given.
+    pub end_line: Option<u32>,
+    /// Last column of a range, if given.
+    pub end_column: Option<u32>,
+}
+
+impl SourceLocation {
+    /// Parses the last `[{file} {spec}]` group of `name`, if there is one.
+    ///
+    /// `spec` is `l`, `l,c`, `l, c` or `l,c}-{l,c`. Returns `None` when the name carries no
+    /// well-formed location (nothing is guessed).
+    pub fn parse_from_name(name: &str) -> Option<Self> {
+        let start = name.rfind("[{")?;
+        let rest = &name[start + 2..];
+        let end = rest.find("}]")?;
+        let body = &rest[..end]; // file} {spec   or   file} {l,c}-{l,c
+        let sep = body.find("} {")?;
+        let file = &body[..sep];
+        let spec = &body[sep + 3..];
+        let (first, second) = match spec.split_once("}-{") {
+            Some((a, b)) => (a, Some(b)),
+            None => (spec, None),
+        };
+        let parse_pair = |s: &str| -> Option<(u32, Option<u32>)> {
+            match s.split_once(',') {
+                Some((l, c)) => Some((l.trim().parse().ok()?, Some(c.trim().parse().ok()?))),
+                None => Some((s.trim().parse().ok()?, None)),
+            }
+        };
+        let (line, column) = parse_pair(first)?;
+        let (end_line, end_column) = match second {
+            Some(s) => {
+                let (l, c) = parse_pair(s)?;
+                (Some(l), c)
+            }
+            None => (None, None),
+        };
+        Some(SourceLocation { file: file.to_string(), line, column, end_line, end_column })
+    }
+}
+
+/// Normalizes a timer name the way ParaProf shows it: surrounding whitespace trimmed and,
+/// for callpaths, every frame trimmed and the frames joined by `" => "`.
+///
+/// TAU writes MPI timers with a trailing type part (`"MPI_Init()  "`) and so produces
+/// separators such as `"   => "` or `"  => "`; ParaProf displays
+/// `.TAU application => MPI_Init()`. Borrows when nothing changes.
+pub fn normalize_timer_name(raw: &str) -> Cow<'_, str> {
+    let trimmed = raw.trim();
+    if !trimmed.contains("=>") {
+        return Cow::Borrowed(trimmed);
+    }
+    let canonical =
+        trimmed.split(CALLPATH_SEPARATOR).all(|f| !f.is_empty() && f.trim() == f && !f.contains("=>"));
+    if canonical {
+        return Cow::Borrowed(trimmed);
+    }
+    let mut out = String::with_capacity(trimmed.len());
+    for (i, frame) in trimmed.split("=>").enumerate() {
+        if i > 0 {
+            out.push_str(CALLPATH_SEPARATOR);
+        }
+        out.push_str(frame.trim());
+    }
+    Cow::Owned(out)
+}
+
+/// Collapses every run of two or more spaces into one space and trims the ends.
+///
+/// This is how ParaProf names user events (`Utility.removeRuns` in TAU's `perfdmf`), so
+/// `"Message size : f()   => MPI_Send()  "` becomes `"Message size : f() => MPI_Send()"`.
+pub fn normalize_user_event_name(raw: &str) -> Cow<'_, str> {
+    let trimmed = raw.trim();
+    if !trimmed.contains("  ") {
+        return Cow::Borrowed(trimmed);
+    }
+    let mut out = String::with_capacity(trimmed.len());
+    let mut prev_space = false;
+    for ch in trimmed.chars() {
+        if ch == ' ' {
+            if !prev_space {
+                out.push(' ');
+            }
+            prev_space = true;
+        } else {
+            out.push(ch);
+            prev_space = false;
+        }
+    }
+    Cow::Owned(out)
+}
+
+/// The frames of a (normalized) callpath name; a flat name is a path of one frame.
+pub fn callpath_frames(name: &str) -> impl Iterator<Item = &str> {
+    name.split(CALLPATH_SEPARATOR)
+}
+
+/// The last frame of a (normalized) callpath name: the routine the path measures.
+pub fn callpath_leaf(name: &str) -> &str {
+    name.rsplit(CALLPATH_SEPARATOR).next().unwrap_or(name)
+}
+
+/// The path without its last frame (`a => b` for `a => b => c`), or `None` for a flat name.
+pub fn callpath_parent(name: &str) -> Option<&str> {
+    name.rfind(CALLPATH_SEPARATOR).map(|i| &name[..i])
+}
+
+/// A routine name without TAU's decorations: the source location group `[{..} {..}]`, the
+/// ` C ` language marker of PDT names, `[THROTTLED]` and surrounding whitespace removed.
+///
+/// `int foo(int) C [{foo.c} {3,1}-{7,1}]` gives `int foo(int)`;
+/// `[SAMPLE] compute [{matmult.c} {99}]` gives `[SAMPLE] compute`.
+pub fn routine_name(leaf: &str) -> &str {
+    let mut s = leaf.trim();
+    if let Some(stripped) = s.strip_suffix("[THROTTLED]") {
+        s = stripped.trim_end();
+    }
+    if let Some(i) = s.rfind("[{") {
+        // Only strip when the bracket group is well formed and ends the name or is followed
+        // by parameter annotations only.
+        if s[i..].contains("}]") {
+            s = s[..i].trim_end();
+        }
+    }
+    if let Some(stripped) = s.strip_suffix(" C") {
+        s = stripped.trim_end();
+    }
+    s
+}
+
+/// One interval event (timer) of a profile. Flat timers and callpath timers are both events;
+/// a callpath event's structure is in [`Event::parent`] and [`Event::routine`].
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Event {
+    /// Name as ParaProf shows it (see [`normalize_timer_name`]).
+    pub name: String,
+    /// Groups the event belongs to (TAU's `GROUP="a|b"`), in the order first written.
+    pub groups: Vec<GroupId>,
+    /// Kind, from the leaf name's prefix.
+    pub kind: EventKind,
+    /// Source location parsed from the leaf name, if it has one.
+    pub source: Option<SourceLocation>,
+    /// True when TAU throttled the timer (`[THROTTLED]` suffix): its numbers stop early.
+    pub throttled: bool,
+    /// Number of frames: 1 for a flat event, n for `f1 => ... => fn`.
+    pub depth: u32,
+    /// For a callpath event, the event named by the path without its last frame, when the
+    /// profile has it. `None` for flat events and for paths cut by TAU_CALLPATH_DEPTH.
+    pub parent: Option<EventId>,
+    /// For a callpath event, the flat event of its last frame when the profile has it; for a
+    /// flat event, itself.
+    pub routine: Option<EventId>,
+}
+
+impl Event {
+    /// True for `a => b` events.
+    pub fn is_callpath(&self) -> bool {
+        self.depth > 1
+    }
+
+    /// The last frame of the name.
+    pub fn leaf(&self) -> &str {
+        callpath_leaf(&self.name)
+    }
+}
+
+/// One user (atomic) event: a quantity sampled at points of the program (message sizes,
+/// memory use), summarized per thread by count, min, max, mean and sum of squares.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct AtomicEvent {
+    /// Name as ParaProf shows it (runs of spaces collapsed, see [`normalize_user_event_name`]).
+    pub name: String,
+    /// For a context event `name : a => b`, the interval event whose callpath it was
+    /// recorded in (TAU writes the path without the `.TAU application` root).
+    pub context: Option<EventId>,
+    /// For a context event, the plain user event of the same base name, if the profile has it.
+    pub base: Option<AtomicEventId>,
+    /// For a context event, the base name (the part before ` : `).
+    pub base_name: Option<String>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn normalizes_callpath_spacing_like_paraprof() {
+        assert_eq!(normalize_timer_name("MPI_Init()  "), "MPI_Init()");
+        assert_eq!(
+            normalize_timer_name(".TAU application => MPI_Finalize()   => MPI_Info_create()"),
+            ".TAU application => MPI_Finalize() => MPI_Info_create()"
+        );
+        assert_eq!(
+            normalize_timer_name(".TAU application  => [CONTEXT] .TAU application  => [SAMPLE] f [{a.c} {12}]"),
+            ".TAU application => [CONTEXT] .TAU application => [SAMPLE] f [{a.c} {12}]"
+        );
+        assert_eq!(normalize_timer_name("a=>b"), "a => b");
+        assert!(matches!(normalize_timer_name("a => b => c"), Cow::Borrowed(_)));
+    }
+
+    #[test]
+    fn user_event_names_collapse_runs() {
+        assert_eq!(
+            normalize_user_event_name("Msg : f() [{a.cpp} {1,1}-{2,1}]   => MPI_Bcast()  "),
+            "Msg : f() [{a.cpp} {1,1}-{2,1}] => MPI_Bcast()"
+        );
+    }
+
+    #[test]
+    fn parses_every_source_location_form() {
+        let l = SourceLocation::parse_from_name("int foo(int) C [{foo.c} {3,1}-{7,1}]").unwrap();
+        assert_eq!((l.file.as_str(), l.line, l.column, l.end_line, l.end_column), ("foo.c", 3, Some(1), Some(7), Some(1)));
+        let l = SourceLocation::parse_from_name("[SAMPLE] compute [{/x/matmult.c} {99}]").unwrap();
+        assert_eq!((l.file.as_str(), l.line, l.column, l.end_line), ("/x/matmult.c", 99, None, None));
+        let l = SourceLocation::parse_from_name("f [{/p/s.c} {275,0}]").unwrap();
+        assert_eq!((l.line, l.column), (275, Some(0)));
+        let l = SourceLocation::parse_from_name("[PTHREAD] addr=<0x7f> [{(unknown)} {0, 0}]").unwrap();
+        assert_eq!((l.file.as_str(), l.line, l.column), ("(unknown)", 0, Some(0)));
+        let l = SourceLocation::parse_from_name("int w(int) C [{wb.c} {5,1}-{11,1}]   [ <size> = <100> ]").unwrap();
+        assert_eq!((l.file.as_str(), l.line), ("wb.c", 5));
+        assert!(SourceLocation::parse_from_name("MPI_Init()").is_none());
+        assert!(SourceLocation::parse_from_name("f [{a.c} {x}]").is_none());
+        assert!(SourceLocation::parse_from_name("f [{a.c}]").is_none());
+    }
+
+    #[test]
+    fn classifies_and_strips() {
+        assert_eq!(EventKind::of_leaf("[SAMPLE] f [{a} {1}]"), EventKind::Sample);
+        assert_eq!(EventKind::of_leaf("[CONTEXT] .TAU application"), EventKind::SampleContext);
+        assert_eq!(EventKind::of_leaf("[INTERMEDIATE] g"), EventKind::Intermediate);
+        assert_eq!(EventKind::of_leaf("MPI_Send()"), EventKind::Timer);
+        assert_eq!(routine_name("int foo(int) C [{foo.c} {3,1}-{7,1}]"), "int foo(int)");
+        assert_eq!(routine_name("double U() [{R.cpp} {98,1}-{166,1}] [THROTTLED]"), "double U()");
+        assert_eq!(routine_name("MPI_Init()"), "MPI_Init()");
+        assert_eq!(callpath_leaf("a => b => c"), "c");
+        assert_eq!(callpath_parent("a => b => c"), Some("a => b"));
+        assert_eq!(callpath_parent("a"), None);
+    }
+}

@@ -1,0 +1,43 @@
+//! The perfscape data model: a parallel performance profile as columnar tables. No I/O.
+//!
+//! A [`Profile`] holds the threads of a run (addressed `node.context.thread`), its metrics
+//! (name and unit), its interval events (timers, flat and callpath, with groups and source
+//! locations) and user (atomic) events, and the values measured per (event, thread, metric):
+//! calls, subcalls, exclusive and inclusive; per (user event, thread): count, max, min, mean,
+//! sum of squares.
+//!
+//! ```
+//! use perfscape_model::{Metric, ProfileBuilder, ThreadData, ThreadId, ValueKind, MetricId};
+//!
+//! let mut b = ProfileBuilder::new(vec![Metric::tau("TIME")]);
+//! let mut t0 = ThreadData::new(1);
+//! t0.push_timer(".TAU application", "TAU_DEFAULT", 1.0, 1.0, &[10.0], &[100.0]).unwrap();
+//! t0.push_timer(".TAU application => main()  ", "TAU_CALLPATH|TAU_DEFAULT", 1.0, 0.0, &[90.0], &[90.0]).unwrap();
+//! b.add_thread(ThreadId::new(0, 0, 0), t0).unwrap();
+//! let (profile, _notes) = b.finish();
+//! let e = profile.event_by_name(".TAU application => main()").unwrap();
+//! assert_eq!(profile.interval(e).values(ValueKind::Inclusive, MetricId(0)), &[90.0]);
+//! assert_eq!(profile.call_tree().roots().len(), 1);
+//! ```
+//!
+//! # Design constraints
+//! - Must scale to 10^6 threads x 10^3 events: values live in per-event columns (one array per
+//!   value kind and metric), never in a heap object per cell; names are interned once.
+//! - Pure: readers (crate `perfscape-formats`) build profiles through [`ProfileBuilder`];
+//!   analyses (crate `perfscape-analysis`) read them.
+
+mod builder;
+mod columns;
+pub mod event;
+mod ids;
+mod metadata;
+mod metric;
+mod profile;
+
+pub use builder::{BuildError, BuildNote, ProfileBuilder, ThreadData};
+pub use columns::{AtomicColumn, IntervalColumn, ValueKind};
+pub use event::{AtomicEvent, Event, EventKind, SourceLocation};
+pub use ids::{AtomicEventId, EventId, GroupId, MetricId, ParseThreadIdError, ThreadId, ThreadIndex};
+pub use metadata::Metadata;
+pub use metric::{Metric, Unit};
+pub use profile::{CallTree, Profile};

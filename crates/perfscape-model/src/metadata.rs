@@ -1,0 +1,169 @@
+//! Key/value metadata of a run (TAU's `<metadata>` block: host, TAU settings, timestamps...).
+//!
+//! Most keys have the same value on every thread; those are stored once (`common`). Keys
+//! whose value differs between threads, or that only some threads have, are stored per
+//! thread (`varying`).
+
+use crate::ids::ThreadIndex;
+use serde::{Deserialize, Serialize};
+use std::collections::HashMap;
+
+/// Metadata of a profile: common key/values plus per-thread values of the keys that vary.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Metadata {
+    common: Vec<(String, String)>,
+    varying: Vec<(String, Vec<(ThreadIndex, String)>)>,
+}
+
+impl Metadata {
+    /// Keys with the same value on every thread, in the order first seen.
+    pub fn common(&self) -> &[(String, String)] {
+        &self.common
+    }
+
+    /// Keys whose value differs between threads (or that some threads lack), each with the
+    /// (thread, value) pairs of the threads that have it, ascending by thread.
+    pub fn varying(&self) -> &[(String, Vec<(ThreadIndex, String)>)] {
+        &self.varying
+    }
+
+    /// The value of `key` on `thread`, looking at common keys first.
+    pub fn get(&self, thread: ThreadIndex, key: &str) -> Option<&str> {
+        if let Some((_, v)) = self.common.iter().find(|(k, _)| k == key) {
+            return Some(v);
+        }
+        let (_, values) = self.varying.iter().find(|(k, _)| k == key)?;
+        let i = values.binary_search_by_key(&thread, |(t, _)| *t).ok()?;
+        Some(&values[i].1)
+    }
+
+    /// The common value of `key`, if every thread has the same value.
+    pub fn get_common(&self, key: &str) -> Option<&str> {
+        self.common.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str())
+    }
+
+    /// Every key/value of one thread: the common ones followed by that thread's varying ones.
+    pub fn for_thread(&self, thread: ThreadIndex) -> Vec<(&str, &str)> {
+        let mut out: Vec<(&str, &str)> = self.common.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+        for (k, values) in &self.varying {
+            if let Ok(i) = values.binary_search_by_key(&thread, |(t, _)| *t) {
+                out.push((k, &values[i].1));
+            }
+        }
+        out
+    }
+}
+
+/// Builds [`Metadata`] one thread at a time, threads in ascending index order.
+#[derive(Debug, Default)]
+pub(crate) struct MetadataBuilder {
+    common: Vec<(String, String)>,
+    common_index: HashMap<String, usize>,
+    varying: Vec<(String, Vec<(ThreadIndex, String)>)>,
+    varying_index: HashMap<String, usize>,
+    threads_seen: u32,
+}
+
+impl MetadataBuilder {
+    pub(crate) fn add(&mut self, thread: ThreadIndex, pairs: Vec<(String, String)>) {
+        let first = self.threads_seen == 0;
+        self.threads_seen += 1;
+        if first {
+            for (k, v) in pairs {
+                if !self.common_index.contains_key(&k) {
+                    self.common_index.insert(k.clone(), self.common.len());
+                    self.common.push((k, v));
+                }
+            }
+            return;
+        }
+        // Which common keys does this thread confirm?
+        let mut confirmed = vec![false; self.common.len()];
+        let mut demote: Vec<usize> = Vec::new();
+        let mut extra: Vec<(String, String)> = Vec::new();
+        for (k, v) in pairs {
+            if let Some(&i) = self.common_index.get(&k) {
+                if confirmed[i] {
+                    continue; // duplicate key on this thread: first value wins
+                }
+                confirmed[i] = true;
+                if self.common[i].1 != v {
+                    demote.push(i);
+                    extra.push((k, v));
+                }
+            } else {
+                extra.push((k, v));
+            }
+        }
+        for (i, ok) in confirmed.iter().enumerate() {
+            if !ok {
+                demote.push(i);
+            }
+        }
+        if !demote.is_empty() {
+            demote.sort_unstable();
+            demote.dedup();
+            let previous = self.threads_seen - 1; // threads 0..previous had the common value
+            let demoted: Vec<(String, String)> = demote.iter().map(|&i| self.common[i].clone()).collect();
+            let keep: Vec<(String, String)> = self
+                .common
+                .drain(..)
+                .enumerate()
+                .filter(|(i, _)| demote.binary_search(i).is_err())
+                .map(|(_, kv)| kv)
+                .collect();
+            self.common = keep;
+            self.common_index = self.common.iter().enumerate().map(|(i, (k, _))| (k.clone(), i)).collect();
+            for (k, v) in demoted {
+                let values: Vec<(ThreadIndex, String)> =
+                    (0..previous).map(|t| (ThreadIndex(t), v.clone())).collect();
+                self.varying_index.insert(k.clone(), self.varying.len());
+                self.varying.push((k, values));
+            }
+        }
+        for (k, v) in extra {
+            match self.varying_index.get(&k) {
+                Some(&i) => {
+                    let values = &mut self.varying[i].1;
+                    if values.last().is_none_or(|(t, _)| *t != thread) {
+                        values.push((thread, v));
+                    }
+                }
+                None => {
+                    self.varying_index.insert(k.clone(), self.varying.len());
+                    self.varying.push((k, vec![(thread, v)]));
+                }
+            }
+        }
+    }
+
+    pub(crate) fn finish(self) -> Metadata {
+        Metadata { common: self.common, varying: self.varying }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn kv(pairs: &[(&str, &str)]) -> Vec<(String, String)> {
+        pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect()
+    }
+
+    #[test]
+    fn splits_common_and_varying() {
+        let mut b = MetadataBuilder::default();
+        b.add(ThreadIndex(0), kv(&[("host", "vm"), ("pid", "1"), ("only0", "x")]));
+        b.add(ThreadIndex(1), kv(&[("host", "vm"), ("pid", "2")]));
+        b.add(ThreadIndex(2), kv(&[("host", "vm"), ("pid", "3"), ("late", "y")]));
+        let m = b.finish();
+        assert_eq!(m.common(), &kv(&[("host", "vm")])[..]);
+        assert_eq!(m.get(ThreadIndex(1), "pid"), Some("2"));
+        assert_eq!(m.get(ThreadIndex(0), "pid"), Some("1"));
+        assert_eq!(m.get(ThreadIndex(0), "only0"), Some("x"));
+        assert_eq!(m.get(ThreadIndex(1), "only0"), None);
+        assert_eq!(m.get(ThreadIndex(2), "late"), Some("y"));
+        assert_eq!(m.get(ThreadIndex(2), "host"), Some("vm"));
+        assert_eq!(m.for_thread(ThreadIndex(2)).len(), 3);
+    }
+}

@@ -1,0 +1,210 @@
+//! [`Profile`]: one integrated parallel profile, and its [`CallTree`].
+
+use crate::columns::{AtomicColumn, IntervalColumn, ValueKind};
+use crate::event::{AtomicEvent, Event};
+use crate::ids::{AtomicEventId, EventId, GroupId, MetricId, ThreadId, ThreadIndex};
+use crate::metadata::Metadata;
+use crate::metric::Metric;
+use std::collections::HashMap;
+
+/// One integrated parallel profile: threads, metrics, events and the measured values.
+///
+/// Shapes: `threads()` has T entries sorted by [`ThreadId`]; `events()` E interval events;
+/// `metrics()` M metrics; for every event, [`Profile::interval`] gives a column over the
+/// threads that have the event with calls, subcalls and, per metric, exclusive and inclusive
+/// values (in the metric's unit). User events likewise via [`Profile::atomic`].
+///
+/// Built by [`crate::ProfileBuilder`]; immutable afterwards.
+#[derive(Debug, Clone)]
+pub struct Profile {
+    pub(crate) metadata: Metadata,
+    pub(crate) threads: Vec<ThreadId>,
+    pub(crate) metrics: Vec<Metric>,
+    pub(crate) groups: Vec<String>,
+    pub(crate) events: Vec<Event>,
+    pub(crate) event_index: HashMap<String, EventId>,
+    pub(crate) interval: Vec<IntervalColumn>,
+    pub(crate) atomic_events: Vec<AtomicEvent>,
+    pub(crate) atomic_index: HashMap<String, AtomicEventId>,
+    pub(crate) atomic: Vec<AtomicColumn>,
+    pub(crate) call_tree: CallTree,
+}
+
+impl Profile {
+    /// Run metadata.
+    pub fn metadata(&self) -> &Metadata {
+        &self.metadata
+    }
+
+    /// All threads, ascending by (node, context, thread).
+    pub fn threads(&self) -> &[ThreadId] {
+        &self.threads
+    }
+
+    /// The address of thread `t`.
+    pub fn thread(&self, t: ThreadIndex) -> ThreadId {
+        self.threads[t.index()]
+    }
+
+    /// Index of a thread address, if the profile has that thread.
+    pub fn thread_index(&self, id: ThreadId) -> Option<ThreadIndex> {
+        self.threads.binary_search(&id).ok().map(ThreadIndex::from)
+    }
+
+    /// Metrics, in display order.
+    pub fn metrics(&self) -> &[Metric] {
+        &self.metrics
+    }
+
+    /// Metric `m`.
+    pub fn metric(&self, m: MetricId) -> &Metric {
+        &self.metrics[m.index()]
+    }
+
+    /// The metric of that name (exact match first, then ASCII case-insensitive).
+    pub fn metric_by_name(&self, name: &str) -> Option<MetricId> {
+        self.metrics
+            .iter()
+            .position(|m| m.name == name)
+            .or_else(|| self.metrics.iter().position(|m| m.name.eq_ignore_ascii_case(name)))
+            .map(MetricId::from)
+    }
+
+    /// Iterator over every metric id.
+    pub fn metric_ids(&self) -> impl Iterator<Item = MetricId> + '_ {
+        (0..self.metrics.len()).map(MetricId::from)
+    }
+
+    /// Group names; [`Event::groups`] indexes this.
+    pub fn groups(&self) -> &[String] {
+        &self.groups
+    }
+
+    /// Name of group `g`.
+    pub fn group_name(&self, g: GroupId) -> &str {
+        &self.groups[g.index()]
+    }
+
+    /// Interval events (timers), flat and callpath.
+    pub fn events(&self) -> &[Event] {
+        &self.events
+    }
+
+    /// Event `e`.
+    pub fn event(&self, e: EventId) -> &Event {
+        &self.events[e.index()]
+    }
+
+    /// Iterator over every event id.
+    pub fn event_ids(&self) -> impl Iterator<Item = EventId> + '_ {
+        (0..self.events.len()).map(EventId::from)
+    }
+
+    /// The event of that name. The name may be given in any TAU spacing (`a  => b  ` finds
+    /// `a => b`).
+    pub fn event_by_name(&self, name: &str) -> Option<EventId> {
+        let n = crate::event::normalize_timer_name(name);
+        self.event_index.get(n.as_ref()).copied()
+    }
+
+    /// The group names of event `e`, joined by `" | "` as ParaProf writes them.
+    pub fn event_groups_joined(&self, e: EventId) -> String {
+        let groups: Vec<&str> = self.events[e.index()].groups.iter().map(|g| self.group_name(*g)).collect();
+        groups.join(" | ")
+    }
+
+    /// Values of event `e` on the threads that have it.
+    pub fn interval(&self, e: EventId) -> &IntervalColumn {
+        &self.interval[e.index()]
+    }
+
+    /// One cell: the value of `kind` of event `e` on thread `t` in metric `m`, if `t` has `e`.
+    pub fn value(&self, e: EventId, t: ThreadIndex, kind: ValueKind, m: MetricId) -> Option<f64> {
+        self.interval[e.index()].value_at(t, kind, m)
+    }
+
+    /// User (atomic) events.
+    pub fn atomic_events(&self) -> &[AtomicEvent] {
+        &self.atomic_events
+    }
+
+    /// The user event of that name (runs of spaces collapsed as in [`AtomicEvent::name`]).
+    pub fn atomic_event_by_name(&self, name: &str) -> Option<AtomicEventId> {
+        let n = crate::event::normalize_user_event_name(name);
+        self.atomic_index.get(n.as_ref()).copied()
+    }
+
+    /// Values of user event `a` on the threads that have it.
+    pub fn atomic(&self, a: AtomicEventId) -> &AtomicColumn {
+        &self.atomic[a.index()]
+    }
+
+    /// The call tree built from the callpath events.
+    pub fn call_tree(&self) -> &CallTree {
+        &self.call_tree
+    }
+
+    /// Number of (event, thread) cells that hold values.
+    pub fn interval_cell_count(&self) -> usize {
+        self.interval.iter().map(IntervalColumn::len).sum()
+    }
+
+    /// Approximate heap bytes held by the value columns (the bulk of a large profile).
+    pub fn value_heap_bytes(&self) -> usize {
+        self.interval.iter().map(IntervalColumn::heap_bytes).sum::<usize>()
+            + self.atomic.iter().map(AtomicColumn::heap_bytes).sum::<usize>()
+            + self.threads.capacity() * std::mem::size_of::<ThreadId>()
+    }
+}
+
+/// The call tree of a callpath profile, with events as nodes.
+///
+/// TAU writes each callpath `f1 => ... => fn` as an event of its own. A node's parent is the
+/// event named by the path without its last frame (`f1 => ... => fn-1`; for two-frame paths
+/// that is the flat event `f1`, e.g. `.TAU application`). Roots are the flat events that start
+/// a path, and the paths whose parent is not in the profile (cut by TAU_CALLPATH_DEPTH).
+/// Profiles without callpaths have an empty tree.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct CallTree {
+    roots: Vec<EventId>,
+    children: HashMap<EventId, Vec<EventId>>,
+}
+
+impl CallTree {
+    pub(crate) fn build(events: &[Event]) -> Self {
+        let mut children: HashMap<EventId, Vec<EventId>> = HashMap::new();
+        let mut roots = Vec::new();
+        for (i, e) in events.iter().enumerate() {
+            if !e.is_callpath() {
+                continue;
+            }
+            match e.parent {
+                Some(p) => children.entry(p).or_default().push(EventId::from(i)),
+                None => roots.push(EventId::from(i)),
+            }
+        }
+        for (i, e) in events.iter().enumerate() {
+            let id = EventId::from(i);
+            if !e.is_callpath() && children.contains_key(&id) {
+                roots.push(id);
+            }
+        }
+        roots.sort_unstable();
+        Self { roots, children }
+    }
+
+    /// True when the profile has callpath events.
+    pub fn is_empty(&self) -> bool {
+        self.roots.is_empty()
+    }
+
+    /// Root nodes, ascending by event id.
+    pub fn roots(&self) -> &[EventId] {
+        &self.roots
+    }
+
+    /// Children of node `e`, ascending by event id (empty for leaves and non-nodes).
+    pub fn children(&self, e: EventId) -> &[EventId] {
+        self.children.get(&e).map_or(&[], Vec::as_slice)
+    }
+}
