@@ -50,7 +50,12 @@ pub fn histogram(values: &[f64], bins: &Bins) -> Result<Histogram, String> {
             let min = finite.iter().copied().fold(f64::INFINITY, f64::min);
             let max = finite.iter().copied().fold(f64::NEG_INFINITY, f64::max);
             if finite.is_empty() {
-                return Ok(Histogram { edges: vec![0.0, 0.0], counts: vec![0], below: 0, above: 0 });
+                return Ok(Histogram {
+                    edges: vec![0.0, 0.0],
+                    counts: vec![0],
+                    below: 0,
+                    above: 0,
+                });
             }
             if min == max {
                 vec![min, max]
@@ -77,7 +82,12 @@ pub fn histogram(values: &[f64], bins: &Bins) -> Result<Histogram, String> {
             counts[i] += 1;
         }
     }
-    Ok(Histogram { edges, counts, below, above })
+    Ok(Histogram {
+        edges,
+        counts,
+        below,
+        above,
+    })
 }
 
 #[cfg(test)]
@@ -99,7 +109,11 @@ mod tests {
 
     #[test]
     fn explicit_edges_count_outside_values() {
-        let h = histogram(&[-1.0, 0.5, 1.5, 9.0, f64::NAN], &Bins::Edges(vec![0.0, 1.0, 2.0])).unwrap();
+        let h = histogram(
+            &[-1.0, 0.5, 1.5, 9.0, f64::NAN],
+            &Bins::Edges(vec![0.0, 1.0, 2.0]),
+        )
+        .unwrap();
         assert_eq!((h.counts.clone(), h.below, h.above), (vec![1, 1], 1, 1));
         assert!(histogram(&[1.0], &Bins::Edges(vec![1.0, 1.0])).is_err());
     }

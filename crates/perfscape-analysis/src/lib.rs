@@ -25,5 +25,8 @@ mod stats;
 mod top;
 
 pub use histogram::{Bins, Histogram, histogram};
-pub use stats::{EventStats, Summary, ThreadTotals, all_event_stats, event_stats, run_total, thread_totals, thread_values_sorted};
+pub use stats::{
+    EventStats, Summary, ThreadTotals, all_event_stats, event_stats, run_total, thread_totals,
+    thread_values_sorted,
+};
 pub use top::{RankBy, RankedEvent, TopOptions, most_imbalanced, top_events};

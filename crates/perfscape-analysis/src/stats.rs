@@ -75,7 +75,11 @@ impl Summary {
             };
         }
         let mean = total / n as f64;
-        let mean_all = if threads_all > 0 { total / threads_all as f64 } else { 0.0 };
+        let mean_all = if threads_all > 0 {
+            total / threads_all as f64
+        } else {
+            0.0
+        };
         let (mut ss, mut ss_all) = (0.0, 0.0);
         for &v in values {
             ss += (v - mean) * (v - mean);
@@ -84,7 +88,11 @@ impl Summary {
         let absent = threads_all.saturating_sub(n) as f64;
         ss_all += absent * mean_all * mean_all;
         let stddev = if n > 1 { (ss / n as f64).sqrt() } else { 0.0 };
-        let stddev_all = if threads_all > 1 { (ss_all / threads_all as f64).sqrt() } else { 0.0 };
+        let stddev_all = if threads_all > 1 {
+            (ss_all / threads_all as f64).sqrt()
+        } else {
+            0.0
+        };
         Summary {
             threads: n,
             threads_all,
@@ -104,7 +112,11 @@ impl Summary {
     /// threads (1 = perfectly balanced; N when one thread of N does all the work). 0 when
     /// the mean is 0.
     pub fn imbalance(&self) -> f64 {
-        if self.mean_all > 0.0 { self.max / self.mean_all } else { 0.0 }
+        if self.mean_all > 0.0 {
+            self.max / self.mean_all
+        } else {
+            0.0
+        }
     }
 
     /// Time lost to imbalance: `max - mean_all` (what the slowest thread costs the others
@@ -181,7 +193,12 @@ pub struct ThreadTotals {
 /// Totals of every thread in metric `m`, in thread order.
 pub fn thread_totals(profile: &Profile, m: MetricId) -> Vec<ThreadTotals> {
     let mut out: Vec<ThreadTotals> = (0..profile.threads().len())
-        .map(|t| ThreadTotals { thread: ThreadIndex::from(t), inclusive: 0.0, exclusive_sum: 0.0, events: 0 })
+        .map(|t| ThreadTotals {
+            thread: ThreadIndex::from(t),
+            inclusive: 0.0,
+            exclusive_sum: 0.0,
+            events: 0,
+        })
         .collect();
     let mut seen = vec![false; out.len()];
     for e in profile.event_ids() {
@@ -212,9 +229,19 @@ pub fn run_total(profile: &Profile, m: MetricId) -> f64 {
 }
 
 /// The values of event `e` on every thread that has it, largest first (ties by thread order).
-pub fn thread_values_sorted(profile: &Profile, e: EventId, kind: ValueKind, m: MetricId) -> Vec<(ThreadIndex, f64)> {
+pub fn thread_values_sorted(
+    profile: &Profile,
+    e: EventId,
+    kind: ValueKind,
+    m: MetricId,
+) -> Vec<(ThreadIndex, f64)> {
     let col = profile.interval(e);
-    let mut v: Vec<(ThreadIndex, f64)> = col.threads().iter().copied().zip(col.values(kind, m).iter().copied()).collect();
+    let mut v: Vec<(ThreadIndex, f64)> = col
+        .threads()
+        .iter()
+        .copied()
+        .zip(col.values(kind, m).iter().copied())
+        .collect();
     v.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
     v
 }

@@ -39,7 +39,11 @@ pub struct TopOptions {
 
 impl Default for TopOptions {
     fn default() -> Self {
-        Self { by: RankBy::Exclusive, n: 20, include_callpaths: false }
+        Self {
+            by: RankBy::Exclusive,
+            n: 20,
+            include_callpaths: false,
+        }
     }
 }
 
@@ -70,7 +74,12 @@ pub fn top_events(profile: &Profile, m: MetricId, opts: TopOptions) -> Vec<Ranke
         .map(|e| (e, event_stats(profile, e, m)))
         .collect();
     let kind = opts.by.kind();
-    entries.sort_by(|a, b| b.1.get(kind).total.total_cmp(&a.1.get(kind).total).then(a.0.cmp(&b.0)));
+    entries.sort_by(|a, b| {
+        b.1.get(kind)
+            .total
+            .total_cmp(&a.1.get(kind).total)
+            .then(a.0.cmp(&b.0))
+    });
     if opts.n > 0 {
         entries.truncate(opts.n);
     }
@@ -79,7 +88,13 @@ pub fn top_events(profile: &Profile, m: MetricId, opts: TopOptions) -> Vec<Ranke
         .enumerate()
         .map(|(i, (event, stats))| {
             let sum = stats.get(kind).total;
-            RankedEvent { rank: i + 1, event, sum, percent: if total > 0.0 { 100.0 * sum / total } else { 0.0 }, stats }
+            RankedEvent {
+                rank: i + 1,
+                event,
+                sum,
+                percent: if total > 0.0 { 100.0 * sum / total } else { 0.0 },
+                stats,
+            }
         })
         .collect()
 }
@@ -89,12 +104,24 @@ pub fn top_events(profile: &Profile, m: MetricId, opts: TopOptions) -> Vec<Ranke
 /// (so that tiny events do not crowd out the ones that matter). Largest imbalance first.
 pub fn most_imbalanced(profile: &Profile, m: MetricId, min_percent: f64, n: usize) -> Vec<RankedEvent> {
     let total = run_total(profile, m);
-    let mut entries: Vec<RankedEvent> = top_events(profile, m, TopOptions { by: RankBy::Exclusive, n: 0, include_callpaths: false })
-        .into_iter()
-        .filter(|r| total > 0.0 && r.percent >= min_percent && profile.threads().len() > 1)
-        .collect();
+    let mut entries: Vec<RankedEvent> = top_events(
+        profile,
+        m,
+        TopOptions {
+            by: RankBy::Exclusive,
+            n: 0,
+            include_callpaths: false,
+        },
+    )
+    .into_iter()
+    .filter(|r| total > 0.0 && r.percent >= min_percent && profile.threads().len() > 1)
+    .collect();
     entries.sort_by(|a, b| {
-        b.stats.exclusive.imbalance().total_cmp(&a.stats.exclusive.imbalance()).then(a.event.cmp(&b.event))
+        b.stats
+            .exclusive
+            .imbalance()
+            .total_cmp(&a.stats.exclusive.imbalance())
+            .then(a.event.cmp(&b.event))
     });
     if n > 0 {
         entries.truncate(n);

@@ -8,6 +8,8 @@
 //! perfscape node to Hatchet's (frames through `routine_name`, leaf line from its source
 //! location) must give the same sums on the datasets Hatchet reads with callpaths.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 use perfscape_formats::{LoadOptions, load};
 use perfscape_model::event::routine_name;
 use perfscape_model::{EventId, MetricId, Profile, ValueKind};
@@ -57,7 +59,11 @@ fn hatchet_nodes(csv_path: &Path) -> BTreeMap<(String, u32), Sums> {
     for rec in r.records() {
         let rec = rec.unwrap();
         let key = (rec[0].to_string(), rec[2].parse::<u32>().unwrap());
-        let s = Sums { exclusive: rec[3].parse().unwrap(), inclusive: rec[4].parse().unwrap(), threads: rec[5].parse().unwrap() };
+        let s = Sums {
+            exclusive: rec[3].parse().unwrap(),
+            inclusive: rec[4].parse().unwrap(),
+            threads: rec[5].parse().unwrap(),
+        };
         out.insert(key, s);
     }
     out
@@ -86,7 +92,11 @@ fn check(dataset: &str, run: &Path) -> usize {
 fn callpath_sums_equal_hatchet() {
     let tau = corpus().join("tau");
     let mut nodes = 0;
-    for ds in ["hatchet-cpi-mpi-4rank", "hecatoncheir-driver-callpath", "taucmdr-mm-ebs-sampling"] {
+    for ds in [
+        "hatchet-cpi-mpi-4rank",
+        "hecatoncheir-driver-callpath",
+        "taucmdr-mm-ebs-sampling",
+    ] {
         nodes += check(ds, &tau.join(ds));
     }
     for k in 1..=8 {
@@ -104,7 +114,12 @@ fn callpath_sums_equal_hatchet() {
 #[test]
 fn hatchet_keeps_only_the_first_timer_of_flat_profiles() {
     let tau = corpus().join("tau");
-    for ds in ["tau224-examples-wrap-2rank", "tau224-taudb-parse-test-2thread", "taucmdr-matmult-mpi-pthreads4", "pbmpi-phylobayes-16rank-throttled"] {
+    for ds in [
+        "tau224-examples-wrap-2rank",
+        "tau224-taudb-parse-test-2thread",
+        "taucmdr-matmult-mpi-pthreads4",
+        "pbmpi-phylobayes-16rank-throttled",
+    ] {
         let run = tau.join(ds);
         let p = load(&run, &LoadOptions::default()).unwrap().profile;
         assert!(p.call_tree().is_empty(), "{ds} has no callpaths");
@@ -113,7 +128,9 @@ fn hatchet_keeps_only_the_first_timer_of_flat_profiles() {
         for entry in std::fs::read_dir(&run).unwrap() {
             let path = entry.unwrap().path();
             let name = path.file_name().unwrap().to_str().unwrap();
-            let Some(thread) = perfscape_formats::tau::profile_file_thread(name) else { continue };
+            let Some(thread) = perfscape_formats::tau::profile_file_thread(name) else {
+                continue;
+            };
             let parsed = perfscape_formats::tau::parse_profile_file(&std::fs::read(&path).unwrap()).unwrap();
             let first = parsed.timers[0].name.trim().to_string();
             let e = p.event_by_name(&first).unwrap();
@@ -129,11 +146,19 @@ fn hatchet_keeps_only_the_first_timer_of_flat_profiles() {
             let rec = rec.unwrap();
             theirs.insert(
                 rec[0].to_string(),
-                Sums { exclusive: rec[1].parse().unwrap(), inclusive: rec[2].parse().unwrap(), threads: rec[3].parse().unwrap() },
+                Sums {
+                    exclusive: rec[1].parse().unwrap(),
+                    inclusive: rec[2].parse().unwrap(),
+                    threads: rec[3].parse().unwrap(),
+                },
             );
         }
         assert_eq!(expected, theirs, "{ds}");
         let events_with_data = p.event_ids().filter(|&e| !p.interval(e).is_empty()).count();
-        assert!(events_with_data > theirs.len(), "{ds}: perfscape has {events_with_data} events, Hatchet {}", theirs.len());
+        assert!(
+            events_with_data > theirs.len(),
+            "{ds}: perfscape has {events_with_data} events, Hatchet {}",
+            theirs.len()
+        );
     }
 }

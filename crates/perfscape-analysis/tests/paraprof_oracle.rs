@@ -11,6 +11,8 @@
 //! the spread is small next to the mean; the test allows that much on top, computed from the
 //! data (perfscape uses the two-pass formula, which does not lose those digits).
 
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 use perfscape_analysis::{Summary, event_stats};
 use perfscape_formats::tau::parse_profile_file;
 use perfscape_formats::{Detected, LoadOptions, detect, load};
@@ -21,7 +23,11 @@ fn corpus() -> PathBuf {
     let p = std::env::var_os("PERFSCAPE_CORPUS")
         .map(PathBuf::from)
         .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus"));
-    assert!(p.is_dir(), "the shared corpus is expected at {} (set PERFSCAPE_CORPUS)", p.display());
+    assert!(
+        p.is_dir(),
+        "the shared corpus is expected at {} (set PERFSCAPE_CORPUS)",
+        p.display()
+    );
     p
 }
 
@@ -43,7 +49,11 @@ fn close(ours: f64, theirs: f64, extra_abs: f64) -> bool {
 
 /// ParaProf's cancellation error bound for a standard deviation of `values` over `n` threads.
 fn stddev_slack(s: &Summary, over_all: bool) -> f64 {
-    let (mean, sd) = if over_all { (s.mean_all, s.stddev_all) } else { (s.mean, s.stddev) };
+    let (mean, sd) = if over_all {
+        (s.mean_all, s.stddev_all)
+    } else {
+        (s.mean, s.stddev)
+    };
     let mean_sq = sd * sd + mean * mean;
     (8.0 * f64::EPSILON * mean_sq).sqrt()
 }
@@ -103,26 +113,56 @@ fn check_derived(run: &Path, profile: &Profile, m: MetricId, file: &Path, stat: 
     let bytes = std::fs::read(file).unwrap();
     let derived = parse_profile_file(&bytes).unwrap_or_else(|e| panic!("{}: {e:?}", file.display()));
     let mut compared = 0;
-    let flat_and_paths = profile.events().iter().filter(|e| !profile.interval(profile.event_by_name(&e.name).unwrap()).is_empty()).count();
-    assert_eq!(derived.timers.len(), flat_and_paths, "{}: event count differs from ParaProf's", file.display());
+    let flat_and_paths = profile
+        .event_ids()
+        .filter(|&e| !profile.interval(e).is_empty())
+        .count();
+    assert_eq!(
+        derived.timers.len(),
+        flat_and_paths,
+        "{}: event count differs from ParaProf's",
+        file.display()
+    );
     for line in &derived.timers {
-        let e = profile
-            .event_by_name(&line.name)
-            .unwrap_or_else(|| panic!("{}: ParaProf has `{}`, perfscape does not", run.display(), line.name));
+        let e = profile.event_by_name(&line.name).unwrap_or_else(|| {
+            panic!(
+                "{}: ParaProf has `{}`, perfscape does not",
+                run.display(),
+                line.name
+            )
+        });
         let st = event_stats(profile, e, m);
         let ctx = |what: &str| format!("{} {:?} {what} of `{}`", run.display(), stat, line.name);
-        for (kind, theirs) in [(ValueKind::Exclusive, line.exclusive), (ValueKind::Inclusive, line.inclusive)] {
+        for (kind, theirs) in [
+            (ValueKind::Exclusive, line.exclusive),
+            (ValueKind::Inclusive, line.inclusive),
+        ] {
             let s = st.get(kind);
             let ours = stat.pick(s);
-            assert!(close(ours, theirs, stat.slack(s)), "{}: perfscape {ours} vs ParaProf {theirs}", ctx(kind.as_str()));
+            assert!(
+                close(ours, theirs, stat.slack(s)),
+                "{}: perfscape {ours} vs ParaProf {theirs}",
+                ctx(kind.as_str())
+            );
             compared += 1;
         }
-        for (kind, theirs) in [(ValueKind::Calls, line.calls), (ValueKind::Subcalls, line.subcalls)] {
+        for (kind, theirs) in [
+            (ValueKind::Calls, line.calls),
+            (ValueKind::Subcalls, line.subcalls),
+        ] {
             let s = st.get(kind);
             let ours = stat.calls_as_written(stat.pick(s));
             // A truncated standard deviation may land on either side of an integer.
-            let slack = if matches!(stat, Stat::StdDev | Stat::StdDevAll) { 1.0 } else { 0.0 };
-            assert!((ours - theirs).abs() <= slack, "{}: perfscape {ours} vs ParaProf {theirs}", ctx(kind.as_str()));
+            let slack = if matches!(stat, Stat::StdDev | Stat::StdDevAll) {
+                1.0
+            } else {
+                0.0
+            };
+            assert!(
+                (ours - theirs).abs() <= slack,
+                "{}: perfscape {ours} vs ParaProf {theirs}",
+                ctx(kind.as_str())
+            );
             compared += 1;
         }
         // Groups as ParaProf writes them.
@@ -134,15 +174,27 @@ fn check_derived(run: &Path, profile: &Profile, m: MetricId, file: &Path, stat: 
 #[test]
 fn statistics_equal_paraprof_derived_profiles() {
     let runs = profile_runs();
-    assert!(runs.len() >= 10, "expected the tau-real profile runs, found {runs:?}");
+    assert!(
+        runs.len() >= 10,
+        "expected the tau-real profile runs, found {runs:?}"
+    );
     let mut total = 0;
     for run in &runs {
         let loaded = load(run, &LoadOptions::default()).unwrap();
-        assert!(!loaded.report.is_partial(), "{}: {:?}", run.display(), loaded.report.bad_files);
+        assert!(
+            !loaded.report.is_partial(),
+            "{}: {:?}",
+            run.display(),
+            loaded.report.bad_files
+        );
         let p = &loaded.profile;
         let derived = run.join("oracle/paraprof-derived");
         for m in p.metric_ids() {
-            let dir = if p.metrics().len() > 1 { derived.join(format!("MULTI__{}", p.metric(m).name)) } else { derived.clone() };
+            let dir = if p.metrics().len() > 1 {
+                derived.join(format!("MULTI__{}", p.metric(m).name))
+            } else {
+                derived.clone()
+            };
             for (stat, name) in Stat::ALL {
                 total += check_derived(run, p, m, &dir.join(name), stat);
             }
@@ -169,7 +221,12 @@ fn per_thread_values_equal_paraprof_csv() {
         };
         let mut lines = intervals.lines();
         let header: Vec<&str> = lines.next().unwrap().split('\t').collect();
-        let col = |name: &str| header.iter().position(|h| *h == name).unwrap_or_else(|| panic!("no column {name}"));
+        let col = |name: &str| {
+            header
+                .iter()
+                .position(|h| *h == name)
+                .unwrap_or_else(|| panic!("no column {name}"))
+        };
         let metric_cols: Vec<(MetricId, usize, usize)> = p
             .metric_ids()
             .map(|m| {
@@ -180,16 +237,42 @@ fn per_thread_values_equal_paraprof_csv() {
         let mut seen_cells = 0;
         for line in lines.filter(|l| !l.trim().is_empty()) {
             let f: Vec<&str> = line.split('\t').collect();
-            let thread = ThreadId::new(f[0].parse().unwrap(), f[1].parse().unwrap(), f[2].parse().unwrap());
-            let t = p.thread_index(thread).unwrap_or_else(|| panic!("{}: no thread {thread}", run.display()));
-            let e = p.event_by_name(f[3]).unwrap_or_else(|| panic!("{}: no event `{}`", run.display(), f[3]));
+            let thread = ThreadId::new(
+                f[0].parse().unwrap(),
+                f[1].parse().unwrap(),
+                f[2].parse().unwrap(),
+            );
+            let t = p
+                .thread_index(thread)
+                .unwrap_or_else(|| panic!("{}: no thread {thread}", run.display()));
+            let e = p
+                .event_by_name(f[3])
+                .unwrap_or_else(|| panic!("{}: no event `{}`", run.display(), f[3]));
             let num = |i: usize| f[i].parse::<f64>().unwrap();
             let m0 = MetricId(0);
-            assert_eq!(p.value(e, t, ValueKind::Calls, m0), Some(num(col("NumCalls"))), "{} {thread} {}", run.display(), f[3]);
+            assert_eq!(
+                p.value(e, t, ValueKind::Calls, m0),
+                Some(num(col("NumCalls"))),
+                "{} {thread} {}",
+                run.display(),
+                f[3]
+            );
             assert_eq!(p.value(e, t, ValueKind::Subcalls, m0), Some(num(col("NumSubr"))));
             for &(m, ci, ce) in &metric_cols {
-                assert_eq!(p.value(e, t, ValueKind::Inclusive, m), Some(num(ci)), "{} {thread} {} incl", run.display(), f[3]);
-                assert_eq!(p.value(e, t, ValueKind::Exclusive, m), Some(num(ce)), "{} {thread} {} excl", run.display(), f[3]);
+                assert_eq!(
+                    p.value(e, t, ValueKind::Inclusive, m),
+                    Some(num(ci)),
+                    "{} {thread} {} incl",
+                    run.display(),
+                    f[3]
+                );
+                assert_eq!(
+                    p.value(e, t, ValueKind::Exclusive, m),
+                    Some(num(ce)),
+                    "{} {thread} {} excl",
+                    run.display(),
+                    f[3]
+                );
             }
             assert_eq!(p.event_groups_joined(e), *f.last().unwrap());
             seen_cells += 1;
@@ -201,11 +284,19 @@ fn per_thread_values_equal_paraprof_csv() {
         let mut user_cells = 0;
         for line in users.lines().skip(1).filter(|l| !l.trim().is_empty()) {
             let f: Vec<&str> = line.split('\t').collect();
-            let thread = ThreadId::new(f[0].parse().unwrap(), f[1].parse().unwrap(), f[2].parse().unwrap());
+            let thread = ThreadId::new(
+                f[0].parse().unwrap(),
+                f[1].parse().unwrap(),
+                f[2].parse().unwrap(),
+            );
             let t = p.thread_index(thread).unwrap();
-            let a = p.atomic_event_by_name(f[3]).unwrap_or_else(|| panic!("{}: no user event `{}`", run.display(), f[3]));
+            let a = p
+                .atomic_event_by_name(f[3])
+                .unwrap_or_else(|| panic!("{}: no user event `{}`", run.display(), f[3]));
             let col = p.atomic(a);
-            let row = col.row_of(t).unwrap_or_else(|| panic!("{}: {thread} lacks `{}`", run.display(), f[3]));
+            let row = col
+                .row_of(t)
+                .unwrap_or_else(|| panic!("{}: {thread} lacks `{}`", run.display(), f[3]));
             let num = |i: usize| f[i].parse::<f64>().unwrap();
             let ctx = format!("{} {thread} `{}`", run.display(), f[3]);
             assert_eq!(col.count()[row], num(4), "{ctx} count");
@@ -213,13 +304,22 @@ fn per_thread_values_equal_paraprof_csv() {
             assert_eq!(col.max()[row], num(6), "{ctx} max");
             assert_eq!(col.mean()[row], num(7), "{ctx} mean");
             let sd = col.stddev(row);
-            assert!(close(sd, num(8), 1e-9 * col.mean()[row].abs()), "{ctx} stddev {sd} vs {}", num(8));
+            assert!(
+                close(sd, num(8), 1e-9 * col.mean()[row].abs()),
+                "{ctx} stddev {sd} vs {}",
+                num(8)
+            );
             user_cells += 1;
             user_rows_checked += 1;
         }
-        let ours: usize = (0..p.atomic_events().len()).map(|a| p.atomic(perfscape_model::AtomicEventId::from(a)).len()).sum();
+        let ours: usize = (0..p.atomic_events().len())
+            .map(|a| p.atomic(perfscape_model::AtomicEventId::from(a)).len())
+            .sum();
         assert_eq!(user_cells, ours, "{}: user event cells", run.display());
     }
     assert!(rows_checked > 7_000, "only {rows_checked} rows compared");
-    assert!(user_rows_checked > 1_000, "only {user_rows_checked} user event rows compared");
+    assert!(
+        user_rows_checked > 1_000,
+        "only {user_rows_checked} user event rows compared"
+    );
 }

@@ -9,7 +9,9 @@ use std::io::Read;
 use std::path::Path;
 
 /// Human-readable list of what perfscape reads (used in error messages and `--help`).
-pub const SUPPORTED: &[&str] = &["TAU profiles (a run directory of profile.N.C.T files or MULTI__<metric>/ directories, or one profile.N.C.T file)"];
+pub const SUPPORTED: &[&str] = &[
+    "TAU profiles (a run directory of profile.N.C.T files or MULTI__<metric>/ directories, or one profile.N.C.T file)",
+];
 
 /// Names accepted by `--format`.
 pub const FORMAT_NAMES: &[&str] = &["tau"];
@@ -46,29 +48,43 @@ pub fn sniff_bytes(head: &[u8]) -> Option<Detected> {
         return Some(Detected::Unsupported("a Linux perf.data file"));
     }
     if head.len() > 262 && &head[257..262] == b"ustar" {
-        return Some(Detected::Unsupported("a tar archive (a Score-P CUBE4 .cubex profile?)"));
+        return Some(Detected::Unsupported(
+            "a tar archive (a Score-P CUBE4 .cubex profile?)",
+        ));
     }
     if t.starts_with("<profile_xml>") || t.contains("<profile_xml") {
-        return Some(Detected::Unsupported("TAU snapshot or merged XML (snapshot.N.C.T / tauprofile.xml)"));
+        return Some(Detected::Unsupported(
+            "TAU snapshot or merged XML (snapshot.N.C.T / tauprofile.xml)",
+        ));
     }
     if t.starts_with('{') || t.starts_with('[') {
-        return Some(Detected::Unsupported("a JSON document (Chrome trace, Caliper, ...)"));
+        return Some(Detected::Unsupported(
+            "a JSON document (Chrome trace, Caliper, ...)",
+        ));
     }
     if t.starts_with("<?xml") || t.starts_with('<') {
-        return Some(Detected::Unsupported("an XML document (HPCToolkit experiment.xml, ...)"));
+        return Some(Detected::Unsupported(
+            "an XML document (HPCToolkit experiment.xml, ...)",
+        ));
     }
     None
 }
 
 /// Detects the format of a file or directory.
 pub fn detect(path: &Path) -> Result<Detected, LoadError> {
-    let meta = std::fs::metadata(path).map_err(|source| LoadError::Io { path: path.to_path_buf(), source })?;
+    let meta = std::fs::metadata(path).map_err(|source| LoadError::Io {
+        path: path.to_path_buf(),
+        source,
+    })?;
     if meta.is_dir() {
         if crate::tau::run::looks_like_run(path) {
             return Ok(Detected::TauRunDirectory);
         }
         let names: Vec<String> = std::fs::read_dir(path)
-            .map_err(|source| LoadError::Io { path: path.to_path_buf(), source })?
+            .map_err(|source| LoadError::Io {
+                path: path.to_path_buf(),
+                source,
+            })?
             .filter_map(|e| e.ok().and_then(|e| e.file_name().to_str().map(str::to_string)))
             .collect();
         let has = |p: &str| names.iter().any(|n| n.starts_with(p));
@@ -79,10 +95,14 @@ pub fn detect(path: &Path) -> Result<Detected, LoadError> {
             return Ok(Detected::Unsupported("a TAU merged profile (tauprofile.xml)"));
         }
         if has("dump__") {
-            return Ok(Detected::Unsupported("TAU incremental dumps (dump__<time>__.N.C.T)"));
+            return Ok(Detected::Unsupported(
+                "TAU incremental dumps (dump__<time>__.N.C.T)",
+            ));
         }
         if has("tautrace.") {
-            return Ok(Detected::Unsupported("a TAU trace (tautrace.N.C.T.trc + events.N.edf)"));
+            return Ok(Detected::Unsupported(
+                "a TAU trace (tautrace.N.C.T.trc + events.N.edf)",
+            ));
         }
         if has("experiment.xml") || has("meta.db") {
             return Ok(Detected::Unsupported("an HPCToolkit database"));
@@ -105,7 +125,10 @@ pub fn detect(path: &Path) -> Result<Detected, LoadError> {
     let mut head = Vec::with_capacity(4096);
     std::fs::File::open(path)
         .and_then(|f| f.take(4096).read_to_end(&mut head))
-        .map_err(|source| LoadError::Io { path: path.to_path_buf(), source })?;
+        .map_err(|source| LoadError::Io {
+            path: path.to_path_buf(),
+            source,
+        })?;
     sniff_bytes(&head).ok_or_else(|| LoadError::UnknownFormat {
         path: path.to_path_buf(),
         detail: if head.is_empty() {
@@ -122,11 +145,26 @@ mod tests {
 
     #[test]
     fn sniffs_known_heads() {
-        assert_eq!(sniff_bytes(b"17 templated_functions_MULTI_TIME\n# Name"), Some(Detected::TauProfileFile));
-        assert_eq!(sniff_bytes(b"18 templated_functions\n"), Some(Detected::TauProfileFile));
-        assert!(matches!(sniff_bytes(&[0x1f, 0x8b, 8, 0]), Some(Detected::Unsupported(_))));
-        assert!(matches!(sniff_bytes(b"<profile_xml><thread"), Some(Detected::Unsupported(_))));
-        assert!(matches!(sniff_bytes(b"  {\"traceEvents\": []}"), Some(Detected::Unsupported(_))));
+        assert_eq!(
+            sniff_bytes(b"17 templated_functions_MULTI_TIME\n# Name"),
+            Some(Detected::TauProfileFile)
+        );
+        assert_eq!(
+            sniff_bytes(b"18 templated_functions\n"),
+            Some(Detected::TauProfileFile)
+        );
+        assert!(matches!(
+            sniff_bytes(&[0x1f, 0x8b, 8, 0]),
+            Some(Detected::Unsupported(_))
+        ));
+        assert!(matches!(
+            sniff_bytes(b"<profile_xml><thread"),
+            Some(Detected::Unsupported(_))
+        ));
+        assert!(matches!(
+            sniff_bytes(b"  {\"traceEvents\": []}"),
+            Some(Detected::Unsupported(_))
+        ));
         assert_eq!(sniff_bytes(b"hello world"), None);
         assert_eq!(sniff_bytes(b""), None);
     }

@@ -22,12 +22,22 @@ pub struct FileError {
 impl FileError {
     /// A problem at a line of a text file.
     pub fn at_line(path: impl Into<PathBuf>, line: usize, message: impl Into<String>) -> Self {
-        Self { path: path.into(), line: Some(line), byte_offset: None, message: message.into() }
+        Self {
+            path: path.into(),
+            line: Some(line),
+            byte_offset: None,
+            message: message.into(),
+        }
     }
 
     /// A problem with a whole file (cannot be read, missing, ...).
     pub fn whole(path: impl Into<PathBuf>, message: impl Into<String>) -> Self {
-        Self { path: path.into(), line: None, byte_offset: None, message: message.into() }
+        Self {
+            path: path.into(),
+            line: None,
+            byte_offset: None,
+            message: message.into(),
+        }
     }
 }
 
@@ -59,7 +69,10 @@ pub struct LineError {
 impl LineError {
     /// A problem at `line`.
     pub fn new(line: usize, message: impl Into<String>) -> Self {
-        Self { line, message: message.into() }
+        Self {
+            line,
+            message: message.into(),
+        }
     }
 
     /// Attaches the file the line belongs to.

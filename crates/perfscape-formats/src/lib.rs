@@ -48,7 +48,9 @@ pub struct LoadOptions<'a> {
 
 impl std::fmt::Debug for LoadOptions<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("LoadOptions").field("threads", &self.threads).finish_non_exhaustive()
+        f.debug_struct("LoadOptions")
+            .field("threads", &self.threads)
+            .finish_non_exhaustive()
     }
 }
 
@@ -70,7 +72,10 @@ pub fn load(path: &Path, opts: &LoadOptions<'_>) -> Result<Loaded, LoadError> {
     match detect(path)? {
         Detected::TauRunDirectory => tau::read_run(path, opts),
         Detected::TauProfileFile => tau::read_single_file(path, opts),
-        Detected::Unsupported(format) => Err(LoadError::UnsupportedFormat { path: path.to_path_buf(), format }),
+        Detected::Unsupported(format) => Err(LoadError::UnsupportedFormat {
+            path: path.to_path_buf(),
+            format,
+        }),
     }
 }
 

@@ -21,7 +21,9 @@ use std::collections::HashMap;
 #[non_exhaustive]
 pub enum BuildError {
     /// Threads must be added in strictly ascending order of [`ThreadId`].
-    #[error("thread {got} added after thread {previous}: threads must be added once each, in ascending order")]
+    #[error(
+        "thread {got} added after thread {previous}: threads must be added once each, in ascending order"
+    )]
     ThreadOrder {
         /// The last thread added.
         previous: ThreadId,
@@ -70,7 +72,10 @@ pub struct ThreadData {
 impl ThreadData {
     /// Empty data for a profile with `n_metrics` metrics.
     pub fn new(n_metrics: usize) -> Self {
-        Self { n_metrics, ..Self::default() }
+        Self {
+            n_metrics,
+            ..Self::default()
+        }
     }
 
     /// Number of metrics per timer row.
@@ -108,7 +113,15 @@ impl ThreadData {
     }
 
     /// Appends a user (atomic) event row: number of samples, max, min, mean, sum of squares.
-    pub fn push_atomic(&mut self, name: impl Into<String>, count: f64, max: f64, min: f64, mean: f64, sum_squares: f64) {
+    pub fn push_atomic(
+        &mut self,
+        name: impl Into<String>,
+        count: f64,
+        max: f64,
+        min: f64,
+        mean: f64,
+        sum_squares: f64,
+    ) {
         self.atomic_names.push(name.into());
         self.atomic_values.push([count, max, min, mean, sum_squares]);
     }
@@ -243,9 +256,13 @@ impl ProfileBuilder {
                     parent: None,
                     routine: None,
                 };
-                self.events.push(EventDraft { event, raw_groups: String::from("\u{0}") });
+                self.events.push(EventDraft {
+                    event,
+                    raw_groups: String::from("\u{0}"),
+                });
                 self.event_index.insert(name.into_owned(), id);
-                self.interval.push(IntervalColumn::with_metrics(self.metrics.len()));
+                self.interval
+                    .push(IntervalColumn::with_metrics(self.metrics.len()));
                 id
             }
         };
@@ -311,7 +328,11 @@ impl ProfileBuilder {
                 let last = col.threads.len() - 1;
                 col.calls[last] += calls[row];
                 col.subcalls[last] += subcalls[row];
-                for (m, (x, i)) in exclusive[values.clone()].iter().zip(&inclusive[values]).enumerate() {
+                for (m, (x, i)) in exclusive[values.clone()]
+                    .iter()
+                    .zip(&inclusive[values])
+                    .enumerate()
+                {
                     col.exclusive[m][last] += x;
                     col.inclusive[m][last] += i;
                 }
@@ -324,7 +345,11 @@ impl ProfileBuilder {
                 col.threads.push(t);
                 col.calls.push(calls[row]);
                 col.subcalls.push(subcalls[row]);
-                for (m, (x, i)) in exclusive[values.clone()].iter().zip(&inclusive[values]).enumerate() {
+                for (m, (x, i)) in exclusive[values.clone()]
+                    .iter()
+                    .zip(&inclusive[values])
+                    .enumerate()
+                {
                     col.exclusive[m].push(*x);
                     col.inclusive[m].push(*i);
                 }
@@ -336,7 +361,11 @@ impl ProfileBuilder {
             if col.threads.last() == Some(&t) {
                 let last = col.threads.len() - 1;
                 let n = col.count[last] + count;
-                col.mean[last] = if n != 0.0 { (col.mean[last] * col.count[last] + mean * count) / n } else { 0.0 };
+                col.mean[last] = if n != 0.0 {
+                    (col.mean[last] * col.count[last] + mean * count) / n
+                } else {
+                    0.0
+                };
                 col.count[last] = n;
                 col.max[last] = col.max[last].max(max);
                 col.min[last] = col.min[last].min(min);
@@ -344,7 +373,9 @@ impl ProfileBuilder {
                 let name = self.atomic_names[a.index()].clone();
                 self.notes.push(BuildNote {
                     thread: id,
-                    message: format!("user event `{name}` is listed more than once; the entries were combined"),
+                    message: format!(
+                        "user event `{name}` is listed more than once; the entries were combined"
+                    ),
                 });
             } else {
                 col.threads.push(t);
@@ -402,7 +433,10 @@ impl ProfileBuilder {
         }
         let resolve = |path: &str| -> Option<EventId> {
             let path = normalize_timer_name(path);
-            event_index.get(path.as_ref()).copied().or_else(|| without_root.get(path.as_ref()).copied().flatten())
+            event_index
+                .get(path.as_ref())
+                .copied()
+                .or_else(|| without_root.get(path.as_ref()).copied().flatten())
         };
         let atomic_events: Vec<AtomicEvent> = atomic_names
             .iter()
@@ -427,7 +461,12 @@ impl ProfileBuilder {
                             base_name: Some(base_name),
                         }
                     }
-                    None => AtomicEvent { name: name.clone(), context: None, base: None, base_name: None },
+                    None => AtomicEvent {
+                        name: name.clone(),
+                        context: None,
+                        base: None,
+                        base_name: None,
+                    },
                 }
             })
             .collect();

@@ -24,8 +24,12 @@ pub enum ValueKind {
 
 impl ValueKind {
     /// All kinds, in the order tables show them.
-    pub const ALL: [ValueKind; 4] =
-        [ValueKind::Exclusive, ValueKind::Inclusive, ValueKind::Calls, ValueKind::Subcalls];
+    pub const ALL: [ValueKind; 4] = [
+        ValueKind::Exclusive,
+        ValueKind::Inclusive,
+        ValueKind::Calls,
+        ValueKind::Subcalls,
+    ];
 
     /// Lower-case name used in the CLI, the CSV and the HTTP API.
     pub fn as_str(self) -> &'static str {
@@ -134,7 +138,12 @@ impl IntervalColumn {
     pub fn heap_bytes(&self) -> usize {
         self.threads.capacity() * 4
             + (self.calls.capacity() + self.subcalls.capacity()) * 8
-            + self.exclusive.iter().chain(self.inclusive.iter()).map(|v| v.capacity() * 8 + 24).sum::<usize>()
+            + self
+                .exclusive
+                .iter()
+                .chain(self.inclusive.iter())
+                .map(|v| v.capacity() * 8 + 24)
+                .sum::<usize>()
     }
 }
 
@@ -207,7 +216,13 @@ impl AtomicColumn {
     }
 
     pub(crate) fn shrink_to_fit(&mut self) {
-        for v in [&mut self.count, &mut self.max, &mut self.min, &mut self.mean, &mut self.sum_squares] {
+        for v in [
+            &mut self.count,
+            &mut self.max,
+            &mut self.min,
+            &mut self.mean,
+            &mut self.sum_squares,
+        ] {
             v.shrink_to_fit();
         }
         self.threads.shrink_to_fit();

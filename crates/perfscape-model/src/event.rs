@@ -101,7 +101,13 @@ impl SourceLocation {
             }
             None => (None, None),
         };
-        Some(SourceLocation { file: file.to_string(), line, column, end_line, end_column })
+        Some(SourceLocation {
+            file: file.to_string(),
+            line,
+            column,
+            end_line,
+            end_column,
+        })
     }
 }
 
@@ -116,8 +122,9 @@ pub fn normalize_timer_name(raw: &str) -> Cow<'_, str> {
     if !trimmed.contains("=>") {
         return Cow::Borrowed(trimmed);
     }
-    let canonical =
-        trimmed.split(CALLPATH_SEPARATOR).all(|f| !f.is_empty() && f.trim() == f && !f.contains("=>"));
+    let canonical = trimmed
+        .split(CALLPATH_SEPARATOR)
+        .all(|f| !f.is_empty() && f.trim() == f && !f.contains("=>"));
     if canonical {
         return Cow::Borrowed(trimmed);
     }
@@ -257,7 +264,9 @@ mod tests {
             ".TAU application => MPI_Finalize() => MPI_Info_create()"
         );
         assert_eq!(
-            normalize_timer_name(".TAU application  => [CONTEXT] .TAU application  => [SAMPLE] f [{a.c} {12}]"),
+            normalize_timer_name(
+                ".TAU application  => [CONTEXT] .TAU application  => [SAMPLE] f [{a.c} {12}]"
+            ),
             ".TAU application => [CONTEXT] .TAU application => [SAMPLE] f [{a.c} {12}]"
         );
         assert_eq!(normalize_timer_name("a=>b"), "a => b");
@@ -275,14 +284,21 @@ mod tests {
     #[test]
     fn parses_every_source_location_form() {
         let l = SourceLocation::parse_from_name("int foo(int) C [{foo.c} {3,1}-{7,1}]").unwrap();
-        assert_eq!((l.file.as_str(), l.line, l.column, l.end_line, l.end_column), ("foo.c", 3, Some(1), Some(7), Some(1)));
+        assert_eq!(
+            (l.file.as_str(), l.line, l.column, l.end_line, l.end_column),
+            ("foo.c", 3, Some(1), Some(7), Some(1))
+        );
         let l = SourceLocation::parse_from_name("[SAMPLE] compute [{/x/matmult.c} {99}]").unwrap();
-        assert_eq!((l.file.as_str(), l.line, l.column, l.end_line), ("/x/matmult.c", 99, None, None));
+        assert_eq!(
+            (l.file.as_str(), l.line, l.column, l.end_line),
+            ("/x/matmult.c", 99, None, None)
+        );
         let l = SourceLocation::parse_from_name("f [{/p/s.c} {275,0}]").unwrap();
         assert_eq!((l.line, l.column), (275, Some(0)));
         let l = SourceLocation::parse_from_name("[PTHREAD] addr=<0x7f> [{(unknown)} {0, 0}]").unwrap();
         assert_eq!((l.file.as_str(), l.line, l.column), ("(unknown)", 0, Some(0)));
-        let l = SourceLocation::parse_from_name("int w(int) C [{wb.c} {5,1}-{11,1}]   [ <size> = <100> ]").unwrap();
+        let l = SourceLocation::parse_from_name("int w(int) C [{wb.c} {5,1}-{11,1}]   [ <size> = <100> ]")
+            .unwrap();
         assert_eq!((l.file.as_str(), l.line), ("wb.c", 5));
         assert!(SourceLocation::parse_from_name("MPI_Init()").is_none());
         assert!(SourceLocation::parse_from_name("f [{a.c} {x}]").is_none());
@@ -292,11 +308,20 @@ mod tests {
     #[test]
     fn classifies_and_strips() {
         assert_eq!(EventKind::of_leaf("[SAMPLE] f [{a} {1}]"), EventKind::Sample);
-        assert_eq!(EventKind::of_leaf("[CONTEXT] .TAU application"), EventKind::SampleContext);
+        assert_eq!(
+            EventKind::of_leaf("[CONTEXT] .TAU application"),
+            EventKind::SampleContext
+        );
         assert_eq!(EventKind::of_leaf("[INTERMEDIATE] g"), EventKind::Intermediate);
         assert_eq!(EventKind::of_leaf("MPI_Send()"), EventKind::Timer);
-        assert_eq!(routine_name("int foo(int) C [{foo.c} {3,1}-{7,1}]"), "int foo(int)");
-        assert_eq!(routine_name("double U() [{R.cpp} {98,1}-{166,1}] [THROTTLED]"), "double U()");
+        assert_eq!(
+            routine_name("int foo(int) C [{foo.c} {3,1}-{7,1}]"),
+            "int foo(int)"
+        );
+        assert_eq!(
+            routine_name("double U() [{R.cpp} {98,1}-{166,1}] [THROTTLED]"),
+            "double U()"
+        );
         assert_eq!(routine_name("MPI_Init()"), "MPI_Init()");
         assert_eq!(callpath_leaf("a => b => c"), "c");
         assert_eq!(callpath_parent("a => b => c"), Some("a => b"));

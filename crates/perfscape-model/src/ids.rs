@@ -26,7 +26,11 @@ pub struct ThreadId {
 impl ThreadId {
     /// Builds a thread address from its three parts.
     pub const fn new(node: u32, context: u32, thread: u32) -> Self {
-        Self { node, context, thread }
+        Self {
+            node,
+            context,
+            thread,
+        }
     }
 }
 
@@ -115,8 +119,10 @@ mod tests {
 
     #[test]
     fn thread_ids_sort_numerically() {
-        let mut ids: Vec<ThreadId> =
-            ["0.0.10", "0.0.2", "1.0.0", "0.1.0"].iter().map(|s| s.parse().unwrap()).collect();
+        let mut ids: Vec<ThreadId> = ["0.0.10", "0.0.2", "1.0.0", "0.1.0"]
+            .iter()
+            .map(|s| s.parse().unwrap())
+            .collect();
         ids.sort();
         let shown: Vec<String> = ids.iter().map(|t| t.to_string()).collect();
         assert_eq!(shown, ["0.0.2", "0.0.10", "0.1.0", "1.0.0"]);

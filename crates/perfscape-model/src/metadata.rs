@@ -39,12 +39,19 @@ impl Metadata {
 
     /// The common value of `key`, if every thread has the same value.
     pub fn get_common(&self, key: &str) -> Option<&str> {
-        self.common.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str())
+        self.common
+            .iter()
+            .find(|(k, _)| k == key)
+            .map(|(_, v)| v.as_str())
     }
 
     /// Every key/value of one thread: the common ones followed by that thread's varying ones.
     pub fn for_thread(&self, thread: ThreadIndex) -> Vec<(&str, &str)> {
-        let mut out: Vec<(&str, &str)> = self.common.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+        let mut out: Vec<(&str, &str)> = self
+            .common
+            .iter()
+            .map(|(k, v)| (k.as_str(), v.as_str()))
+            .collect();
         for (k, values) in &self.varying {
             if let Ok(i) = values.binary_search_by_key(&thread, |(t, _)| *t) {
                 out.push((k, &values[i].1));
@@ -113,7 +120,12 @@ impl MetadataBuilder {
                 .map(|(_, kv)| kv)
                 .collect();
             self.common = keep;
-            self.common_index = self.common.iter().enumerate().map(|(i, (k, _))| (k.clone(), i)).collect();
+            self.common_index = self
+                .common
+                .iter()
+                .enumerate()
+                .map(|(i, (k, _))| (k.clone(), i))
+                .collect();
             for (k, v) in demoted {
                 let values: Vec<(ThreadIndex, String)> =
                     (0..previous).map(|t| (ThreadIndex(t), v.clone())).collect();
@@ -138,7 +150,10 @@ impl MetadataBuilder {
     }
 
     pub(crate) fn finish(self) -> Metadata {
-        Metadata { common: self.common, varying: self.varying }
+        Metadata {
+            common: self.common,
+            varying: self.varying,
+        }
     }
 }
 
@@ -147,13 +162,19 @@ mod tests {
     use super::*;
 
     fn kv(pairs: &[(&str, &str)]) -> Vec<(String, String)> {
-        pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect()
+        pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect()
     }
 
     #[test]
     fn splits_common_and_varying() {
         let mut b = MetadataBuilder::default();
-        b.add(ThreadIndex(0), kv(&[("host", "vm"), ("pid", "1"), ("only0", "x")]));
+        b.add(
+            ThreadIndex(0),
+            kv(&[("host", "vm"), ("pid", "1"), ("only0", "x")]),
+        );
         b.add(ThreadIndex(1), kv(&[("host", "vm"), ("pid", "2")]));
         b.add(ThreadIndex(2), kv(&[("host", "vm"), ("pid", "3"), ("late", "y")]));
         let m = b.finish();

@@ -66,7 +66,11 @@ impl Profile {
         self.metrics
             .iter()
             .position(|m| m.name == name)
-            .or_else(|| self.metrics.iter().position(|m| m.name.eq_ignore_ascii_case(name)))
+            .or_else(|| {
+                self.metrics
+                    .iter()
+                    .position(|m| m.name.eq_ignore_ascii_case(name))
+            })
             .map(MetricId::from)
     }
 
@@ -109,7 +113,11 @@ impl Profile {
 
     /// The group names of event `e`, joined by `" | "` as ParaProf writes them.
     pub fn event_groups_joined(&self, e: EventId) -> String {
-        let groups: Vec<&str> = self.events[e.index()].groups.iter().map(|g| self.group_name(*g)).collect();
+        let groups: Vec<&str> = self.events[e.index()]
+            .groups
+            .iter()
+            .map(|g| self.group_name(*g))
+            .collect();
         groups.join(" | ")
     }
 
@@ -151,7 +159,10 @@ impl Profile {
 
     /// Approximate heap bytes held by the value columns (the bulk of a large profile).
     pub fn value_heap_bytes(&self) -> usize {
-        self.interval.iter().map(IntervalColumn::heap_bytes).sum::<usize>()
+        self.interval
+            .iter()
+            .map(IntervalColumn::heap_bytes)
+            .sum::<usize>()
             + self.atomic.iter().map(AtomicColumn::heap_bytes).sum::<usize>()
             + self.threads.capacity() * std::mem::size_of::<ThreadId>()
     }

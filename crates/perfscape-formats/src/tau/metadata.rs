@@ -19,7 +19,9 @@ pub fn parse_metadata(xml: &str) -> Result<Vec<(String, String)>, String> {
     let mut text = String::new();
     loop {
         let pos = reader.buffer_position();
-        let ev = reader.read_event().map_err(|e| format!("metadata XML at byte {pos}: {e}"))?;
+        let ev = reader
+            .read_event()
+            .map_err(|e| format!("metadata XML at byte {pos}: {e}"))?;
         match ev {
             Event::Start(e) => match e.name().as_ref() {
                 "name" => {
@@ -73,7 +75,9 @@ pub fn parse_metadata(xml: &str) -> Result<Vec<(String, String)>, String> {
                     (Some(n), Some(v)) => out.push((n, v)),
                     (Some(n), None) => out.push((n, String::new())),
                     (None, _) => {
-                        return Err(format!("metadata XML at byte {pos}: <attribute> without a <name>"));
+                        return Err(format!(
+                            "metadata XML at byte {pos}: <attribute> without a <name>"
+                        ));
                     }
                 },
                 _ => {}

@@ -106,7 +106,10 @@ impl<'a> Lines<'a> {
         match std::str::from_utf8(line) {
             Ok(s) => Some(std::borrow::Cow::Borrowed(s)),
             Err(_) => {
-                self.warnings.push((self.line_no, "line is not valid UTF-8; invalid bytes shown as U+FFFD".into()));
+                self.warnings.push((
+                    self.line_no,
+                    "line is not valid UTF-8; invalid bytes shown as U+FFFD".into(),
+                ));
                 Some(String::from_utf8_lossy(line))
             }
         }
@@ -136,8 +139,14 @@ fn split_last<const N: usize>(s: &str) -> Option<(&str, [&str; N])> {
 fn number(field: &str, what: &str, line: usize) -> Result<f64, LineError> {
     match field.parse::<f64>() {
         Ok(v) if v.is_finite() => Ok(v),
-        Ok(_) => Err(LineError::new(line, format!("{what} is `{field}`, not a finite number"))),
-        Err(_) => Err(LineError::new(line, format!("{what} is `{field}`, expected a number"))),
+        Ok(_) => Err(LineError::new(
+            line,
+            format!("{what} is `{field}`, not a finite number"),
+        )),
+        Err(_) => Err(LineError::new(
+            line,
+            format!("{what} is `{field}`, expected a number"),
+        )),
     }
 }
 
@@ -146,7 +155,13 @@ fn quoted_name(head: &str, line: usize, what: &str) -> Result<String, LineError>
     if h.len() >= 2 && h.starts_with('"') && h.ends_with('"') {
         Ok(h[1..h.len() - 1].to_string())
     } else {
-        Err(LineError::new(line, format!("expected a {what} line starting with a quoted name, found `{}`", clip(head))))
+        Err(LineError::new(
+            line,
+            format!(
+                "expected a {what} line starting with a quoted name, found `{}`",
+                clip(head)
+            ),
+        ))
     }
 }
 
@@ -170,14 +185,23 @@ fn leading_count(s: &str, keyword: &str, line: usize) -> Result<usize, LineError
     let kw = it.next();
     match (n, kw) {
         (Some(n), Some(k)) if k.starts_with(keyword) => Ok(n),
-        _ => Err(LineError::new(line, format!("expected `<count> {keyword}`, found `{}`", clip(s)))),
+        _ => Err(LineError::new(
+            line,
+            format!("expected `<count> {keyword}`, found `{}`", clip(s)),
+        )),
     }
 }
 
 fn parse_timer(s: &str, line: usize, stats_column: bool) -> Result<TimerLine, LineError> {
     let t = s.trim_end();
     if !t.starts_with('"') {
-        return Err(LineError::new(line, format!("expected a timer line `\"name\" calls subrs excl incl profilecalls GROUP=\"...\"`, found `{}`", clip(s))));
+        return Err(LineError::new(
+            line,
+            format!(
+                "expected a timer line `\"name\" calls subrs excl incl profilecalls GROUP=\"...\"`, found `{}`",
+                clip(s)
+            ),
+        ));
     }
     let (body, groups) = match t.rfind(" GROUP=\"") {
         Some(g) if t.ends_with('"') && t.len() > g + 8 => (&t[..g], t[g + 8..t.len() - 1].to_string()),
@@ -189,12 +213,15 @@ fn parse_timer(s: &str, line: usize, stats_column: bool) -> Result<TimerLine, Li
         split_last::<5>(body)
     };
     let Some((head, [calls, subrs, excl, incl, pcalls])) = parsed else {
-        return Err(LineError::new(line, format!(
-            "expected a quoted name followed by {} numbers (calls subrs excl incl{} profilecalls), found `{}`",
-            if stats_column { 6 } else { 5 },
-            if stats_column { " sumexclsqr" } else { "" },
-            clip(s)
-        )));
+        return Err(LineError::new(
+            line,
+            format!(
+                "expected a quoted name followed by {} numbers (calls subrs excl incl{} profilecalls), found `{}`",
+                if stats_column { 6 } else { 5 },
+                if stats_column { " sumexclsqr" } else { "" },
+                clip(s)
+            ),
+        ));
     };
     let name = quoted_name(head, line, "timer")?;
     let calls = number(calls, "calls", line)?;
@@ -202,15 +229,26 @@ fn parse_timer(s: &str, line: usize, stats_column: bool) -> Result<TimerLine, Li
     let exclusive = number(excl, "exclusive value", line)?;
     let inclusive = number(incl, "inclusive value", line)?;
     number(pcalls, "profilecalls", line)?;
-    Ok(TimerLine { line, name, groups, calls, subcalls, exclusive, inclusive })
+    Ok(TimerLine {
+        line,
+        name,
+        groups,
+        calls,
+        subcalls,
+        exclusive,
+        inclusive,
+    })
 }
 
 fn parse_user_event(s: &str, line: usize) -> Result<UserEventLine, LineError> {
     let Some((head, [n, max, min, mean, ss])) = split_last::<5>(s) else {
-        return Err(LineError::new(line, format!(
-            "expected a user event line `\"name\" numevents max min mean sumsqr`, found `{}`",
-            clip(s)
-        )));
+        return Err(LineError::new(
+            line,
+            format!(
+                "expected a user event line `\"name\" numevents max min mean sumsqr`, found `{}`",
+                clip(s)
+            ),
+        ));
     };
     let name = quoted_name(head, line, "user event")?;
     Ok(UserEventLine {
@@ -231,11 +269,18 @@ fn parse_user_event(s: &str, line: usize) -> Result<UserEventLine, LineError> {
 /// number, fewer lines than the header counts (a truncated file, or one still being
 /// written), more timer lines than the header counts, and text after the last section.
 pub fn parse_profile_file(bytes: &[u8]) -> Result<ProfileFile, LineError> {
-    let mut lines = Lines { rest: bytes, line_no: 0, warnings: Vec::new() };
+    let mut lines = Lines {
+        rest: bytes,
+        line_no: 0,
+        warnings: Vec::new(),
+    };
     let mut out = ProfileFile::default();
 
     let first = lines.next_line().ok_or_else(|| {
-        LineError::new(1, "file is empty; expected `<n> templated_functions` (a TAU profile still being written?)")
+        LineError::new(
+            1,
+            "file is empty; expected `<n> templated_functions` (a TAU profile still being written?)",
+        )
     })?;
     let n_timers = leading_count(&first, "templated_functions", 1)?;
     if let Some(i) = first.find("_MULTI_") {
@@ -245,17 +290,29 @@ pub fn parse_profile_file(bytes: &[u8]) -> Result<ProfileFile, LineError> {
         }
     }
 
-    let second = lines
-        .next_line()
-        .ok_or_else(|| LineError::new(2, "file ends after line 1; expected `# Name Calls Subrs Excl Incl ProfileCalls`"))?;
+    let second = lines.next_line().ok_or_else(|| {
+        LineError::new(
+            2,
+            "file ends after line 1; expected `# Name Calls Subrs Excl Incl ProfileCalls`",
+        )
+    })?;
     if !second.starts_with("# Name") {
-        return Err(LineError::new(2, format!("expected `# Name Calls Subrs Excl Incl ProfileCalls ...`, found `{}`", clip(&second))));
+        return Err(LineError::new(
+            2,
+            format!(
+                "expected `# Name Calls Subrs Excl Incl ProfileCalls ...`, found `{}`",
+                clip(&second)
+            ),
+        ));
     }
     let header_end = second.find("<metadata>").unwrap_or(second.len());
     let stats_column = second[..header_end].contains("SumExclSqr");
     if let Some(start) = second.find("<metadata>") {
         let Some(end) = second.find("</metadata>") else {
-            return Err(LineError::new(2, "the <metadata> block is not closed by </metadata> on line 2 (truncated file?)"));
+            return Err(LineError::new(
+                2,
+                "the <metadata> block is not closed by </metadata> on line 2 (truncated file?)",
+            ));
         };
         out.metadata = super::metadata::parse_metadata(&second[start..end + "</metadata>".len()])
             .map_err(|e| LineError::new(2, e))?;
@@ -264,29 +321,44 @@ pub fn parse_profile_file(bytes: &[u8]) -> Result<ProfileFile, LineError> {
     out.timers.reserve(n_timers);
     for k in 0..n_timers {
         let Some(l) = lines.next_line() else {
-            return Err(LineError::new(lines.line_no + 1, format!(
-                "file ends after {k} of the {n_timers} timer lines the header announces (truncated, or still being written)"
-            )));
+            return Err(LineError::new(
+                lines.line_no + 1,
+                format!(
+                    "file ends after {k} of the {n_timers} timer lines the header announces (truncated, or still being written)"
+                ),
+            ));
         };
         out.timers.push(parse_timer(&l, lines.line_no, stats_column)?);
     }
 
     let Some(l) = lines.next_line() else {
-        return Err(LineError::new(lines.line_no + 1, "file ends before the `<k> aggregates` line (truncated, or still being written)"));
+        return Err(LineError::new(
+            lines.line_no + 1,
+            "file ends before the `<k> aggregates` line (truncated, or still being written)",
+        ));
     };
     if l.trim_start().starts_with('"') {
-        return Err(LineError::new(lines.line_no, format!(
-            "the header announces {n_timers} timer lines but this line is another timer line; expected `<k> aggregates`"
-        )));
+        return Err(LineError::new(
+            lines.line_no,
+            format!(
+                "the header announces {n_timers} timer lines but this line is another timer line; expected `<k> aggregates`"
+            ),
+        ));
     }
     let n_aggregates = leading_count(&l, "aggregates", lines.line_no)?;
     for _ in 0..n_aggregates {
         if lines.next_line().is_none() {
-            return Err(LineError::new(lines.line_no + 1, "file ends inside the aggregates section"));
+            return Err(LineError::new(
+                lines.line_no + 1,
+                "file ends inside the aggregates section",
+            ));
         }
     }
     if n_aggregates > 0 {
-        lines.warnings.push((lines.line_no, format!("{n_aggregates} aggregate lines skipped (TAU aggregates are not read)")));
+        lines.warnings.push((
+            lines.line_no,
+            format!("{n_aggregates} aggregate lines skipped (TAU aggregates are not read)"),
+        ));
     }
 
     // Optional user-event section.
@@ -297,23 +369,38 @@ pub fn parse_profile_file(bytes: &[u8]) -> Result<ProfileFile, LineError> {
     if let Some(l) = next {
         let n_user = leading_count(&l, "userevents", lines.line_no)?;
         let Some(h) = lines.next_line() else {
-            return Err(LineError::new(lines.line_no + 1, "file ends before the `# eventname numevents max min mean sumsqr` line"));
+            return Err(LineError::new(
+                lines.line_no + 1,
+                "file ends before the `# eventname numevents max min mean sumsqr` line",
+            ));
         };
         if !h.starts_with('#') {
-            return Err(LineError::new(lines.line_no, format!("expected `# eventname numevents max min mean sumsqr`, found `{}`", clip(&h))));
+            return Err(LineError::new(
+                lines.line_no,
+                format!(
+                    "expected `# eventname numevents max min mean sumsqr`, found `{}`",
+                    clip(&h)
+                ),
+            ));
         }
         out.user_events.reserve(n_user);
         for k in 0..n_user {
             let Some(l) = lines.next_line() else {
-                return Err(LineError::new(lines.line_no + 1, format!(
-                    "file ends after {k} of the {n_user} user event lines the header announces (truncated, or still being written)"
-                )));
+                return Err(LineError::new(
+                    lines.line_no + 1,
+                    format!(
+                        "file ends after {k} of the {n_user} user event lines the header announces (truncated, or still being written)"
+                    ),
+                ));
             };
             out.user_events.push(parse_user_event(&l, lines.line_no)?);
         }
         while let Some(l) = lines.next_line() {
             if !l.trim().is_empty() {
-                return Err(LineError::new(lines.line_no, format!("unexpected text after the last user event: `{}`", clip(&l))));
+                return Err(LineError::new(
+                    lines.line_no,
+                    format!("unexpected text after the last user event: `{}`", clip(&l)),
+                ));
             }
         }
     }
@@ -387,22 +474,70 @@ mod tests {
             ("", 1, "empty"),
             ("x templated_functions\n", 1, "<count> templated_functions"),
             ("1 templated_functions\nfoo\n", 2, "# Name"),
-            ("2 templated_functions\n# Name\n\"a\" 1 0 1 1 0 GROUP=\"g\"\n", 4, "1 of the 2 timer lines"),
-            ("1 templated_functions\n# Name\n\"a\" 1 0 abc 1 0 GROUP=\"g\"\n0 aggregates\n", 3, "exclusive value is `abc`"),
-            ("1 templated_functions\n# Name\n\"a\" 1 0 NaN 1 0 GROUP=\"g\"\n0 aggregates\n", 3, "not a finite number"),
-            ("1 templated_functions\n# Name\n\"a\" 1 0 1e999 1 0 GROUP=\"g\"\n0 aggregates\n", 3, "not a finite number"),
-            ("1 templated_functions\n# Name\n\"a\" 1 0 1 0 GROUP=\"g\"\n0 aggregates\n", 3, "followed by 5 numbers"),
-            ("1 templated_functions\n# Name\na 1 0 1 1 0 GROUP=\"g\"\n0 aggregates\n", 3, "expected a timer line"),
-            ("1 templated_functions\n# Name\n\"a\" 1 0 1 1 0 GROUP=\"g\"\n\"b\" 1 0 1 1 0 GROUP=\"g\"\n0 aggregates\n", 4, "another timer line"),
-            ("1 templated_functions\n# Name\n\"a\" 1 0 1 1 0 GROUP=\"g\"\n0 aggregates\n2 userevents\n# e\n\"u\" 1 1 1 1 1\n", 8, "1 of the 2 user event"),
-            ("1 templated_functions\n# Name\n\"a\" 1 0 1 1 0 GROUP=\"g\"\n0 aggregates\n1 userevents\n# e\n\"u\" 1 1 x 1 1\n", 7, "min is `x`"),
-            ("1 templated_functions\n# Name\n\"a\" 1 0 1 1 0 GROUP=\"g\"\n0 aggregates\n0 userevents\n# e\ngarbage\n", 7, "unexpected text"),
-            ("1 templated_functions\n# Name # <metadata><attribute><name>a</name>\n", 2, "not closed"),
+            (
+                "2 templated_functions\n# Name\n\"a\" 1 0 1 1 0 GROUP=\"g\"\n",
+                4,
+                "1 of the 2 timer lines",
+            ),
+            (
+                "1 templated_functions\n# Name\n\"a\" 1 0 abc 1 0 GROUP=\"g\"\n0 aggregates\n",
+                3,
+                "exclusive value is `abc`",
+            ),
+            (
+                "1 templated_functions\n# Name\n\"a\" 1 0 NaN 1 0 GROUP=\"g\"\n0 aggregates\n",
+                3,
+                "not a finite number",
+            ),
+            (
+                "1 templated_functions\n# Name\n\"a\" 1 0 1e999 1 0 GROUP=\"g\"\n0 aggregates\n",
+                3,
+                "not a finite number",
+            ),
+            (
+                "1 templated_functions\n# Name\n\"a\" 1 0 1 0 GROUP=\"g\"\n0 aggregates\n",
+                3,
+                "followed by 5 numbers",
+            ),
+            (
+                "1 templated_functions\n# Name\na 1 0 1 1 0 GROUP=\"g\"\n0 aggregates\n",
+                3,
+                "expected a timer line",
+            ),
+            (
+                "1 templated_functions\n# Name\n\"a\" 1 0 1 1 0 GROUP=\"g\"\n\"b\" 1 0 1 1 0 GROUP=\"g\"\n0 aggregates\n",
+                4,
+                "another timer line",
+            ),
+            (
+                "1 templated_functions\n# Name\n\"a\" 1 0 1 1 0 GROUP=\"g\"\n0 aggregates\n2 userevents\n# e\n\"u\" 1 1 1 1 1\n",
+                8,
+                "1 of the 2 user event",
+            ),
+            (
+                "1 templated_functions\n# Name\n\"a\" 1 0 1 1 0 GROUP=\"g\"\n0 aggregates\n1 userevents\n# e\n\"u\" 1 1 x 1 1\n",
+                7,
+                "min is `x`",
+            ),
+            (
+                "1 templated_functions\n# Name\n\"a\" 1 0 1 1 0 GROUP=\"g\"\n0 aggregates\n0 userevents\n# e\ngarbage\n",
+                7,
+                "unexpected text",
+            ),
+            (
+                "1 templated_functions\n# Name # <metadata><attribute><name>a</name>\n",
+                2,
+                "not closed",
+            ),
         ];
         for (src, line, needle) in cases {
             let err = parse_profile_file(src.as_bytes()).unwrap_err();
             assert_eq!(err.line, *line, "{src:?}: {err:?}");
-            assert!(err.message.contains(needle), "{src:?}: `{}` lacks `{needle}`", err.message);
+            assert!(
+                err.message.contains(needle),
+                "{src:?}: `{}` lacks `{needle}`",
+                err.message
+            );
         }
     }
 

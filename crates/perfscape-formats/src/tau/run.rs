@@ -51,7 +51,11 @@ fn list_profile_files(dir: &Path) -> Result<(BTreeMap<ThreadId, PathBuf>, Vec<St
         let name = entry.file_name();
         let Some(name) = name.to_str() else { continue };
         if let Some(t) = profile_file_thread(name) {
-            if entry.file_type().map(|t| t.is_file() || t.is_symlink()).unwrap_or(false) {
+            if entry
+                .file_type()
+                .map(|t| t.is_file() || t.is_symlink())
+                .unwrap_or(false)
+            {
                 files.insert(t, entry.path());
             }
         } else {
@@ -68,16 +72,25 @@ pub(crate) fn looks_like_run(dir: &Path) -> bool {
 
 /// Finds the metric sets of a run directory and notes about other files present.
 pub(crate) fn discover(dir: &Path) -> Result<(Vec<MetricSet>, Vec<String>), LoadError> {
-    let io = |source| LoadError::Io { path: dir.to_path_buf(), source };
+    let io = |source| LoadError::Io {
+        path: dir.to_path_buf(),
+        source,
+    };
     let (top, others) = list_profile_files(dir).map_err(io)?;
     let mut multi: Vec<MetricSet> = Vec::new();
     for name in &others {
         if name.starts_with("MULTI__") {
             let sub = dir.join(name);
             if sub.is_dir() {
-                let (files, _) = list_profile_files(&sub).map_err(|source| LoadError::Io { path: sub.clone(), source })?;
+                let (files, _) = list_profile_files(&sub).map_err(|source| LoadError::Io {
+                    path: sub.clone(),
+                    source,
+                })?;
                 if !files.is_empty() {
-                    multi.push(MetricSet { label: name.clone(), files });
+                    multi.push(MetricSet {
+                        label: name.clone(),
+                        files,
+                    });
                 }
             }
         }
@@ -105,7 +118,13 @@ pub(crate) fn discover(dir: &Path) -> Result<(Vec<MetricSet>, Vec<String>), Load
     if top.is_empty() {
         return Ok((Vec::new(), notes));
     }
-    Ok((vec![MetricSet { label: String::new(), files: top }], notes))
+    Ok((
+        vec![MetricSet {
+            label: String::new(),
+            files: top,
+        }],
+        notes,
+    ))
 }
 
 /// The result of parsing one file: the parsed content and the bytes read.
@@ -126,8 +145,11 @@ fn file_warnings(path: &Path, f: &ProfileFile, out: &mut Vec<FileError>) {
     for (line, msg) in &f.warnings {
         out.push(FileError::at_line(path, *line, msg.clone()));
     }
-    let negatives: Vec<&TimerLine> =
-        f.timers.iter().filter(|t| t.exclusive < 0.0 || t.inclusive < 0.0 || t.calls < 0.0).collect();
+    let negatives: Vec<&TimerLine> = f
+        .timers
+        .iter()
+        .filter(|t| t.exclusive < 0.0 || t.inclusive < 0.0 || t.calls < 0.0)
+        .collect();
     if let Some(first) = negatives.first() {
         out.push(FileError::at_line(
             path,
@@ -139,8 +161,11 @@ fn file_warnings(path: &Path, f: &ProfileFile, out: &mut Vec<FileError>) {
             ),
         ));
     }
-    let dropped: Vec<&TimerLine> =
-        f.timers.iter().filter(|t| t.calls == 0.0 && (t.exclusive != 0.0 || t.inclusive != 0.0)).collect();
+    let dropped: Vec<&TimerLine> = f
+        .timers
+        .iter()
+        .filter(|t| t.calls == 0.0 && (t.exclusive != 0.0 || t.inclusive != 0.0))
+        .collect();
     if let Some(first) = dropped.first() {
         out.push(FileError::at_line(
             path,
@@ -154,7 +179,11 @@ fn file_warnings(path: &Path, f: &ProfileFile, out: &mut Vec<FileError>) {
     }
 }
 
-fn load_thread(sets: &[MetricSet], thread: ThreadId, metric_names: &[String]) -> Result<ThreadResult, Vec<FileError>> {
+fn load_thread(
+    sets: &[MetricSet],
+    thread: ThreadId,
+    metric_names: &[String],
+) -> Result<ThreadResult, Vec<FileError>> {
     let mut parsed = Vec::with_capacity(sets.len());
     let mut errors = Vec::new();
     let mut bytes = 0;
@@ -209,7 +238,12 @@ fn load_thread(sets: &[MetricSet], thread: ThreadId, metric_names: &[String]) ->
             .map_err(|e| vec![FileError::whole(*base_path, e.to_string())])?;
     }
     if n_metrics > 1 {
-        let by_name: HashMap<&str, usize> = base.timers.iter().enumerate().map(|(i, t)| (t.name.as_str(), i)).collect();
+        let by_name: HashMap<&str, usize> = base
+            .timers
+            .iter()
+            .enumerate()
+            .map(|(i, t)| (t.name.as_str(), i))
+            .collect();
         for (m, (path, f)) in parsed.iter().enumerate().skip(1) {
             let mut calls_differ = None;
             let mut found = vec![false; base.timers.len()];
@@ -236,29 +270,40 @@ fn load_thread(sets: &[MetricSet], thread: ThreadId, metric_names: &[String]) ->
                         inc[m] = t.inclusive;
                         data.push_timer(t.name.clone(), t.groups.clone(), t.calls, t.subcalls, &ex, &inc)
                             .map_err(|e| vec![FileError::whole(*path, e.to_string())])?;
-                        warnings.push(FileError::at_line(*path, t.line, format!(
-                            "timer `{}` is not in the first metric's file {}; its other metrics are 0",
-                            t.name.trim(),
-                            base_path.display()
-                        )));
+                        warnings.push(FileError::at_line(
+                            *path,
+                            t.line,
+                            format!(
+                                "timer `{}` is not in the first metric's file {}; its other metrics are 0",
+                                t.name.trim(),
+                                base_path.display()
+                            ),
+                        ));
                     }
                 }
             }
             if let Some(t) = calls_differ {
-                warnings.push(FileError::at_line(*path, t.line, format!(
-                    "calls of `{}` differ from the first metric's file; calls are taken from {}",
-                    t.name.trim(),
-                    base_path.display()
-                )));
+                warnings.push(FileError::at_line(
+                    *path,
+                    t.line,
+                    format!(
+                        "calls of `{}` differ from the first metric's file; calls are taken from {}",
+                        t.name.trim(),
+                        base_path.display()
+                    ),
+                ));
             }
             if let Some(missing) = found.iter().position(|f| !f)
                 && row_of_line[missing].is_some()
             {
-                warnings.push(FileError::whole(*path, format!(
-                    "timer `{}` (and maybe others) of {} is missing here; its value for this metric is 0",
-                    base.timers[missing].name.trim(),
-                    base_path.display()
-                )));
+                warnings.push(FileError::whole(
+                    *path,
+                    format!(
+                        "timer `{}` (and maybe others) of {} is missing here; its value for this metric is 0",
+                        base.timers[missing].name.trim(),
+                        base_path.display()
+                    ),
+                ));
             }
         }
     }
@@ -267,8 +312,18 @@ fn load_thread(sets: &[MetricSet], thread: ThreadId, metric_names: &[String]) ->
             data.push_atomic(u.name.clone(), u.count, u.max, u.min, u.mean, u.sum_squares);
         }
     }
-    data.metadata = base.metadata.iter().filter(|(k, _)| k != "Metric Name").cloned().collect();
-    Ok(ThreadResult { data, warnings, bytes, files: parsed.len() })
+    data.metadata = base
+        .metadata
+        .iter()
+        .filter(|(k, _)| k != "Metric Name")
+        .cloned()
+        .collect();
+    Ok(ThreadResult {
+        data,
+        warnings,
+        bytes,
+        files: parsed.len(),
+    })
 }
 
 /// Loads a TAU run directory (see the module documentation).
@@ -292,13 +347,21 @@ pub fn read_run(dir: &Path, opts: &LoadOptions<'_>) -> Result<Loaded, LoadError>
             s.files
                 .values()
                 .take(16)
-                .find_map(|p| read_file(p).ok().and_then(|(f, _)| f.metric_name().map(str::to_string)))
+                .find_map(|p| {
+                    read_file(p)
+                        .ok()
+                        .and_then(|(f, _)| f.metric_name().map(str::to_string))
+                })
                 .or_else(|| s.label.strip_prefix("MULTI__").map(str::to_string))
                 .unwrap_or_else(|| "Time".to_string())
         })
         .collect();
     let mut builder = ProfileBuilder::new(metric_names.iter().map(Metric::tau).collect());
-    let mut report = LoadReport { format: "tau", notes, ..LoadReport::default() };
+    let mut report = LoadReport {
+        format: "tau",
+        notes,
+        ..LoadReport::default()
+    };
     let total_files: usize = sets.iter().map(|s| s.files.len()).sum();
     if let Some(p) = opts.progress {
         p.start(total_files as u64);
@@ -306,7 +369,10 @@ pub fn read_run(dir: &Path, opts: &LoadOptions<'_>) -> Result<Loaded, LoadError>
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(opts.threads.unwrap_or(0))
         .build()
-        .map_err(|e| LoadError::Io { path: dir.to_path_buf(), source: std::io::Error::other(e) })?;
+        .map_err(|e| LoadError::Io {
+            path: dir.to_path_buf(),
+            source: std::io::Error::other(e),
+        })?;
     let mut all_errors = Vec::new();
     for chunk in threads.chunks(CHUNK_THREADS) {
         let results: Vec<Result<ThreadResult, Vec<FileError>>> = pool.install(|| {
@@ -327,7 +393,12 @@ pub fn read_run(dir: &Path, opts: &LoadOptions<'_>) -> Result<Loaded, LoadError>
                     report.files_read += tr.files;
                     report.bytes_read += tr.bytes;
                     report.warnings.extend(tr.warnings);
-                    builder.add_thread(t, tr.data).map_err(|source| LoadError::Build { path: dir.to_path_buf(), source })?;
+                    builder
+                        .add_thread(t, tr.data)
+                        .map_err(|source| LoadError::Build {
+                            path: dir.to_path_buf(),
+                            source,
+                        })?;
                 }
                 Err(errors) => {
                     report.threads_skipped.push(t);
@@ -340,13 +411,20 @@ pub fn read_run(dir: &Path, opts: &LoadOptions<'_>) -> Result<Loaded, LoadError>
         p.finish();
     }
     if builder.thread_count() == 0 {
-        return Err(LoadError::NothingLoaded { path: dir.to_path_buf(), errors: all_errors });
+        return Err(LoadError::NothingLoaded {
+            path: dir.to_path_buf(),
+            errors: all_errors,
+        });
     }
     report.bad_files = all_errors;
     let (profile, build_notes) = builder.finish();
     for n in build_notes {
         let set = &sets[0];
-        let path = set.files.get(&n.thread).cloned().unwrap_or_else(|| dir.to_path_buf());
+        let path = set
+            .files
+            .get(&n.thread)
+            .cloned()
+            .unwrap_or_else(|| dir.to_path_buf());
         report.warnings.push(FileError::whole(path, n.message));
     }
     Ok(Loaded { profile, report })
@@ -357,22 +435,46 @@ pub fn read_run(dir: &Path, opts: &LoadOptions<'_>) -> Result<Loaded, LoadError>
 pub fn read_single_file(path: &Path, opts: &LoadOptions<'_>) -> Result<Loaded, LoadError> {
     let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
     let thread = profile_file_thread(name).unwrap_or(ThreadId::new(0, 0, 0));
-    let (f, _) = read_file(path).map_err(|e| LoadError::NothingLoaded { path: path.to_path_buf(), errors: vec![e] })?;
+    let (f, _) = read_file(path).map_err(|e| LoadError::NothingLoaded {
+        path: path.to_path_buf(),
+        errors: vec![e],
+    })?;
     let metric = f.metric_name().unwrap_or("Time").to_string();
-    let set = MetricSet { label: String::new(), files: BTreeMap::from([(thread, path.to_path_buf())]) };
+    let set = MetricSet {
+        label: String::new(),
+        files: BTreeMap::from([(thread, path.to_path_buf())]),
+    };
     if let Some(p) = opts.progress {
         p.start(1);
     }
-    let tr = load_thread(std::slice::from_ref(&set), thread, std::slice::from_ref(&metric))
-        .map_err(|errors| LoadError::NothingLoaded { path: path.to_path_buf(), errors })?;
+    let tr =
+        load_thread(std::slice::from_ref(&set), thread, std::slice::from_ref(&metric)).map_err(|errors| {
+            LoadError::NothingLoaded {
+                path: path.to_path_buf(),
+                errors,
+            }
+        })?;
     if let Some(p) = opts.progress {
         p.advance(1);
         p.finish();
     }
     let mut builder = ProfileBuilder::new(vec![Metric::tau(metric)]);
-    let mut report = LoadReport { format: "tau", files_read: 1, bytes_read: tr.bytes, warnings: tr.warnings, ..LoadReport::default() };
-    builder.add_thread(thread, tr.data).map_err(|source| LoadError::Build { path: path.to_path_buf(), source })?;
+    let mut report = LoadReport {
+        format: "tau",
+        files_read: 1,
+        bytes_read: tr.bytes,
+        warnings: tr.warnings,
+        ..LoadReport::default()
+    };
+    builder
+        .add_thread(thread, tr.data)
+        .map_err(|source| LoadError::Build {
+            path: path.to_path_buf(),
+            source,
+        })?;
     let (profile, notes) = builder.finish();
-    report.warnings.extend(notes.into_iter().map(|n| FileError::whole(path, n.message)));
+    report
+        .warnings
+        .extend(notes.into_iter().map(|n| FileError::whole(path, n.message)));
     Ok(Loaded { profile, report })
 }
