@@ -441,22 +441,25 @@ impl ProfileBuilder {
         let atomic_events: Vec<AtomicEvent> = atomic_names
             .iter()
             .map(|name| {
-                let mut found = None;
-                let mut search_from = 0;
-                while let Some(pos) = name[search_from..].find(" : ") {
-                    let split = search_from + pos;
-                    if let Some(ctx) = resolve(&name[split + 3..]) {
-                        found = Some((split, ctx));
-                        break;
-                    }
-                    search_from = split + 3;
-                }
+                // Split at the first ` : ` whose right side names an interval event; failing
+                // that, at the first one followed by a callpath (`a => b`), unresolved.
+                let splits: Vec<usize> = name.match_indices(" : ").map(|(i, _)| i).collect();
+                let resolved = splits
+                    .iter()
+                    .find_map(|&i| resolve(&name[i + 3..]).map(|ctx| (i, Some(ctx))));
+                let found = resolved.or_else(|| {
+                    splits
+                        .iter()
+                        .find(|&&i| name[i + 3..].contains("=>"))
+                        .map(|&i| (i, None))
+                });
                 match found {
                     Some((split, ctx)) => {
                         let base_name = name[..split].to_string();
                         AtomicEvent {
                             name: name.clone(),
-                            context: Some(ctx),
+                            context: ctx,
+                            context_path: Some(normalize_timer_name(&name[split + 3..]).into_owned()),
                             base: atomic_index.get(base_name.as_str()).copied(),
                             base_name: Some(base_name),
                         }
@@ -464,6 +467,7 @@ impl ProfileBuilder {
                     None => AtomicEvent {
                         name: name.clone(),
                         context: None,
+                        context_path: None,
                         base: None,
                         base_name: None,
                     },

@@ -244,8 +244,12 @@ pub struct AtomicEvent {
     /// Name as ParaProf shows it (runs of spaces collapsed, see [`normalize_user_event_name`]).
     pub name: String,
     /// For a context event `name : a => b`, the interval event whose callpath it was
-    /// recorded in (TAU writes the path without the `.TAU application` root).
+    /// recorded in (TAU writes the path without the `.TAU application` root). `None` when the
+    /// profile has no such event (e.g. a flat profile: the path is then only in
+    /// [`AtomicEvent::context_path`]).
     pub context: Option<EventId>,
+    /// For a context event, the callpath text after ` : `, normalized like timer names.
+    pub context_path: Option<String>,
     /// For a context event, the plain user event of the same base name, if the profile has it.
     pub base: Option<AtomicEventId>,
     /// For a context event, the base name (the part before ` : `).

@@ -15,7 +15,7 @@ use std::collections::HashMap;
 /// values (in the metric's unit). User events likewise via [`Profile::atomic`].
 ///
 /// Built by [`crate::ProfileBuilder`]; immutable afterwards.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Profile {
     pub(crate) metadata: Metadata,
     pub(crate) threads: Vec<ThreadId>,

@@ -1,0 +1,309 @@
+//! The `perfscape` binary as a user runs it: every command on every real run, machine
+//! output checked against ParaProf's numbers, exit statuses, bad input.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn corpus() -> PathBuf {
+    let p = std::env::var_os("PERFSCAPE_CORPUS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus"));
+    assert!(p.is_dir(), "the shared corpus is expected at {}", p.display());
+    p
+}
+
+fn perfscape(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_perfscape"))
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8(o.stdout.clone()).unwrap()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8(o.stderr.clone()).unwrap()
+}
+
+fn profile_runs() -> Vec<PathBuf> {
+    let mut runs = Vec::new();
+    for base in ["tau", "tau-real"] {
+        for e in fs::read_dir(corpus().join(base)).unwrap() {
+            let p = e.unwrap().path();
+            let has_profiles = |d: &Path| {
+                fs::read_dir(d).unwrap().any(|f| {
+                    let n = f.unwrap().file_name().into_string().unwrap();
+                    n.starts_with("profile.") || n.starts_with("MULTI__")
+                })
+            };
+            if p.is_dir() && has_profiles(&p) {
+                runs.push(p);
+            } else if p.is_dir() {
+                for s in fs::read_dir(&p).unwrap() {
+                    let s = s.unwrap().path();
+                    if s.is_dir() && s.file_name().unwrap().to_str().unwrap().starts_with("np") {
+                        runs.push(s);
+                    }
+                }
+            }
+        }
+    }
+    runs.sort();
+    runs
+}
+
+#[test]
+fn every_command_runs_on_every_real_run() {
+    let runs = profile_runs();
+    assert!(runs.len() >= 27);
+    for run in &runs {
+        let r = run.to_str().unwrap();
+        for args in [
+            vec!["summary", r],
+            vec!["top", r],
+            vec!["stats", r],
+            vec!["summary", r, "--format", "json"],
+            vec!["top", r, "--format", "csv"],
+        ] {
+            let o = perfscape(&args);
+            assert!(o.status.success(), "{args:?}: {}", stderr(&o));
+            assert!(!o.stdout.is_empty());
+        }
+    }
+}
+
+#[test]
+fn summary_names_what_matters() {
+    let run = corpus().join("tau-real/mpi-stencil-np64-callpath-commmatrix");
+    let o = perfscape(&["summary", run.to_str().unwrap()]);
+    assert!(o.status.success());
+    let s = stdout(&o);
+    for needle in [
+        "Threads: 64",
+        "Metrics: TIME (µs)",
+        "18 flat, 17 callpaths",
+        "Hot spots",
+        "MPI_Init()",
+        "Most imbalanced",
+        "Warnings: none",
+    ] {
+        assert!(s.contains(needle), "missing `{needle}` in:\n{s}");
+    }
+    let j: serde_json::Value =
+        serde_json::from_slice(&perfscape(&["summary", run.to_str().unwrap(), "-f", "json"]).stdout).unwrap();
+    assert_eq!(j["threads"], 64);
+    assert_eq!(j["hot_spots"][0]["event"], "MPI_Init()");
+    // The run total is the sum of the threads' `.TAU application` inclusive times.
+    let total = j["run_total"].as_f64().unwrap();
+    let derived = fs::read_to_string(run.join("oracle/paraprof-derived/profile.Total")).unwrap();
+    let line = derived
+        .lines()
+        .find(|l| l.starts_with("\".TAU application\" "))
+        .unwrap();
+    let incl: f64 = line.split_whitespace().nth(5).unwrap().parse().unwrap();
+    assert_eq!(total, incl);
+}
+
+/// The stats CSV carries ParaProf's numbers in the columns the issue fixed.
+#[test]
+fn stats_csv_columns_and_values() {
+    let run = corpus().join("tau-real/mpi-stencil-np4-callpath-commmatrix");
+    let o = perfscape(&["stats", run.to_str().unwrap(), "--format", "csv"]);
+    assert!(o.status.success());
+    let text = stdout(&o);
+    let header = text.lines().next().unwrap();
+    assert!(header.starts_with(
+        "metric,event,threads,calls_total,exclusive_total,inclusive_total,exclusive_mean,exclusive_mean_all,exclusive_min,exclusive_min_thread,exclusive_max,exclusive_max_thread,exclusive_stddev,inclusive_mean,inclusive_min,inclusive_max,inclusive_stddev"
+    ));
+    let mut r = csv::Reader::from_reader(text.as_bytes());
+    let rows: Vec<csv::StringRecord> = r.records().map(Result::unwrap).collect();
+    assert_eq!(rows.len(), 35, "one row per (metric, event)");
+    let derived = |stat: &str, name: &str| -> (f64, f64) {
+        let t = fs::read_to_string(run.join(format!("oracle/paraprof-derived/profile.{stat}"))).unwrap();
+        let l = t
+            .lines()
+            .find(|l| l.starts_with(&format!("\"{name}\" ")))
+            .unwrap();
+        let f: Vec<&str> = l
+            .rsplit_once(" GROUP=")
+            .unwrap()
+            .0
+            .split_whitespace()
+            .rev()
+            .take(4)
+            .collect();
+        (f[2].parse().unwrap(), f[1].parse().unwrap()) // (excl, incl)
+    };
+    let close = |a: f64, b: f64| (a - b).abs() <= 1e-9 * a.abs().max(b.abs());
+    let mut checked = 0;
+    for row in &rows {
+        let name = &row[1];
+        let v = |i: usize| row[i].parse::<f64>().unwrap();
+        assert!(close(v(4), derived("Total", name).0), "{name}");
+        assert!(close(v(5), derived("Total", name).1), "{name}");
+        assert!(close(v(6), derived("Mean", name).0), "{name}");
+        assert!(close(v(7), derived("Mean,AllThreads", name).0), "{name}");
+        assert!(close(v(8), derived("Min", name).0), "{name}");
+        assert!(close(v(10), derived("Max", name).0), "{name}");
+        assert!(close(v(14), derived("Min", name).1), "{name}");
+        assert!(close(v(15), derived("Max", name).1), "{name}");
+        assert!(
+            (v(12) - derived("StandardDeviation", name).0).abs() <= 1e-6 * v(6).abs().max(1.0),
+            "{name}"
+        );
+        checked += 1;
+    }
+    assert_eq!(checked, 35);
+    // Threads are written N.C.T; `smooth` runs on 3 of the 4 ranks.
+    let smooth = rows
+        .iter()
+        .find(|r| &r[1] == "smooth void (double *, int, int)")
+        .unwrap();
+    assert_eq!(&smooth[2], "3");
+    assert!(smooth[9].split('.').count() == 3 && smooth[11].split('.').count() == 3);
+}
+
+#[test]
+fn top_ranks_by_exclusive_or_inclusive() {
+    let run = corpus().join("tau-real/mpi-stencil-np4-callpath-commmatrix");
+    let r = run.to_str().unwrap();
+    let j: serde_json::Value =
+        serde_json::from_slice(&perfscape(&["top", r, "-n", "3", "-f", "json"]).stdout).unwrap();
+    let names: Vec<&str> = j["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["event"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["MPI_Allreduce()", "MPI_Init()", "MPI_Waitall()"]);
+    let j: serde_json::Value =
+        serde_json::from_slice(&perfscape(&["top", r, "-n", "1", "--by", "inclusive", "-f", "json"]).stdout)
+            .unwrap();
+    assert_eq!(j["events"][0]["event"], ".TAU application");
+    assert_eq!(j["events"][0]["percent"], 100.0);
+    // With callpaths, paths are ranked too.
+    let o = perfscape(&["top", r, "-n", "0", "--callpaths", "-f", "csv"]);
+    assert_eq!(stdout(&o).lines().count(), 1 + 35);
+}
+
+#[test]
+fn stats_of_one_event_lists_every_thread_sorted_with_a_histogram() {
+    let run = corpus().join("tau-real/mpi-stencil-np8-multimetric");
+    let r = run.to_str().unwrap();
+    let o = perfscape(&["stats", r, "MPI_Allreduce()", "--format", "csv"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let lines: Vec<String> = stdout(&o).lines().map(str::to_string).collect();
+    assert_eq!(lines[0], "rank,thread,value");
+    assert_eq!(lines[1], "1,7.0.0,1009262.0");
+    assert_eq!(lines[8], "8,4.0.0,608737.0");
+    let j: serde_json::Value = serde_json::from_slice(
+        &perfscape(&["stats", r, "MPI_Allreduce", "--bins", "4", "-f", "json"]).stdout,
+    )
+    .unwrap();
+    assert_eq!(
+        j["histogram"]["counts"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| c.as_u64().unwrap())
+            .sum::<u64>(),
+        8
+    );
+    assert_eq!(j["statistics"][0]["exclusive"]["max_thread"], "7.0.0");
+    let t = stdout(&perfscape(&["stats", r, "MPI_Allreduce()"]));
+    assert!(
+        t.contains("Histogram of exclusive TIME") && t.contains("7.0.0"),
+        "{t}"
+    );
+}
+
+#[test]
+fn ambiguous_or_unknown_event_and_metric_are_clear_errors() {
+    let r = corpus().join("tau-real/mpi-stencil-np4-profile");
+    let r = r.to_str().unwrap();
+    let o = perfscape(&["stats", r, "MPI_"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o).contains("matches") && stderr(&o).contains("MPI_Init()"),
+        "{}",
+        stderr(&o)
+    );
+    let o = perfscape(&["top", r, "--metric", "PAPI_FP_OPS"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("no metric `PAPI_FP_OPS`") && stderr(&o).contains("TIME"));
+}
+
+#[test]
+fn partial_loads_exit_3_and_name_the_bad_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = corpus().join("tau-real/mpi-stencil-np4-profile");
+    for t in 0..4 {
+        fs::copy(
+            src.join(format!("profile.{t}.0.0")),
+            dir.path().join(format!("profile.{t}.0.0")),
+        )
+        .unwrap();
+    }
+    let f = dir.path().join("profile.2.0.0");
+    let text = fs::read_to_string(&f).unwrap();
+    fs::write(&f, &text[..text.len() / 2]).unwrap();
+    let o = perfscape(&["summary", dir.path().to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    assert!(stdout(&o).contains("Threads: 3"));
+    assert!(stdout(&o).contains("1 file(s) not loaded"));
+    let e = stderr(&o);
+    assert!(
+        e.contains("profile.2.0.0:") && e.contains("could not be loaded"),
+        "{e}"
+    );
+}
+
+#[test]
+fn nothing_to_load_exits_1_with_the_reason() {
+    let dir = tempfile::tempdir().unwrap();
+    let o = perfscape(&["summary", dir.path().to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o).contains("empty") && stderr(&o).contains("perfscape reads"),
+        "{}",
+        stderr(&o)
+    );
+    let o = perfscape(&["summary", "/no/such/run"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("/no/such/run"));
+    let o = perfscape(&[
+        "summary",
+        corpus()
+            .join("tau-real/mpi-stencil-np4-profile")
+            .to_str()
+            .unwrap(),
+        "--input-format",
+        "cube",
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("unknown format name `cube`"));
+}
+
+#[test]
+fn output_is_identical_with_one_or_many_parse_threads() {
+    let r = corpus().join("tau-real/mpi-stencil-np128-callpath-multimetric");
+    let r = r.to_str().unwrap();
+    let a = perfscape(&["stats", r, "-f", "csv", "--jobs", "1"]);
+    let b = perfscape(&["stats", r, "-f", "csv", "--jobs", "3"]);
+    assert!(a.status.success() && b.status.success());
+    assert_eq!(a.stdout, b.stdout);
+}
+
+#[test]
+fn help_lists_the_commands() {
+    let o = perfscape(&["--help"]);
+    let s = stdout(&o);
+    for c in ["summary", "top", "stats", "Exit status"] {
+        assert!(s.contains(c), "{s}");
+    }
+}
