@@ -8,13 +8,14 @@
 use crate::columns::{AtomicColumn, IntervalColumn};
 use crate::event::{
     AtomicEvent, CALLPATH_SEPARATOR, Event, EventKind, SourceLocation, callpath_frames, callpath_leaf,
-    callpath_parent, normalize_timer_name, normalize_user_event_name,
+    callpath_parent, normalize_timer_name,
 };
 use crate::ids::{AtomicEventId, EventId, GroupId, ThreadId, ThreadIndex};
 use crate::metadata::MetadataBuilder;
 use crate::metric::Metric;
 use crate::profile::{CallTree, Profile};
-use std::collections::HashMap;
+use crate::thread_data::ThreadData;
+use rustc_hash::FxHashMap as HashMap;
 
 /// Errors of [`ProfileBuilder::add_thread`]: the caller broke the builder's contract.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -51,115 +52,6 @@ pub struct BuildNote {
     pub message: String,
 }
 
-/// The measured data of one thread, as a reader parsed it: timers (interval events), user
-/// (atomic) events and metadata. Values of timer rows are stored flat, `n_metrics` per row.
-#[derive(Debug, Clone, Default)]
-pub struct ThreadData {
-    n_metrics: usize,
-    /// Metadata key/values of the thread (TAU's `<metadata>` block).
-    pub metadata: Vec<(String, String)>,
-    timer_names: Vec<String>,
-    timer_groups: Vec<String>,
-    calls: Vec<f64>,
-    subcalls: Vec<f64>,
-    exclusive: Vec<f64>,
-    inclusive: Vec<f64>,
-    atomic_names: Vec<String>,
-    atomic_values: Vec<[f64; 5]>,
-    declared: Vec<(String, String)>,
-}
-
-impl ThreadData {
-    /// Empty data for a profile with `n_metrics` metrics.
-    pub fn new(n_metrics: usize) -> Self {
-        Self {
-            n_metrics,
-            ..Self::default()
-        }
-    }
-
-    /// Number of metrics per timer row.
-    pub fn n_metrics(&self) -> usize {
-        self.n_metrics
-    }
-
-    /// Appends a timer row. `name` is the raw name (normalized by the builder); `groups` is
-    /// TAU's `|`-separated group list (may be empty); `exclusive`/`inclusive` hold one value per
-    /// metric. Errors if the slices do not have `n_metrics` values.
-    pub fn push_timer(
-        &mut self,
-        name: impl Into<String>,
-        groups: impl Into<String>,
-        calls: f64,
-        subcalls: f64,
-        exclusive: &[f64],
-        inclusive: &[f64],
-    ) -> Result<(), BuildError> {
-        let name = name.into();
-        if exclusive.len() != self.n_metrics || inclusive.len() != self.n_metrics {
-            return Err(BuildError::MetricCount {
-                event: name,
-                expected: self.n_metrics,
-                got: exclusive.len().min(inclusive.len()),
-            });
-        }
-        self.timer_names.push(name);
-        self.timer_groups.push(groups.into());
-        self.calls.push(calls);
-        self.subcalls.push(subcalls);
-        self.exclusive.extend_from_slice(exclusive);
-        self.inclusive.extend_from_slice(inclusive);
-        Ok(())
-    }
-
-    /// Appends a user (atomic) event row: number of samples, max, min, mean, sum of squares.
-    pub fn push_atomic(
-        &mut self,
-        name: impl Into<String>,
-        count: f64,
-        max: f64,
-        min: f64,
-        mean: f64,
-        sum_squares: f64,
-    ) {
-        self.atomic_names.push(name.into());
-        self.atomic_values.push([count, max, min, mean, sum_squares]);
-    }
-
-    /// Declares a timer this thread lists without a value: the builder registers the event
-    /// (name and groups) but the thread does not count as having it. TAU's tools treat a line
-    /// with zero calls this way.
-    pub fn declare_timer(&mut self, name: impl Into<String>, groups: impl Into<String>) {
-        self.declared.push((name.into(), groups.into()));
-    }
-
-    /// Number of timer rows.
-    pub fn timer_count(&self) -> usize {
-        self.timer_names.len()
-    }
-
-    /// Number of user event rows.
-    pub fn atomic_count(&self) -> usize {
-        self.atomic_names.len()
-    }
-
-    /// Raw name of timer row `i`.
-    pub fn timer_name(&self, i: usize) -> &str {
-        &self.timer_names[i]
-    }
-
-    /// Calls of timer row `i`.
-    pub fn timer_calls(&self, i: usize) -> f64 {
-        self.calls[i]
-    }
-
-    /// Overwrites the values of metric `m` of timer row `i` (used to merge per-metric files).
-    pub fn set_metric_values(&mut self, i: usize, m: usize, exclusive: f64, inclusive: f64) {
-        self.exclusive[i * self.n_metrics + m] = exclusive;
-        self.inclusive[i * self.n_metrics + m] = inclusive;
-    }
-}
-
 #[derive(Debug)]
 struct EventDraft {
     event: Event,
@@ -191,12 +83,12 @@ impl ProfileBuilder {
             threads: Vec::new(),
             metadata: MetadataBuilder::default(),
             groups: Vec::new(),
-            group_index: HashMap::new(),
+            group_index: HashMap::default(),
             events: Vec::new(),
-            event_index: HashMap::new(),
+            event_index: HashMap::default(),
             interval: Vec::new(),
             atomic_names: Vec::new(),
-            atomic_index: HashMap::new(),
+            atomic_index: HashMap::default(),
             atomic: Vec::new(),
             notes: Vec::new(),
         }
@@ -240,11 +132,16 @@ impl ProfileBuilder {
     /// calls, which TAU's tools do not count as the thread having the event). Returns its id.
     pub fn declare_event(&mut self, raw_name: &str, raw_groups: &str) -> EventId {
         let name = normalize_timer_name(raw_name);
-        let id = match self.event_index.get(name.as_ref()) {
+        self.intern_event(&name, raw_groups)
+    }
+
+    /// Interns an already normalized event name.
+    fn intern_event(&mut self, name: &str, raw_groups: &str) -> EventId {
+        let id = match self.event_index.get(name) {
             Some(&id) => id,
             None => {
                 let id = EventId::from(self.events.len());
-                let leaf = callpath_leaf(&name);
+                let leaf = callpath_leaf(name);
                 let throttled = leaf.ends_with("[THROTTLED]");
                 let event = Event {
                     name: name.to_string(),
@@ -252,7 +149,7 @@ impl ProfileBuilder {
                     kind: EventKind::of_leaf(leaf),
                     source: SourceLocation::parse_from_name(leaf),
                     throttled,
-                    depth: u32::try_from(callpath_frames(&name).count()).unwrap_or(u32::MAX),
+                    depth: u32::try_from(callpath_frames(name).count()).unwrap_or(u32::MAX),
                     parent: None,
                     routine: None,
                 };
@@ -260,7 +157,7 @@ impl ProfileBuilder {
                     event,
                     raw_groups: String::from("\u{0}"),
                 });
-                self.event_index.insert(name.into_owned(), id);
+                self.event_index.insert(name.to_string(), id);
                 self.interval
                     .push(IntervalColumn::with_metrics(self.metrics.len()));
                 id
@@ -270,14 +167,14 @@ impl ProfileBuilder {
         id
     }
 
-    fn intern_atomic(&mut self, raw_name: &str) -> AtomicEventId {
-        let name = normalize_user_event_name(raw_name);
-        if let Some(&id) = self.atomic_index.get(name.as_ref()) {
+    /// Interns an already normalized user event name.
+    fn intern_atomic(&mut self, name: &str) -> AtomicEventId {
+        if let Some(&id) = self.atomic_index.get(name) {
             return id;
         }
         let id = AtomicEventId::from(self.atomic_names.len());
         self.atomic_names.push(name.to_string());
-        self.atomic_index.insert(name.into_owned(), id);
+        self.atomic_index.insert(name.to_string(), id);
         self.atomic.push(AtomicColumn::default());
         id
     }
@@ -294,68 +191,45 @@ impl ProfileBuilder {
             return Err(BuildError::ThreadOrder { previous, got: id });
         }
         let n_metrics = self.metrics.len();
-        if data.n_metrics != n_metrics && data.timer_count() > 0 {
+        if data.n_metrics() != n_metrics && data.timer_count() > 0 {
             return Err(BuildError::MetricCount {
-                event: data.timer_names[0].clone(),
+                event: data.timer_name(0).to_string(),
                 expected: n_metrics,
-                got: data.n_metrics,
+                got: data.n_metrics(),
             });
         }
         let t = ThreadIndex::from(self.threads.len());
         self.threads.push(id);
-        let ThreadData {
-            metadata,
-            timer_names,
-            timer_groups,
-            calls,
-            subcalls,
-            exclusive,
-            inclusive,
-            atomic_names,
-            atomic_values,
-            declared,
-            ..
-        } = data;
-        for (name, groups) in &declared {
-            self.declare_event(name, groups);
+        self.metadata.add(t, data.metadata());
+        for (name, groups) in data.declared_rows() {
+            self.intern_event(name, groups);
         }
-        self.metadata.add(t, metadata);
-        for (row, (name, groups)) in timer_names.iter().zip(timer_groups.iter()).enumerate() {
-            let e = self.declare_event(name, groups);
+        for (name, groups, calls, subcalls, exclusive, inclusive) in data.timer_rows() {
+            let e = self.intern_event(name, groups);
             let col = &mut self.interval[e.index()];
-            let values = row * n_metrics..(row + 1) * n_metrics;
             if col.threads.last() == Some(&t) {
                 let last = col.threads.len() - 1;
-                col.calls[last] += calls[row];
-                col.subcalls[last] += subcalls[row];
-                for (m, (x, i)) in exclusive[values.clone()]
-                    .iter()
-                    .zip(&inclusive[values])
-                    .enumerate()
-                {
+                col.calls[last] += calls;
+                col.subcalls[last] += subcalls;
+                for (m, (x, i)) in exclusive.iter().zip(inclusive).enumerate() {
                     col.exclusive[m][last] += x;
                     col.inclusive[m][last] += i;
                 }
-                let name = self.events[e.index()].event.name.clone();
                 self.notes.push(BuildNote {
                     thread: id,
                     message: format!("timer `{name}` is listed more than once; its values were summed"),
                 });
             } else {
                 col.threads.push(t);
-                col.calls.push(calls[row]);
-                col.subcalls.push(subcalls[row]);
-                for (m, (x, i)) in exclusive[values.clone()]
-                    .iter()
-                    .zip(&inclusive[values])
-                    .enumerate()
-                {
+                col.calls.push(calls);
+                col.subcalls.push(subcalls);
+                for (m, (x, i)) in exclusive.iter().zip(inclusive).enumerate() {
                     col.exclusive[m].push(*x);
                     col.inclusive[m].push(*i);
                 }
             }
         }
-        for (name, [count, max, min, mean, sum_squares]) in atomic_names.iter().zip(atomic_values) {
+        for (name, [count, max, min, mean, sum_squares]) in data.atomic_rows() {
             let a = self.intern_atomic(name);
             let col = &mut self.atomic[a.index()];
             if col.threads.last() == Some(&t) {
@@ -370,7 +244,6 @@ impl ProfileBuilder {
                 col.max[last] = col.max[last].max(max);
                 col.min[last] = col.min[last].min(min);
                 col.sum_squares[last] += sum_squares;
-                let name = self.atomic_names[a.index()].clone();
                 self.notes.push(BuildNote {
                     thread: id,
                     message: format!(
@@ -421,7 +294,7 @@ impl ProfileBuilder {
         }
         // Paths without their first frame, to attach context user events (TAU writes their
         // callpath without the `.TAU application` root). Ambiguous keys map to None.
-        let mut without_root: HashMap<&str, Option<EventId>> = HashMap::new();
+        let mut without_root: HashMap<&str, Option<EventId>> = HashMap::default();
         for (i, e) in events.iter().enumerate() {
             if let Some(pos) = e.name.find(CALLPATH_SEPARATOR) {
                 let key = &e.name[pos + CALLPATH_SEPARATOR.len()..];

@@ -33,11 +33,13 @@ mod ids;
 mod metadata;
 mod metric;
 mod profile;
+mod thread_data;
 
-pub use builder::{BuildError, BuildNote, ProfileBuilder, ThreadData};
+pub use builder::{BuildError, BuildNote, ProfileBuilder};
 pub use columns::{AtomicColumn, IntervalColumn, ValueKind};
 pub use event::{AtomicEvent, Event, EventKind, SourceLocation};
 pub use ids::{AtomicEventId, EventId, GroupId, MetricId, ParseThreadIdError, ThreadId, ThreadIndex};
 pub use metadata::Metadata;
 pub use metric::{Metric, Unit};
 pub use profile::{CallTree, Profile};
+pub use thread_data::{MetricValue, ThreadData};

@@ -5,8 +5,8 @@
 //! thread (`varying`).
 
 use crate::ids::ThreadIndex;
+use rustc_hash::FxHashMap as HashMap;
 use serde::{Deserialize, Serialize};
-use std::collections::HashMap;
 
 /// Metadata of a profile: common key/values plus per-thread values of the keys that vary.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -72,14 +72,14 @@ pub(crate) struct MetadataBuilder {
 }
 
 impl MetadataBuilder {
-    pub(crate) fn add(&mut self, thread: ThreadIndex, pairs: Vec<(String, String)>) {
+    pub(crate) fn add<'a>(&mut self, thread: ThreadIndex, pairs: impl Iterator<Item = (&'a str, &'a str)>) {
         let first = self.threads_seen == 0;
         self.threads_seen += 1;
         if first {
             for (k, v) in pairs {
-                if !self.common_index.contains_key(&k) {
-                    self.common_index.insert(k.clone(), self.common.len());
-                    self.common.push((k, v));
+                if !self.common_index.contains_key(k) {
+                    self.common_index.insert(k.to_string(), self.common.len());
+                    self.common.push((k.to_string(), v.to_string()));
                 }
             }
             return;
@@ -87,9 +87,9 @@ impl MetadataBuilder {
         // Which common keys does this thread confirm?
         let mut confirmed = vec![false; self.common.len()];
         let mut demote: Vec<usize> = Vec::new();
-        let mut extra: Vec<(String, String)> = Vec::new();
+        let mut extra: Vec<(&str, &str)> = Vec::new();
         for (k, v) in pairs {
-            if let Some(&i) = self.common_index.get(&k) {
+            if let Some(&i) = self.common_index.get(k) {
                 if confirmed[i] {
                     continue; // duplicate key on this thread: first value wins
                 }
@@ -134,16 +134,16 @@ impl MetadataBuilder {
             }
         }
         for (k, v) in extra {
-            match self.varying_index.get(&k) {
+            match self.varying_index.get(k) {
                 Some(&i) => {
                     let values = &mut self.varying[i].1;
                     if values.last().is_none_or(|(t, _)| *t != thread) {
-                        values.push((thread, v));
+                        values.push((thread, v.to_string()));
                     }
                 }
                 None => {
-                    self.varying_index.insert(k.clone(), self.varying.len());
-                    self.varying.push((k, vec![(thread, v)]));
+                    self.varying_index.insert(k.to_string(), self.varying.len());
+                    self.varying.push((k.to_string(), vec![(thread, v.to_string())]));
                 }
             }
         }
@@ -168,15 +168,19 @@ mod tests {
             .collect()
     }
 
+    fn it<'a>(pairs: &'a [(&'a str, &'a str)]) -> impl Iterator<Item = (&'a str, &'a str)> {
+        pairs.iter().copied()
+    }
+
     #[test]
     fn splits_common_and_varying() {
         let mut b = MetadataBuilder::default();
         b.add(
             ThreadIndex(0),
-            kv(&[("host", "vm"), ("pid", "1"), ("only0", "x")]),
+            it(&[("host", "vm"), ("pid", "1"), ("only0", "x")]),
         );
-        b.add(ThreadIndex(1), kv(&[("host", "vm"), ("pid", "2")]));
-        b.add(ThreadIndex(2), kv(&[("host", "vm"), ("pid", "3"), ("late", "y")]));
+        b.add(ThreadIndex(1), it(&[("host", "vm"), ("pid", "2")]));
+        b.add(ThreadIndex(2), it(&[("host", "vm"), ("pid", "3"), ("late", "y")]));
         let m = b.finish();
         assert_eq!(m.common(), &kv(&[("host", "vm")])[..]);
         assert_eq!(m.get(ThreadIndex(1), "pid"), Some("2"));

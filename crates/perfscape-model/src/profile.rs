@@ -5,7 +5,7 @@ use crate::event::{AtomicEvent, Event};
 use crate::ids::{AtomicEventId, EventId, GroupId, MetricId, ThreadId, ThreadIndex};
 use crate::metadata::Metadata;
 use crate::metric::Metric;
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 /// One integrated parallel profile: threads, metrics, events and the measured values.
 ///
@@ -183,7 +183,7 @@ pub struct CallTree {
 
 impl CallTree {
     pub(crate) fn build(events: &[Event]) -> Self {
-        let mut children: HashMap<EventId, Vec<EventId>> = HashMap::new();
+        let mut children: HashMap<EventId, Vec<EventId>> = HashMap::default();
         let mut roots = Vec::new();
         for (i, e) in events.iter().enumerate() {
             if !e.is_callpath() {

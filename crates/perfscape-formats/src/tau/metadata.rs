@@ -4,19 +4,32 @@
 
 use quick_xml::Reader;
 use quick_xml::events::Event;
+use std::borrow::Cow;
+
+/// Metadata key/value pairs, borrowing from the XML text where possible.
+pub type MetadataPairs<'a> = Vec<(Cow<'a, str>, Cow<'a, str>)>;
+
+/// Appends a piece of text to an accumulated value, borrowing while there is one piece.
+fn append<'a>(acc: &mut Option<Cow<'a, str>>, piece: Cow<'a, str>) {
+    match acc {
+        None => *acc = Some(piece),
+        Some(a) => a.to_mut().push_str(&piece),
+    }
+}
 
 /// Parses a `<metadata>...</metadata>` element into key/value pairs, in document order.
+/// Strings borrow from `xml` unless they contain entity references or CDATA splits.
 ///
 /// Entity references (`&lt;`, `&#10;`) and CDATA are decoded. Errors name the byte offset
 /// within `xml` and what was expected.
-pub fn parse_metadata(xml: &str) -> Result<Vec<(String, String)>, String> {
+pub fn parse_metadata(xml: &str) -> Result<MetadataPairs<'_>, String> {
     let mut reader = Reader::from_str(xml);
     let mut out = Vec::new();
-    let mut name: Option<String> = None;
-    let mut value: Option<String> = None;
+    let mut name: Option<Cow<'_, str>> = None;
+    let mut value: Option<Cow<'_, str>> = None;
     // Which text field is being collected: 1 = name, 2 = value.
     let mut field = 0u8;
-    let mut text = String::new();
+    let mut text: Option<Cow<'_, str>> = None;
     loop {
         let pos = reader.buffer_position();
         let ev = reader
@@ -26,11 +39,11 @@ pub fn parse_metadata(xml: &str) -> Result<Vec<(String, String)>, String> {
             Event::Start(e) => match e.name().as_ref() {
                 "name" => {
                     field = 1;
-                    text.clear();
+                    text = None;
                 }
                 "value" => {
                     field = 2;
-                    text.clear();
+                    text = None;
                 }
                 "attribute" => {
                     name = None;
@@ -38,42 +51,35 @@ pub fn parse_metadata(xml: &str) -> Result<Vec<(String, String)>, String> {
                 }
                 _ => {}
             },
-            Event::Empty(e) => {
-                if e.name().as_ref() == "value" {
-                    value = Some(String::new());
-                } else if e.name().as_ref() == "name" {
-                    name = Some(String::new());
-                }
-            }
-            Event::Text(t) if field != 0 => {
-                text.push_str(&t.xml10_content());
-            }
-            Event::CData(t) if field != 0 => {
-                text.push_str(&t.xml10_content());
-            }
+            Event::Empty(e) => match e.name().as_ref() {
+                "value" => value = Some(Cow::Borrowed("")),
+                "name" => name = Some(Cow::Borrowed("")),
+                _ => {}
+            },
+            Event::Text(t) if field != 0 => append(&mut text, t.xml10_content()),
+            Event::CData(t) if field != 0 => append(&mut text, t.xml10_content()),
             Event::GeneralRef(r) if field != 0 => {
                 if let Ok(Some(ch)) = r.resolve_char_ref() {
-                    text.push(ch);
+                    append(&mut text, Cow::Owned(ch.to_string()));
                 } else {
                     let ent = r.xml10_content();
                     match quick_xml::escape::resolve_predefined_entity(&ent) {
-                        Some(s) => text.push_str(s),
+                        Some(s) => append(&mut text, Cow::Borrowed(s)),
                         None => return Err(format!("metadata XML at byte {pos}: unknown entity `&{ent};`")),
                     }
                 }
             }
             Event::End(e) => match e.name().as_ref() {
                 "name" => {
-                    name = Some(std::mem::take(&mut text));
+                    name = Some(text.take().unwrap_or(Cow::Borrowed("")));
                     field = 0;
                 }
                 "value" => {
-                    value = Some(std::mem::take(&mut text));
+                    value = Some(text.take().unwrap_or(Cow::Borrowed("")));
                     field = 0;
                 }
                 "attribute" => match (name.take(), value.take()) {
-                    (Some(n), Some(v)) => out.push((n, v)),
-                    (Some(n), None) => out.push((n, String::new())),
+                    (Some(n), v) => out.push((n, v.unwrap_or(Cow::Borrowed("")))),
                     (None, _) => {
                         return Err(format!(
                             "metadata XML at byte {pos}: <attribute> without a <name>"
@@ -100,15 +106,19 @@ mod tests {
                    <attribute><name>Empty</name><value></value></attribute>\
                    <attribute><name>E2</name><value/></attribute></metadata>";
         let m = parse_metadata(xml).unwrap();
+        let m: Vec<(&str, &str)> = m.iter().map(|(k, v)| (k.as_ref(), v.as_ref())).collect();
         assert_eq!(
             m,
             vec![
-                ("Metric Name".to_string(), "TIME".to_string()),
-                ("Cmd".to_string(), "a <b> & c!".to_string()),
-                ("Empty".to_string(), String::new()),
-                ("E2".to_string(), String::new()),
+                ("Metric Name", "TIME"),
+                ("Cmd", "a <b> & c!"),
+                ("Empty", ""),
+                ("E2", "")
             ]
         );
+        // Plain values are borrowed, not copied.
+        let m = parse_metadata(xml).unwrap();
+        assert!(matches!(m[0].1, Cow::Borrowed(_)));
     }
 
     #[test]

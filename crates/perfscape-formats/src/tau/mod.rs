@@ -1,5 +1,5 @@
 //! TAU's formats. Text profiles (`profile.N.C.T`, `MULTI__<metric>/`) are read here; the
-//! snapshot, merged-XML, dump and trace formats are recognized by [`crate::detect`].
+//! snapshot, merged-XML, dump and trace formats are recognized by [`mod@crate::detect`].
 
 pub mod metadata;
 pub mod profile_text;

@@ -18,16 +18,17 @@
 //! with TAU's profile statistics add a `SumExclSqr` column.
 
 use crate::error::LineError;
+use std::borrow::Cow;
 
-/// One timer line of a TAU profile.
+/// One timer line of a TAU profile. Strings borrow from the file's text.
 #[derive(Debug, Clone, PartialEq)]
-pub struct TimerLine {
+pub struct TimerLine<'a> {
     /// 1-based line number in the file.
     pub line: usize,
     /// Name exactly as written between the quotes (not trimmed).
-    pub name: String,
+    pub name: Cow<'a, str>,
     /// The `GROUP="..."` value, `|`-separated (empty when absent).
-    pub groups: String,
+    pub groups: Cow<'a, str>,
     /// Number of calls.
     pub calls: f64,
     /// Number of child calls.
@@ -38,13 +39,13 @@ pub struct TimerLine {
     pub inclusive: f64,
 }
 
-/// One user (atomic) event line of a TAU profile.
+/// One user (atomic) event line of a TAU profile. Strings borrow from the file's text.
 #[derive(Debug, Clone, PartialEq)]
-pub struct UserEventLine {
+pub struct UserEventLine<'a> {
     /// 1-based line number in the file.
     pub line: usize,
     /// Name exactly as written between the quotes.
-    pub name: String,
+    pub name: Cow<'a, str>,
     /// Number of samples.
     pub count: f64,
     /// Largest sample.
@@ -57,61 +58,99 @@ pub struct UserEventLine {
     pub sum_squares: f64,
 }
 
-/// The parsed content of one `profile.N.C.T` file.
+/// The parsed content of one `profile.N.C.T` file; strings borrow from its text (`'a`).
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct ProfileFile {
+pub struct ProfileFile<'a> {
     /// Metric from line 1 (`templated_functions_MULTI_<METRIC>`), if given.
-    pub header_metric: Option<String>,
+    pub header_metric: Option<Cow<'a, str>>,
     /// Metadata key/values of line 2, in order (includes `Metric Name` when present).
-    pub metadata: Vec<(String, String)>,
+    pub metadata: Vec<(Cow<'a, str>, Cow<'a, str>)>,
     /// Timer lines, in file order.
-    pub timers: Vec<TimerLine>,
+    pub timers: Vec<TimerLine<'a>>,
     /// User event lines, in file order (empty when the file has no user-event section).
-    pub user_events: Vec<UserEventLine>,
+    pub user_events: Vec<UserEventLine<'a>>,
     /// Non-fatal problems: (line, message).
     pub warnings: Vec<(usize, String)>,
 }
 
-impl ProfileFile {
+impl ProfileFile<'_> {
+    /// A copy that owns its strings.
+    pub fn into_owned(self) -> ProfileFile<'static> {
+        let own = |c: Cow<'_, str>| Cow::Owned(c.into_owned());
+        ProfileFile {
+            header_metric: self.header_metric.map(own),
+            metadata: self.metadata.into_iter().map(|(k, v)| (own(k), own(v))).collect(),
+            timers: self
+                .timers
+                .into_iter()
+                .map(|t| TimerLine {
+                    name: own(t.name),
+                    groups: own(t.groups),
+                    ..t
+                })
+                .collect(),
+            user_events: self
+                .user_events
+                .into_iter()
+                .map(|u| UserEventLine {
+                    name: own(u.name),
+                    ..u
+                })
+                .collect(),
+            warnings: self.warnings,
+        }
+    }
+
     /// The metric name as ParaProf determines it: the `Metric Name` metadata value, else the
     /// metric of line 1, else `None`.
     pub fn metric_name(&self) -> Option<&str> {
         self.metadata
             .iter()
             .find(|(k, _)| k == "Metric Name")
-            .map(|(_, v)| v.as_str())
+            .map(|(_, v)| v.as_ref())
             .or(self.header_metric.as_deref())
     }
 }
 
 struct Lines<'a> {
-    rest: &'a [u8],
+    rest: &'a str,
     line_no: usize,
-    warnings: Vec<(usize, String)>,
 }
 
 impl<'a> Lines<'a> {
     /// Next line without its terminator (`\n` or `\r\n`); `None` at end of input.
-    fn next_line(&mut self) -> Option<std::borrow::Cow<'a, str>> {
+    fn next_line(&mut self) -> Option<&'a str> {
         if self.rest.is_empty() {
             return None;
         }
-        let (line, rest) = match self.rest.iter().position(|&b| b == b'\n') {
+        let (line, rest) = match self.rest.find('\n') {
             Some(i) => (&self.rest[..i], &self.rest[i + 1..]),
-            None => (self.rest, &self.rest[self.rest.len()..]),
+            None => (self.rest, ""),
         };
         self.rest = rest;
         self.line_no += 1;
-        let line = line.strip_suffix(b"\r").unwrap_or(line);
-        match std::str::from_utf8(line) {
-            Ok(s) => Some(std::borrow::Cow::Borrowed(s)),
-            Err(_) => {
-                self.warnings.push((
-                    self.line_no,
-                    "line is not valid UTF-8; invalid bytes shown as U+FFFD".into(),
-                ));
-                Some(String::from_utf8_lossy(line))
-            }
+        Some(line.strip_suffix('\r').unwrap_or(line))
+    }
+}
+
+/// Decodes a file's bytes as UTF-8. Invalid bytes become U+FFFD, with a warning naming each
+/// line that had some (`(line, message)`); valid files are borrowed, not copied.
+pub fn decode_text(bytes: &[u8]) -> (Cow<'_, str>, Vec<(usize, String)>) {
+    match std::str::from_utf8(bytes) {
+        Ok(s) => (Cow::Borrowed(s), Vec::new()),
+        Err(_) => {
+            let warnings = bytes
+                .split(|&b| b == b'\n')
+                .enumerate()
+                .filter(|(_, l)| std::str::from_utf8(l).is_err())
+                .map(|(i, _)| {
+                    (
+                        i + 1,
+                        "line is not valid UTF-8; invalid bytes shown as U+FFFD".to_string(),
+                    )
+                })
+                .collect();
+            (Cow::Owned(String::from_utf8_lossy(bytes).into_owned()), warnings)
         }
     }
 }
@@ -150,10 +189,10 @@ fn number(field: &str, what: &str, line: usize) -> Result<f64, LineError> {
     }
 }
 
-fn quoted_name(head: &str, line: usize, what: &str) -> Result<String, LineError> {
+fn quoted_name<'a>(head: &'a str, line: usize, what: &str) -> Result<&'a str, LineError> {
     let h = head.trim();
     if h.len() >= 2 && h.starts_with('"') && h.ends_with('"') {
-        Ok(h[1..h.len() - 1].to_string())
+        Ok(&h[1..h.len() - 1])
     } else {
         Err(LineError::new(
             line,
@@ -192,7 +231,7 @@ fn leading_count(s: &str, keyword: &str, line: usize) -> Result<usize, LineError
     }
 }
 
-fn parse_timer(s: &str, line: usize, stats_column: bool) -> Result<TimerLine, LineError> {
+fn parse_timer(s: &str, line: usize, stats_column: bool) -> Result<TimerLine<'_>, LineError> {
     let t = s.trim_end();
     if !t.starts_with('"') {
         return Err(LineError::new(
@@ -204,8 +243,8 @@ fn parse_timer(s: &str, line: usize, stats_column: bool) -> Result<TimerLine, Li
         ));
     }
     let (body, groups) = match t.rfind(" GROUP=\"") {
-        Some(g) if t.ends_with('"') && t.len() > g + 8 => (&t[..g], t[g + 8..t.len() - 1].to_string()),
-        _ => (t, String::new()),
+        Some(g) if t.ends_with('"') && t.len() > g + 8 => (&t[..g], &t[g + 8..t.len() - 1]),
+        _ => (t, ""),
     };
     let parsed = if stats_column {
         split_last::<6>(body).map(|(h, f)| (h, [f[0], f[1], f[2], f[3], f[5]]))
@@ -231,8 +270,8 @@ fn parse_timer(s: &str, line: usize, stats_column: bool) -> Result<TimerLine, Li
     number(pcalls, "profilecalls", line)?;
     Ok(TimerLine {
         line,
-        name,
-        groups,
+        name: Cow::Borrowed(name),
+        groups: Cow::Borrowed(groups),
         calls,
         subcalls,
         exclusive,
@@ -240,7 +279,7 @@ fn parse_timer(s: &str, line: usize, stats_column: bool) -> Result<TimerLine, Li
     })
 }
 
-fn parse_user_event(s: &str, line: usize) -> Result<UserEventLine, LineError> {
+fn parse_user_event(s: &str, line: usize) -> Result<UserEventLine<'_>, LineError> {
     let Some((head, [n, max, min, mean, ss])) = split_last::<5>(s) else {
         return Err(LineError::new(
             line,
@@ -253,7 +292,7 @@ fn parse_user_event(s: &str, line: usize) -> Result<UserEventLine, LineError> {
     let name = quoted_name(head, line, "user event")?;
     Ok(UserEventLine {
         line,
-        name,
+        name: Cow::Borrowed(name),
         count: number(n, "numevents", line)?,
         max: number(max, "max", line)?,
         min: number(min, "min", line)?,
@@ -262,17 +301,25 @@ fn parse_user_event(s: &str, line: usize) -> Result<UserEventLine, LineError> {
     })
 }
 
-/// Parses the bytes of one TAU profile file.
+/// Parses the bytes of one TAU profile file into a value that owns its strings (see
+/// [`parse_profile_text`] for the borrowing parser and the errors).
+pub fn parse_profile_file(bytes: &[u8]) -> Result<ProfileFile<'static>, LineError> {
+    let (text, warnings) = decode_text(bytes);
+    let mut f = parse_profile_text(&text)?.into_owned();
+    f.warnings.splice(0..0, warnings);
+    Ok(f)
+}
+
+/// Parses the text of one TAU profile file; the result borrows from `text`.
 ///
 /// Errors (with the 1-based line) for: a missing or malformed header, a timer or user event
 /// line that is not `"name"` followed by the expected numbers, a non-numeric or non-finite
 /// number, fewer lines than the header counts (a truncated file, or one still being
 /// written), more timer lines than the header counts, and text after the last section.
-pub fn parse_profile_file(bytes: &[u8]) -> Result<ProfileFile, LineError> {
+pub fn parse_profile_text(text: &str) -> Result<ProfileFile<'_>, LineError> {
     let mut lines = Lines {
-        rest: bytes,
+        rest: text,
         line_no: 0,
-        warnings: Vec::new(),
     };
     let mut out = ProfileFile::default();
 
@@ -282,11 +329,11 @@ pub fn parse_profile_file(bytes: &[u8]) -> Result<ProfileFile, LineError> {
             "file is empty; expected `<n> templated_functions` (a TAU profile still being written?)",
         )
     })?;
-    let n_timers = leading_count(&first, "templated_functions", 1)?;
+    let n_timers = leading_count(first, "templated_functions", 1)?;
     if let Some(i) = first.find("_MULTI_") {
         let m = first[i + 7..].trim();
         if !m.is_empty() {
-            out.header_metric = Some(m.to_string());
+            out.header_metric = Some(Cow::Borrowed(m));
         }
     }
 
@@ -301,11 +348,12 @@ pub fn parse_profile_file(bytes: &[u8]) -> Result<ProfileFile, LineError> {
             2,
             format!(
                 "expected `# Name Calls Subrs Excl Incl ProfileCalls ...`, found `{}`",
-                clip(&second)
+                clip(second)
             ),
         ));
     }
     let header_end = second.find("<metadata>").unwrap_or(second.len());
+    let mut warnings = Vec::new();
     let stats_column = second[..header_end].contains("SumExclSqr");
     if let Some(start) = second.find("<metadata>") {
         let Some(end) = second.find("</metadata>") else {
@@ -328,7 +376,7 @@ pub fn parse_profile_file(bytes: &[u8]) -> Result<ProfileFile, LineError> {
                 ),
             ));
         };
-        out.timers.push(parse_timer(&l, lines.line_no, stats_column)?);
+        out.timers.push(parse_timer(l, lines.line_no, stats_column)?);
     }
 
     let Some(l) = lines.next_line() else {
@@ -345,7 +393,7 @@ pub fn parse_profile_file(bytes: &[u8]) -> Result<ProfileFile, LineError> {
             ),
         ));
     }
-    let n_aggregates = leading_count(&l, "aggregates", lines.line_no)?;
+    let n_aggregates = leading_count(l, "aggregates", lines.line_no)?;
     for _ in 0..n_aggregates {
         if lines.next_line().is_none() {
             return Err(LineError::new(
@@ -355,7 +403,7 @@ pub fn parse_profile_file(bytes: &[u8]) -> Result<ProfileFile, LineError> {
         }
     }
     if n_aggregates > 0 {
-        lines.warnings.push((
+        warnings.push((
             lines.line_no,
             format!("{n_aggregates} aggregate lines skipped (TAU aggregates are not read)"),
         ));
@@ -363,11 +411,11 @@ pub fn parse_profile_file(bytes: &[u8]) -> Result<ProfileFile, LineError> {
 
     // Optional user-event section.
     let mut next = lines.next_line();
-    while next.as_deref().is_some_and(|s| s.trim().is_empty()) {
+    while next.is_some_and(|s| s.trim().is_empty()) {
         next = lines.next_line();
     }
     if let Some(l) = next {
-        let n_user = leading_count(&l, "userevents", lines.line_no)?;
+        let n_user = leading_count(l, "userevents", lines.line_no)?;
         let Some(h) = lines.next_line() else {
             return Err(LineError::new(
                 lines.line_no + 1,
@@ -379,7 +427,7 @@ pub fn parse_profile_file(bytes: &[u8]) -> Result<ProfileFile, LineError> {
                 lines.line_no,
                 format!(
                     "expected `# eventname numevents max min mean sumsqr`, found `{}`",
-                    clip(&h)
+                    clip(h)
                 ),
             ));
         }
@@ -393,18 +441,18 @@ pub fn parse_profile_file(bytes: &[u8]) -> Result<ProfileFile, LineError> {
                     ),
                 ));
             };
-            out.user_events.push(parse_user_event(&l, lines.line_no)?);
+            out.user_events.push(parse_user_event(l, lines.line_no)?);
         }
         while let Some(l) = lines.next_line() {
             if !l.trim().is_empty() {
                 return Err(LineError::new(
                     lines.line_no,
-                    format!("unexpected text after the last user event: `{}`", clip(&l)),
+                    format!("unexpected text after the last user event: `{}`", clip(l)),
                 ));
             }
         }
     }
-    out.warnings = lines.warnings;
+    out.warnings = warnings;
     Ok(out)
 }
 

@@ -1,5 +1,5 @@
 //! Reading a TAU run directory: `profile.N.C.T` files, or one `MULTI__<METRIC>/` directory
-//! per metric, merged into one [`Profile`].
+//! per metric, merged into one [`perfscape_model::Profile`].
 //!
 //! Files are parsed in parallel (rayon) in fixed-size chunks of threads, and each chunk is
 //! merged into the [`ProfileBuilder`] in thread order, so the result is identical for any
@@ -17,12 +17,13 @@
 //! Unlike ParaProf, negative values are kept as written (ParaProf replaces them by 0) and a
 //! warning names the file and line.
 
-use super::profile_text::{ProfileFile, TimerLine, parse_profile_file};
+use super::profile_text::{ProfileFile, TimerLine, decode_text, parse_profile_file, parse_profile_text};
 use crate::error::{FileError, LoadError, LoadReport};
 use crate::{LoadOptions, Loaded};
-use perfscape_model::{Metric, ProfileBuilder, ThreadData, ThreadId};
+use perfscape_model::{Metric, MetricValue, ProfileBuilder, ThreadData, ThreadId};
 use rayon::prelude::*;
-use std::collections::{BTreeMap, HashMap};
+use rustc_hash::FxHashMap as HashMap;
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 /// Threads parsed per parallel chunk before merging.
@@ -127,11 +128,21 @@ pub(crate) fn discover(dir: &Path) -> Result<(Vec<MetricSet>, Vec<String>), Load
     ))
 }
 
-/// The result of parsing one file: the parsed content and the bytes read.
-fn read_file(path: &Path) -> Result<(ProfileFile, u64), FileError> {
+/// Reads and parses one file into a value owning its strings (used outside the hot path).
+fn read_file(path: &Path) -> Result<(ProfileFile<'static>, u64), FileError> {
     let bytes = std::fs::read(path).map_err(|e| FileError::whole(path, format!("cannot read: {e}")))?;
     let parsed = parse_profile_file(&bytes).map_err(|e| e.in_file(path))?;
     Ok((parsed, bytes.len() as u64))
+}
+
+/// Reads a file into `buf` (reused between files to avoid allocations).
+fn read_into(path: &Path, buf: &mut Vec<u8>) -> Result<(), FileError> {
+    use std::io::Read;
+    buf.clear();
+    std::fs::File::open(path)
+        .and_then(|mut f| f.read_to_end(buf))
+        .map(|_| ())
+        .map_err(|e| FileError::whole(path, format!("cannot read: {e}")))
 }
 
 struct ThreadResult {
@@ -183,20 +194,21 @@ fn load_thread(
     sets: &[MetricSet],
     thread: ThreadId,
     metric_names: &[String],
+    bufs: &mut [Vec<u8>],
 ) -> Result<ThreadResult, Vec<FileError>> {
-    let mut parsed = Vec::with_capacity(sets.len());
     let mut errors = Vec::new();
     let mut bytes = 0;
-    for set in sets {
+    let mut paths: Vec<&Path> = Vec::with_capacity(sets.len());
+    for (set, buf) in sets.iter().zip(bufs.iter_mut()) {
         match set.files.get(&thread) {
             None => errors.push(FileError::whole(
                 Path::new(&set.label).join(format!("profile.{thread}")),
                 format!("missing: thread {thread} has profile files for other metrics but not for this one"),
             )),
-            Some(path) => match read_file(path) {
-                Ok((f, n)) => {
-                    bytes += n;
-                    parsed.push((path.as_path(), f));
+            Some(path) => match read_into(path, buf) {
+                Ok(()) => {
+                    bytes += buf.len() as u64;
+                    paths.push(path);
                 }
                 Err(e) => errors.push(e),
             },
@@ -205,11 +217,23 @@ fn load_thread(
     if !errors.is_empty() {
         return Err(errors);
     }
+    let decoded: Vec<_> = bufs.iter().map(|b| decode_text(b)).collect();
+    let mut parsed: Vec<ProfileFile<'_>> = Vec::with_capacity(sets.len());
+    for ((path, (text, utf8_warnings)), _) in paths.iter().zip(&decoded).zip(sets) {
+        match parse_profile_text(text) {
+            Ok(mut f) => {
+                f.warnings.splice(0..0, utf8_warnings.iter().cloned());
+                parsed.push(f);
+            }
+            Err(e) => errors.push(e.in_file(*path)),
+        }
+    }
+    if !errors.is_empty() {
+        return Err(errors);
+    }
     let mut warnings = Vec::new();
     let n_metrics = sets.len();
-    let mut data = ThreadData::new(n_metrics);
-    let zeros = vec![0.0; n_metrics];
-    for (m, (path, f)) in parsed.iter().enumerate() {
+    for (m, (path, f)) in paths.iter().zip(&parsed).enumerate() {
         file_warnings(path, f, &mut warnings);
         if let Some(name) = f.metric_name()
             && name != metric_names[m]
@@ -220,37 +244,49 @@ fn load_thread(
             ));
         }
     }
-    let (base_path, base) = &parsed[0];
-    // Rows of metric 0; `row_of` maps each base line to its ThreadData row.
+    let (base_path, base) = (paths[0], &parsed[0]);
+    let text_bytes: usize = base
+        .timers
+        .iter()
+        .map(|t| t.name.len() + t.groups.len())
+        .sum::<usize>()
+        + 4096;
+    let mut data = ThreadData::with_capacity(n_metrics, base.timers.len(), text_bytes);
+    // Rows of metric 0; `row_of_line` maps each base line to its ThreadData row.
     let mut row_of_line: Vec<Option<usize>> = Vec::with_capacity(base.timers.len());
     for t in &base.timers {
         if t.calls == 0.0 {
-            data.declare_timer(t.name.clone(), t.groups.clone());
+            data.declare_timer(&t.name, &t.groups);
             row_of_line.push(None);
             continue;
         }
-        let mut ex = zeros.clone();
-        let mut inc = zeros.clone();
-        ex[0] = t.exclusive;
-        inc[0] = t.inclusive;
         row_of_line.push(Some(data.timer_count()));
-        data.push_timer(t.name.clone(), t.groups.clone(), t.calls, t.subcalls, &ex, &inc)
-            .map_err(|e| vec![FileError::whole(*base_path, e.to_string())])?;
+        data.push_timer_for_metric(
+            &t.name,
+            &t.groups,
+            t.calls,
+            t.subcalls,
+            MetricValue {
+                metric: 0,
+                exclusive: t.exclusive,
+                inclusive: t.inclusive,
+            },
+        );
     }
     if n_metrics > 1 {
         let by_name: HashMap<&str, usize> = base
             .timers
             .iter()
             .enumerate()
-            .map(|(i, t)| (t.name.as_str(), i))
+            .map(|(i, t)| (t.name.as_ref(), i))
             .collect();
-        for (m, (path, f)) in parsed.iter().enumerate().skip(1) {
+        for (m, (path, f)) in paths.iter().zip(&parsed).enumerate().skip(1) {
             let mut calls_differ = None;
             let mut found = vec![false; base.timers.len()];
             for (pos, t) in f.timers.iter().enumerate() {
                 let base_line = match base.timers.get(pos) {
                     Some(b) if b.name == t.name => Some(pos),
-                    _ => by_name.get(t.name.as_str()).copied(),
+                    _ => by_name.get(t.name.as_ref()).copied(),
                 };
                 match base_line {
                     Some(bl) => {
@@ -262,14 +298,19 @@ fn load_thread(
                             }
                         }
                     }
-                    None if t.calls == 0.0 => data.declare_timer(t.name.clone(), t.groups.clone()),
+                    None if t.calls == 0.0 => data.declare_timer(&t.name, &t.groups),
                     None => {
-                        let mut ex = zeros.clone();
-                        let mut inc = zeros.clone();
-                        ex[m] = t.exclusive;
-                        inc[m] = t.inclusive;
-                        data.push_timer(t.name.clone(), t.groups.clone(), t.calls, t.subcalls, &ex, &inc)
-                            .map_err(|e| vec![FileError::whole(*path, e.to_string())])?;
+                        data.push_timer_for_metric(
+                            &t.name,
+                            &t.groups,
+                            t.calls,
+                            t.subcalls,
+                            MetricValue {
+                                metric: m,
+                                exclusive: t.exclusive,
+                                inclusive: t.inclusive,
+                            },
+                        );
                         warnings.push(FileError::at_line(
                             *path,
                             t.line,
@@ -309,15 +350,14 @@ fn load_thread(
     }
     for u in &base.user_events {
         if u.count != 0.0 {
-            data.push_atomic(u.name.clone(), u.count, u.max, u.min, u.mean, u.sum_squares);
+            data.push_atomic(&u.name, u.count, u.max, u.min, u.mean, u.sum_squares);
         }
     }
-    data.metadata = base
-        .metadata
-        .iter()
-        .filter(|(k, _)| k != "Metric Name")
-        .cloned()
-        .collect();
+    for (k, v) in &base.metadata {
+        if k != "Metric Name" {
+            data.push_metadata(k, v);
+        }
+    }
     Ok(ThreadResult {
         data,
         warnings,
@@ -373,40 +413,65 @@ pub fn read_run(dir: &Path, opts: &LoadOptions<'_>) -> Result<Loaded, LoadError>
             path: dir.to_path_buf(),
             source: std::io::Error::other(e),
         })?;
-    let mut all_errors = Vec::new();
-    for chunk in threads.chunks(CHUNK_THREADS) {
-        let results: Vec<Result<ThreadResult, Vec<FileError>>> = pool.install(|| {
-            chunk
-                .par_iter()
-                .map(|&t| {
-                    let r = load_thread(&sets, t, &metric_names);
-                    if let Some(p) = opts.progress {
-                        p.advance(sets.len() as u64);
+    // Parse chunk k+1 on the pool while this thread's helper merges chunk k: the merge is
+    // sequential (interning, column appends), the parse is parallel.
+    type ChunkResults = Vec<(ThreadId, Result<ThreadResult, Vec<FileError>>)>;
+    let (tx, rx) = std::sync::mpsc::sync_channel::<ChunkResults>(1);
+    let merged = std::thread::scope(|scope| {
+        let merger = scope.spawn(
+            move || -> Result<(ProfileBuilder, LoadReport, Vec<FileError>), LoadError> {
+                let mut all_errors = Vec::new();
+                for results in rx {
+                    for (t, r) in results {
+                        match r {
+                            Ok(tr) => {
+                                report.files_read += tr.files;
+                                report.bytes_read += tr.bytes;
+                                report.warnings.extend(tr.warnings);
+                                builder
+                                    .add_thread(t, tr.data)
+                                    .map_err(|source| LoadError::Build {
+                                        path: dir.to_path_buf(),
+                                        source,
+                                    })?;
+                            }
+                            Err(errors) => {
+                                report.threads_skipped.push(t);
+                                all_errors.extend(errors);
+                            }
+                        }
                     }
-                    r
-                })
-                .collect()
-        });
-        for (&t, r) in chunk.iter().zip(results) {
-            match r {
-                Ok(tr) => {
-                    report.files_read += tr.files;
-                    report.bytes_read += tr.bytes;
-                    report.warnings.extend(tr.warnings);
-                    builder
-                        .add_thread(t, tr.data)
-                        .map_err(|source| LoadError::Build {
-                            path: dir.to_path_buf(),
-                            source,
-                        })?;
                 }
-                Err(errors) => {
-                    report.threads_skipped.push(t);
-                    all_errors.extend(errors);
-                }
+                Ok((builder, report, all_errors))
+            },
+        );
+        for chunk in threads.chunks(CHUNK_THREADS) {
+            let results: ChunkResults = pool.install(|| {
+                chunk
+                    .par_iter()
+                    .map_init(
+                        || vec![Vec::new(); sets.len()],
+                        |bufs, &t| {
+                            let r = load_thread(&sets, t, &metric_names, bufs);
+                            if let Some(p) = opts.progress {
+                                p.advance(sets.len() as u64);
+                            }
+                            (t, r)
+                        },
+                    )
+                    .collect()
+            });
+            if tx.send(results).is_err() {
+                break; // the merger stopped on an error; it reports it below
             }
         }
-    }
+        drop(tx);
+        merger.join()
+    });
+    let (builder, mut report, all_errors) = match merged {
+        Ok(r) => r?,
+        Err(panic) => std::panic::resume_unwind(panic),
+    };
     if let Some(p) = opts.progress {
         p.finish();
     }
@@ -447,13 +512,16 @@ pub fn read_single_file(path: &Path, opts: &LoadOptions<'_>) -> Result<Loaded, L
     if let Some(p) = opts.progress {
         p.start(1);
     }
-    let tr =
-        load_thread(std::slice::from_ref(&set), thread, std::slice::from_ref(&metric)).map_err(|errors| {
-            LoadError::NothingLoaded {
-                path: path.to_path_buf(),
-                errors,
-            }
-        })?;
+    let tr = load_thread(
+        std::slice::from_ref(&set),
+        thread,
+        std::slice::from_ref(&metric),
+        &mut [Vec::new()],
+    )
+    .map_err(|errors| LoadError::NothingLoaded {
+        path: path.to_path_buf(),
+        errors,
+    })?;
     if let Some(p) = opts.progress {
         p.advance(1);
         p.finish();

@@ -1,0 +1,169 @@
+#!/usr/bin/env python3
+"""Benchmark `perfscape summary` on real and generated TAU runs; write BENCHMARKS.md.
+
+usage: python3 bench/bench.py [--ranks 1024,4096] [--repeat 5] [--out BENCHMARKS.md] [--hatchet]
+
+- Builds perfscape in release mode (cargo build --release).
+- Generates the scale runs with ../shared/tools/tau_scale.py from
+  ../shared/corpus/tau-real/mpi-stencil-np64-callpath-commmatrix (--lines 5000) into a cache
+  directory (bench/.runs, git-ignored), once.
+- Times `perfscape summary RUN` REPEAT times per input (page cache warm: one untimed run first)
+  and reports the median wall time and the peak resident memory (from wait4's ru_maxrss).
+- With --hatchet, also times Hatchet's GraphFrame.from_tau on the same runs made with
+  --no-user-events (Hatchet's TAU reader fails on context user events), if `import hatchet` works.
+- Reference figures of TAU's own tools (measured on this kind of machine, given in the issue)
+  are printed beside ours; they are not re-measured here (TAU is not installed).
+"""
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+SHARED = ROOT.parent / "shared"
+CORPUS = SHARED / "corpus"
+SRC_RUN = CORPUS / "tau-real" / "mpi-stencil-np64-callpath-commmatrix"
+CACHE = ROOT / "bench" / ".runs"
+
+# Reference figures (issue #2 / #4, measured on this kind of machine): seconds and GB.
+PPROF_S = {1024: 0.31, 4096: 1.24, 16384: 5.1}
+PARAPROF = {1024: (4.5, 0.76), 4096: (11.4, 2.2), 16384: (41.0, 6.3)}
+# tau-real/README.md timings for np128 (pprof on MULTI__TIME only; ParaProf --pack of both metrics).
+PPROF_S[128] = 0.026
+PARAPROF[128] = (1.376, None)
+HATCHET_REF = {1024: 11.3, 4096: 159.0}
+
+
+def target_dir():
+    return Path(os.environ.get("CARGO_TARGET_DIR", ROOT / "target"))
+
+
+def build():
+    subprocess.run(["cargo", "build", "--release", "-p", "perfscape-cli"], cwd=ROOT, check=True)
+    exe = target_dir() / "release" / "perfscape"
+    assert exe.exists(), exe
+    return exe
+
+
+def scale_run(ranks, user_events=True):
+    name = f"np{ranks}-lines5000" + ("" if user_events else "-nouser")
+    out = CACHE / name
+    if not (out / f"profile.{ranks - 1}.0.0").exists():
+        cmd = [sys.executable, str(SHARED / "tools" / "tau_scale.py"), str(SRC_RUN), str(out),
+               "--ranks", str(ranks), "--lines", "5000"]
+        if not user_events:
+            cmd.append("--no-user-events")
+        subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
+    return out
+
+
+def dir_bytes(path):
+    return sum(p.stat().st_size for p in Path(path).rglob("profile.*") if "oracle" not in p.parts)
+
+
+def timed(cmd, repeat):
+    """Median wall seconds and max peak RSS (MB) of `cmd` over `repeat` runs."""
+    subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # warm the page cache
+    walls, rss = [], []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        _, status, usage = os.wait4(p.pid, 0)
+        walls.append(time.perf_counter() - t0)
+        rss.append(usage.ru_maxrss / 1024.0)
+        if os.waitstatus_to_exitcode(status) not in (0, 3):
+            raise SystemExit(f"failed: {' '.join(map(str, cmd))}")
+    return statistics.median(walls), max(rss)
+
+
+def hatchet_cmd(run):
+    code = ("import hatchet, sys; gf = hatchet.GraphFrame.from_tau(sys.argv[1]); "
+            "print(len(gf.dataframe))")
+    return [sys.executable, "-c", code, str(run)]
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--ranks", default="1024,4096")
+    ap.add_argument("--repeat", type=int, default=5)
+    ap.add_argument("--out", default=str(ROOT / "BENCHMARKS.md"))
+    ap.add_argument("--hatchet", action="store_true")
+    a = ap.parse_args()
+    exe = build()
+    CACHE.mkdir(parents=True, exist_ok=True)
+    inputs = [("tau-real np128 callpath multimetric (2 x 128 files)", CORPUS / "tau-real" / "mpi-stencil-np128-callpath-multimetric", 128)]
+    for r in [int(x) for x in a.ranks.split(",") if x]:
+        inputs.append((f"tau_scale {r} ranks, --lines 5000", scale_run(r), r))
+    rows = []
+    for label, run, ranks in inputs:
+        mb = dir_bytes(run) / 1e6
+        wall, rss = timed([str(exe), "summary", str(run)], a.repeat)
+        row = {"label": label, "ranks": ranks, "mb": mb, "wall": wall, "rss": rss}
+        if a.hatchet and ranks in HATCHET_REF or (a.hatchet and ranks == 128):
+            hrun = run if ranks == 128 else scale_run(ranks, user_events=False)
+            try:
+                row["hatchet"] = timed(hatchet_cmd(hrun), 1 if ranks >= 4096 else 3)
+            except SystemExit as e:
+                row["hatchet_error"] = str(e)
+        rows.append(row)
+        print(f"{label}: {wall:.3f} s, {rss:.0f} MB peak, input {mb:.1f} MB", file=sys.stderr)
+
+    cpu = ""
+    try:
+        for line in open("/proc/cpuinfo"):
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    lines = [
+        "# Benchmarks",
+        "",
+        "Regenerate with `python3 bench/bench.py%s` (builds release, generates the runs" % (" --hatchet" if a.hatchet else ""),
+        " with `../shared/tools/tau_scale.py`, times each input "
+        f"{a.repeat} times after one warm-up run and reports the median wall time and the peak RSS).",
+        "",
+        f"Machine: {os.cpu_count()} cores, {cpu}. Page cache warm.",
+        "",
+        "## Load + `perfscape summary`",
+        "",
+        "| input | input size | perfscape wall | perfscape peak RSS | RSS / input | TAU `pprof -s` (ref.) | ParaProf `--pack` (ref.) | speed-up vs pprof | vs ParaProf |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    for r in rows:
+        pp = PPROF_S.get(r["ranks"])
+        para = PARAPROF.get(r["ranks"])
+        wall = r["wall"]
+        pp_s = "%.2f s" % pp if pp else "-"
+        para_s = ("%.1f s, %.2f GB" % para if para[1] else "%.2f s" % para[0]) if para else "-"
+        up_pp = "%.1fx" % (pp / wall) if pp else "-"
+        up_para = "%.0fx" % (para[0] / wall) if para else "-"
+        lines.append("| %s | %.1f MB | %.3f s | %.0f MB | %.2fx | %s | %s | %s | %s |" % (
+            r["label"], r["mb"], wall, r["rss"], r["rss"] / r["mb"], pp_s, para_s, up_pp, up_para))
+    if a.hatchet:
+        lines += ["", "## Hatchet `GraphFrame.from_tau` on the same runs (made with `--no-user-events`)", "",
+                  "| input | Hatchet wall | Hatchet peak RSS | perfscape speed-up |", "|---|---|---|---|"]
+        for r in rows:
+            if "hatchet" in r:
+                hw, hr = r["hatchet"]
+                lines.append(f"| {r['label']} | {hw:.2f} s | {hr:.0f} MB | {hw / r['wall']:.0f}x |")
+            elif "hatchet_error" in r:
+                lines.append(f"| {r['label']} | failed: {r['hatchet_error']} | - | - |")
+    base_wall, base_rss = timed([str(exe), "--help"], 3)
+    lines += [
+        "",
+        "Process baseline (`perfscape --help`): %.0f MB peak RSS, so small runs are dominated by it." % base_rss,
+        "",
+        "Reference figures for TAU `pprof -s` and ParaProf were measured on this kind of machine (2 cores) and are",
+        "quoted from the issues; TAU itself is not installed here.",
+        "",
+    ]
+    Path(a.out).write_text("\n".join(lines))
+    print("\n".join(lines))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,230 @@
+//! [`ThreadData`]: what a reader parsed for one thread, handed to the builder.
+//!
+//! Names are stored in one text arena per thread (no allocation per line), already
+//! normalized, so the sequential builder only has to look them up. Readers fill it in
+//! parallel, one thread each.
+
+use crate::builder::BuildError;
+use crate::event::{normalize_timer_name, normalize_user_event_name};
+
+/// A range of [`ThreadData`]'s text arena.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct Span {
+    start: u32,
+    len: u32,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct TimerRow {
+    name: Span,
+    groups: Span,
+    calls: f64,
+    subcalls: f64,
+}
+
+/// The exclusive and inclusive value of one timer in one metric.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct MetricValue {
+    /// Position of the metric in the profile's metric list.
+    pub metric: usize,
+    /// Exclusive value, in the metric's unit.
+    pub exclusive: f64,
+    /// Inclusive value, in the metric's unit.
+    pub inclusive: f64,
+}
+
+/// The measured data of one thread, as a reader parsed it: timers (interval events), user
+/// (atomic) events and metadata. Timer values are stored flat, `n_metrics` per row.
+#[derive(Debug, Clone, Default)]
+pub struct ThreadData {
+    n_metrics: usize,
+    text: String,
+    metadata: Vec<(Span, Span)>,
+    timers: Vec<TimerRow>,
+    exclusive: Vec<f64>,
+    inclusive: Vec<f64>,
+    atomics: Vec<(Span, [f64; 5])>,
+    declared: Vec<(Span, Span)>,
+}
+
+impl ThreadData {
+    /// Empty data for a profile with `n_metrics` metrics.
+    pub fn new(n_metrics: usize) -> Self {
+        Self {
+            n_metrics,
+            ..Self::default()
+        }
+    }
+
+    /// Empty data with room for `timers` timer rows and `text_bytes` bytes of names.
+    pub fn with_capacity(n_metrics: usize, timers: usize, text_bytes: usize) -> Self {
+        Self {
+            n_metrics,
+            text: String::with_capacity(text_bytes),
+            timers: Vec::with_capacity(timers),
+            exclusive: Vec::with_capacity(timers * n_metrics),
+            inclusive: Vec::with_capacity(timers * n_metrics),
+            ..Self::default()
+        }
+    }
+
+    fn store(&mut self, s: &str) -> Span {
+        let start = self.text.len();
+        self.text.push_str(s);
+        Span {
+            start: u32::try_from(start).unwrap_or(u32::MAX),
+            len: u32::try_from(s.len()).unwrap_or(u32::MAX),
+        }
+    }
+
+    fn get(&self, s: Span) -> &str {
+        let start = s.start as usize;
+        self.text.get(start..start + s.len as usize).unwrap_or("")
+    }
+
+    /// Number of metrics per timer row.
+    pub fn n_metrics(&self) -> usize {
+        self.n_metrics
+    }
+
+    /// Adds a metadata key/value.
+    pub fn push_metadata(&mut self, key: &str, value: &str) {
+        let k = self.store(key);
+        let v = self.store(value);
+        self.metadata.push((k, v));
+    }
+
+    /// Metadata key/values in the order added.
+    pub fn metadata(&self) -> impl Iterator<Item = (&str, &str)> + '_ {
+        self.metadata.iter().map(|&(k, v)| (self.get(k), self.get(v)))
+    }
+
+    /// Appends a timer row. `name` is the raw name (normalized here as ParaProf shows it, see
+    /// [`normalize_timer_name`]); `groups` is TAU's `|`-separated group list (may be empty);
+    /// `exclusive`/`inclusive` hold one value per metric. Errors if the slices do not have
+    /// `n_metrics` values.
+    pub fn push_timer(
+        &mut self,
+        name: &str,
+        groups: &str,
+        calls: f64,
+        subcalls: f64,
+        exclusive: &[f64],
+        inclusive: &[f64],
+    ) -> Result<(), BuildError> {
+        if exclusive.len() != self.n_metrics || inclusive.len() != self.n_metrics {
+            return Err(BuildError::MetricCount {
+                event: name.to_string(),
+                expected: self.n_metrics,
+                got: exclusive.len().min(inclusive.len()),
+            });
+        }
+        self.push_row(name, groups, calls, subcalls);
+        self.exclusive.extend_from_slice(exclusive);
+        self.inclusive.extend_from_slice(inclusive);
+        Ok(())
+    }
+
+    /// Appends a timer row with values for one metric only (the other metrics get 0, to be
+    /// filled with [`ThreadData::set_metric_values`]).
+    pub fn push_timer_for_metric(
+        &mut self,
+        name: &str,
+        groups: &str,
+        calls: f64,
+        subcalls: f64,
+        value: MetricValue,
+    ) {
+        self.push_row(name, groups, calls, subcalls);
+        let base = self.exclusive.len();
+        self.exclusive.resize(base + self.n_metrics, 0.0);
+        self.inclusive.resize(base + self.n_metrics, 0.0);
+        if value.metric < self.n_metrics {
+            self.exclusive[base + value.metric] = value.exclusive;
+            self.inclusive[base + value.metric] = value.inclusive;
+        }
+    }
+
+    fn push_row(&mut self, name: &str, groups: &str, calls: f64, subcalls: f64) {
+        let name = self.store(&normalize_timer_name(name));
+        let groups = self.store(groups);
+        self.timers.push(TimerRow {
+            name,
+            groups,
+            calls,
+            subcalls,
+        });
+    }
+
+    /// Appends a user (atomic) event row: number of samples, max, min, mean, sum of squares.
+    /// The name is normalized as ParaProf shows it ([`normalize_user_event_name`]).
+    pub fn push_atomic(&mut self, name: &str, count: f64, max: f64, min: f64, mean: f64, sum_squares: f64) {
+        let span = self.store(&normalize_user_event_name(name));
+        self.atomics.push((span, [count, max, min, mean, sum_squares]));
+    }
+
+    /// Declares a timer this thread lists without a value: the builder registers the event
+    /// (name and groups) but the thread does not count as having it. TAU's tools treat a line
+    /// with zero calls this way.
+    pub fn declare_timer(&mut self, name: &str, groups: &str) {
+        let n = self.store(&normalize_timer_name(name));
+        let g = self.store(groups);
+        self.declared.push((n, g));
+    }
+
+    /// Number of timer rows.
+    pub fn timer_count(&self) -> usize {
+        self.timers.len()
+    }
+
+    /// Number of user event rows.
+    pub fn atomic_count(&self) -> usize {
+        self.atomics.len()
+    }
+
+    /// Normalized name of timer row `i` (empty if out of range).
+    pub fn timer_name(&self, i: usize) -> &str {
+        self.timers.get(i).map_or("", |r| self.get(r.name))
+    }
+
+    /// Calls of timer row `i` (0 if out of range).
+    pub fn timer_calls(&self, i: usize) -> f64 {
+        self.timers.get(i).map_or(0.0, |r| r.calls)
+    }
+
+    /// Overwrites the values of metric `m` of timer row `i` (used to merge per-metric files);
+    /// ignored when out of range.
+    pub fn set_metric_values(&mut self, i: usize, m: usize, exclusive: f64, inclusive: f64) {
+        if m < self.n_metrics
+            && let Some(x) = self.exclusive.get_mut(i * self.n_metrics + m)
+        {
+            *x = exclusive;
+            self.inclusive[i * self.n_metrics + m] = inclusive;
+        }
+    }
+
+    /// Timer rows: (name, groups, calls, subcalls, exclusive per metric, inclusive per metric).
+    pub(crate) fn timer_rows(&self) -> impl Iterator<Item = (&str, &str, f64, f64, &[f64], &[f64])> + '_ {
+        let n = self.n_metrics;
+        self.timers.iter().enumerate().map(move |(i, r)| {
+            (
+                self.get(r.name),
+                self.get(r.groups),
+                r.calls,
+                r.subcalls,
+                &self.exclusive[i * n..(i + 1) * n],
+                &self.inclusive[i * n..(i + 1) * n],
+            )
+        })
+    }
+
+    /// User event rows: (name, [count, max, min, mean, sum of squares]).
+    pub(crate) fn atomic_rows(&self) -> impl Iterator<Item = (&str, [f64; 5])> + '_ {
+        self.atomics.iter().map(|&(s, v)| (self.get(s), v))
+    }
+
+    /// Declared timers: (name, groups).
+    pub(crate) fn declared_rows(&self) -> impl Iterator<Item = (&str, &str)> + '_ {
+        self.declared.iter().map(|&(n, g)| (self.get(n), self.get(g)))
+    }
+}
