@@ -20,10 +20,13 @@
 //! assert_eq!(top_events(&p, MetricId(0), TopOptions::default())[0].percent, 100.0);
 //! ```
 
+mod calltree;
 mod histogram;
 mod stats;
 mod top;
+pub mod views;
 
+pub use calltree::{TreeNode, TreeScope, call_tree};
 pub use histogram::{Bins, Histogram, histogram};
 pub use stats::{
     EventStats, Summary, ThreadTotals, all_event_stats, event_stats, run_total, thread_totals,

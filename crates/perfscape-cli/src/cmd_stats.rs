@@ -142,7 +142,7 @@ fn sorted_stats(p: &Profile, m: MetricId) -> Vec<EventStats> {
 
 /// Runs `perfscape stats`.
 pub fn run(args: &StatsArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
-    let loaded = loading::open(&args.common)?;
+    let loaded = loading::open(&args.common.input)?;
     let p = &loaded.profile;
     match &args.event {
         Some(q) => {

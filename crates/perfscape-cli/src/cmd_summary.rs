@@ -76,7 +76,7 @@ const META: &[(&str, &str)] = &[
 
 /// Runs `perfscape summary`.
 pub fn run(args: &SummaryArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
-    let loaded = loading::open(&args.common)?;
+    let loaded = loading::open(&args.common.input)?;
     let p = &loaded.profile;
     let report = &loaded.report;
     let m: MetricId = fmt::metric(p, args.metric.as_deref())?;
@@ -123,7 +123,7 @@ pub fn run(args: &SummaryArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode> 
     match args.common.format {
         OutputFormat::Json => {
             let doc = serde_json::json!({
-                "run": args.common.run,
+                "run": args.common.input.run,
                 "format": report.format,
                 "files_read": report.files_read,
                 "bytes_read": report.bytes_read,
@@ -156,7 +156,7 @@ pub fn run(args: &SummaryArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode> 
             w.flush()?;
         }
         OutputFormat::Table => {
-            writeln!(out, "Run: {}", args.common.run.display())?;
+            writeln!(out, "Run: {}", args.common.input.run.display())?;
             writeln!(
                 out,
                 "Read: {} files ({:.1} MB) of {}",

@@ -82,7 +82,7 @@ fn rows<'a>(p: &'a Profile, ranked: &[RankedEvent], by: RankBy) -> Vec<Row<'a>> 
 
 /// Runs `perfscape top`.
 pub fn run(args: &TopArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
-    let loaded = loading::open(&args.common)?;
+    let loaded = loading::open(&args.common.input)?;
     let p = &loaded.profile;
     let m: MetricId = fmt::metric(p, args.metric.as_deref())?;
     let by = match args.by {

@@ -1,6 +1,6 @@
 //! Loading a run with a progress bar, and telling the user what did not load.
 
-use crate::{Common, EXIT_PARTIAL};
+use crate::{EXIT_PARTIAL, Input};
 use anyhow::Context;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use perfscape_formats::{LoadOptions, LoadReport, Loaded, ProgressSink, load, load_as};
@@ -21,9 +21,9 @@ impl ProgressSink for Bar {
     }
 }
 
-/// Loads the run named in `common`, showing a progress bar on a terminal, and prints what
+/// Loads the run named in `input`, showing a progress bar on a terminal, and prints what
 /// could not be loaded (and the first warnings) to stderr.
-pub fn open(common: &Common) -> anyhow::Result<Loaded> {
+pub fn open(input: &Input) -> anyhow::Result<Loaded> {
     let target = if std::io::stderr().is_terminal() {
         ProgressDrawTarget::stderr()
     } else {
@@ -37,15 +37,15 @@ pub fn open(common: &Common) -> anyhow::Result<Loaded> {
     );
     let sink = Bar(bar);
     let opts = LoadOptions {
-        threads: common.jobs,
+        threads: input.jobs,
         progress: Some(&sink),
     };
-    let loaded = match &common.input_format {
-        Some(f) => load_as(&common.run, f, &opts),
-        None => load(&common.run, &opts),
+    let loaded = match &input.input_format {
+        Some(f) => load_as(&input.run, f, &opts),
+        None => load(&input.run, &opts),
     }
-    .with_context(|| format!("cannot load {}", common.run.display()))?;
-    print_report(&loaded.report, common.verbose);
+    .with_context(|| format!("cannot load {}", input.run.display()))?;
+    print_report(&loaded.report, input.verbose);
     Ok(loaded)
 }
 

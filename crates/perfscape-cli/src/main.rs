@@ -3,6 +3,7 @@
 //! Thin layer over the library crates: argument parsing (clap), loading with a progress bar,
 //! and rendering of the analyses as tables, CSV or JSON.
 
+mod cmd_serve;
 mod cmd_stats;
 mod cmd_summary;
 mod cmd_top;
@@ -33,7 +34,7 @@ multi-metric runs) or a single profile.N.C.T file; the format is detected from t
 some files could not be loaded (they are listed on stderr), 1 on error, 2 on a usage error.\n\n\
 Examples:\n  perfscape summary ../shared/corpus/tau-real/mpi-stencil-np64-callpath-commmatrix\n  \
 perfscape top RUN --by inclusive -n 10\n  perfscape stats RUN --format csv > stats.csv\n  \
-perfscape stats RUN 'MPI_Allreduce()' --bins 8"
+perfscape stats RUN 'MPI_Allreduce()' --bins 8\n  perfscape serve RUN            (then open the printed URL)"
 )]
 struct Cli {
     #[command(subcommand)]
@@ -51,14 +52,11 @@ pub enum OutputFormat {
     Json,
 }
 
-/// Arguments every command takes.
+/// What to read and how.
 #[derive(Args, Debug, Clone)]
-pub struct Common {
+pub struct Input {
     /// Run directory or profile file to read.
     pub run: PathBuf,
-    /// Output format.
-    #[arg(long, short = 'f', value_enum, default_value_t = OutputFormat::Table)]
-    pub format: OutputFormat,
     /// Read the input as this format instead of detecting it from the content (known: tau).
     #[arg(long, value_name = "NAME")]
     pub input_format: Option<String>,
@@ -68,6 +66,17 @@ pub struct Common {
     /// Show every load warning (by default the first 5 are shown).
     #[arg(long, short = 'v')]
     pub verbose: bool,
+}
+
+/// Arguments every reporting command takes.
+#[derive(Args, Debug, Clone)]
+pub struct Common {
+    /// What to read.
+    #[command(flatten)]
+    pub input: Input,
+    /// Output format.
+    #[arg(long, short = 'f', value_enum, default_value_t = OutputFormat::Table)]
+    pub format: OutputFormat,
     /// Do not shorten long event names in tables.
     #[arg(long)]
     pub wide: bool,
@@ -81,6 +90,8 @@ enum Command {
     Top(cmd_top::TopArgs),
     /// Statistics of every event across threads, or of one EVENT in detail.
     Stats(cmd_stats::StatsArgs),
+    /// Serve linked views of the run in the browser (heat map, overview, call tree, terrain, ...).
+    Serve(cmd_serve::ServeArgs),
 }
 
 fn main() -> ExitCode {
@@ -90,6 +101,7 @@ fn main() -> ExitCode {
         Command::Summary(a) => cmd_summary::run(a, &mut out),
         Command::Top(a) => cmd_top::run(a, &mut out),
         Command::Stats(a) => cmd_stats::run(a, &mut out),
+        Command::Serve(a) => cmd_serve::run(a),
     };
     let result = result.and_then(|code| out.flush().map(|()| code).map_err(anyhow::Error::from));
     match result {

@@ -1,0 +1,390 @@
+//! The JSON types of the HTTP API (documented in `API.md`). Their TypeScript twins are
+//! generated into `web/src/api/` by ts-rs (`cargo test -p perfscape-server`), so the front end
+//! and the server cannot drift.
+//!
+//! Conventions: values are in the metric's own unit (`unit` says which); threads are written
+//! `N.C.T`; `null` marks a cell without data.
+
+use serde::Serialize;
+use ts_rs::TS;
+
+/// `GET /api/run`: what was loaded.
+#[derive(Debug, Clone, Serialize, TS)]
+#[ts(export)]
+pub struct RunInfo {
+    /// `ok` when the run loaded, `error` when it did not (then `error` says why).
+    pub status: String,
+    /// Why the run did not load.
+    pub error: Option<String>,
+    /// The path given on the command line.
+    pub path: String,
+    /// Format read (`tau`, ...).
+    pub format: String,
+    /// Files read and their total size in bytes.
+    pub files_read: u32,
+    /// Total bytes read.
+    pub bytes_read: f64,
+    /// Number of threads.
+    pub threads: u32,
+    /// Number of distinct nodes (ranks).
+    pub nodes: u32,
+    /// Metrics in order (`metric` parameters index this list).
+    pub metrics: Vec<MetricInfo>,
+    /// Number of flat events with data.
+    pub flat_events: u32,
+    /// Number of callpath events with data.
+    pub callpath_events: u32,
+    /// Number of flat `[SAMPLE]` (per source line) events.
+    pub sample_events: u32,
+    /// Number of user (atomic) events.
+    pub user_events: u32,
+    /// True when the profile has callpaths (the call tree has structure).
+    pub has_callpaths: bool,
+    /// Metadata with the same value on every thread.
+    pub metadata: Vec<MetadataItem>,
+    /// Metadata keys whose value varies, with the first thread's value and the count of threads.
+    pub varying_metadata: Vec<VaryingMetadata>,
+    /// Files that could not be loaded (`path:line: reason`).
+    pub bad_files: Vec<String>,
+    /// Warnings from loading.
+    pub warnings: Vec<String>,
+    /// Notes from loading.
+    pub notes: Vec<String>,
+    /// The first threads' addresses (at most 10,000), in id order.
+    pub thread_ids: Vec<String>,
+}
+
+/// A metric.
+#[derive(Debug, Clone, Serialize, TS)]
+#[ts(export)]
+pub struct MetricInfo {
+    /// Name, e.g. `TIME`.
+    pub name: String,
+    /// Unit symbol: `µs`, `ns`, `cycles`, `B`, `count`, or the tool's own.
+    pub unit: String,
+    /// True for time units.
+    pub is_time: bool,
+}
+
+/// A metadata key/value.
+#[derive(Debug, Clone, Serialize, TS)]
+#[ts(export)]
+pub struct MetadataItem {
+    /// Key.
+    pub name: String,
+    /// Value.
+    pub value: String,
+}
+
+/// A metadata key whose value differs between threads.
+#[derive(Debug, Clone, Serialize, TS)]
+#[ts(export)]
+pub struct VaryingMetadata {
+    /// Key.
+    pub name: String,
+    /// Value on the first thread that has it.
+    pub first_value: String,
+    /// Thread of that first value.
+    pub first_thread: String,
+    /// Number of threads with this key.
+    pub threads: u32,
+}
+
+/// Statistics of one value kind across threads (see `perfscape_analysis::Summary`).
+#[derive(Debug, Clone, Serialize, TS)]
+#[ts(export)]
+pub struct SummaryJson {
+    /// Threads that have the event.
+    pub threads: u32,
+    /// Sum over threads.
+    pub total: f64,
+    /// Mean over the threads that have the event.
+    pub mean: f64,
+    /// Mean over all threads.
+    pub mean_all: f64,
+    /// Smallest value.
+    pub min: f64,
+    /// Thread with the smallest value.
+    pub min_thread: Option<String>,
+    /// Largest value.
+    pub max: f64,
+    /// Thread with the largest value.
+    pub max_thread: Option<String>,
+    /// Population standard deviation over the threads that have the event.
+    pub stddev: f64,
+    /// Population standard deviation over all threads.
+    pub stddev_all: f64,
+    /// `max / mean_all`.
+    pub imbalance: f64,
+}
+
+/// One row of the ranked event table.
+#[derive(Debug, Clone, Serialize, TS)]
+#[ts(export)]
+pub struct EventRow {
+    /// Event id (use it in `/api/event/{id}`).
+    pub id: u32,
+    /// 1-based rank by total of the requested kind.
+    pub rank: u32,
+    /// Event name.
+    pub name: String,
+    /// Group names.
+    pub groups: Vec<String>,
+    /// Source file, if the name carries one.
+    pub source_file: Option<String>,
+    /// Source line, if the name carries one.
+    pub source_line: Option<u32>,
+    /// `timer`, `sample`, `sample_context`, ...
+    pub kind: String,
+    /// True for callpath events.
+    pub callpath: bool,
+    /// The flat event of the routine (itself for flat events).
+    pub routine: Option<u32>,
+    /// Percent of the run total (ParaProf's convention).
+    pub percent: f64,
+    /// Statistics of the requested kind across threads.
+    pub stats: SummaryJson,
+    /// Total calls across threads.
+    pub calls: f64,
+}
+
+/// `GET /api/events`: the ranked event table.
+#[derive(Debug, Clone, Serialize, TS)]
+#[ts(export)]
+pub struct EventsResponse {
+    /// Metric index.
+    pub metric: u32,
+    /// Unit of the values.
+    pub unit: String,
+    /// Value kind ranked (`exclusive`, `inclusive`, `calls`, `subcalls`).
+    pub kind: String,
+    /// Sum over threads of each thread's top-level inclusive value (the percent divisor).
+    pub run_total: f64,
+    /// Rows, ranked.
+    pub rows: Vec<EventRow>,
+}
+
+/// A bin of rows or of threads in a matrix answer.
+#[derive(Debug, Clone, Serialize, TS)]
+#[ts(export)]
+pub struct Bin {
+    /// First position covered.
+    pub first: u32,
+    /// Last position covered (inclusive).
+    pub last: u32,
+    /// Label: the row's label or `first – last` labels.
+    pub label: String,
+    /// The event of a single-event row bin (for selection), if any.
+    pub event: Option<u32>,
+}
+
+/// `GET /api/matrix`: rows × threads reduced to at most h × w cells.
+#[derive(Debug, Clone, Serialize, TS)]
+#[ts(export)]
+pub struct MatrixResponse {
+    /// Total rows in the row space (events or lines).
+    pub row_count: u32,
+    /// Total threads on the thread axis.
+    pub thread_count: u32,
+    /// Row bins, top to bottom.
+    pub rows: Vec<Bin>,
+    /// Thread bins, left to right.
+    pub cols: Vec<Bin>,
+    /// Cell values row-major (`rows.len() * cols.len()`), `null` = no data.
+    pub values: Vec<Option<f64>>,
+    /// Smallest cell value.
+    pub min: Option<f64>,
+    /// Largest cell value.
+    pub max: Option<f64>,
+    /// How cells were reduced: `max` or `sum`.
+    pub reduce: String,
+    /// Unit of the values.
+    pub unit: String,
+}
+
+/// One row of the overview.
+#[derive(Debug, Clone, Serialize, TS)]
+#[ts(export)]
+pub struct OverviewRowJson {
+    /// First row position covered.
+    pub first: u32,
+    /// Last row position covered.
+    pub last: u32,
+    /// Label of the first row.
+    pub label: String,
+    /// Empty rows skipped just before this row.
+    pub skipped_before: u32,
+    /// Values per thread bin.
+    pub values: Vec<Option<f64>>,
+}
+
+/// `GET /api/overview`: the seed's reduced overview in strips.
+#[derive(Debug, Clone, Serialize, TS)]
+#[ts(export)]
+pub struct OverviewResponse {
+    /// Total rows in the row space.
+    pub row_count: u32,
+    /// Total threads.
+    pub thread_count: u32,
+    /// Thread bins.
+    pub cols: Vec<Bin>,
+    /// Strips side by side, each top to bottom.
+    pub strips: Vec<Vec<OverviewRowJson>>,
+    /// Empty rows in the row space.
+    pub empty_rows: u32,
+    /// Rows skipped in long empty runs.
+    pub skipped_rows: u32,
+    /// Largest value.
+    pub max: Option<f64>,
+    /// Unit of the values.
+    pub unit: String,
+}
+
+/// A thread's value of one event.
+#[derive(Debug, Clone, Serialize, TS)]
+#[ts(export)]
+pub struct ThreadValue {
+    /// Thread address.
+    pub thread: String,
+    /// Value.
+    pub value: f64,
+}
+
+/// A histogram.
+#[derive(Debug, Clone, Serialize, TS)]
+#[ts(export)]
+pub struct HistogramJson {
+    /// Bin edges (bins + 1).
+    pub edges: Vec<f64>,
+    /// Counts per bin.
+    pub counts: Vec<u32>,
+}
+
+/// `GET /api/event/{id}`: one event across threads.
+#[derive(Debug, Clone, Serialize, TS)]
+#[ts(export)]
+pub struct EventDetail {
+    /// Event id.
+    pub id: u32,
+    /// Name.
+    pub name: String,
+    /// Groups.
+    pub groups: Vec<String>,
+    /// Source file and line, if any.
+    pub source: Option<String>,
+    /// Metric index of `values`/`stats`.
+    pub metric: u32,
+    /// Unit.
+    pub unit: String,
+    /// Value kind of `values`/`stats`.
+    pub kind: String,
+    /// Statistics across threads.
+    pub stats: SummaryJson,
+    /// Per-thread values, largest first; at most `points` entries (see `downsampled`).
+    pub values: Vec<ThreadValue>,
+    /// True when `values` is a rank-space reduction (each entry the max of a bucket of
+    /// consecutive ranks) because there were more threads than `points`.
+    pub downsampled: bool,
+    /// Threads having the event.
+    pub threads: u32,
+    /// Histogram of the values across threads.
+    pub histogram: HistogramJson,
+}
+
+/// One node of the call tree table.
+#[derive(Debug, Clone, Serialize, TS)]
+#[ts(export)]
+pub struct TreeNodeJson {
+    /// Event id of the node.
+    pub id: u32,
+    /// Parent node's id.
+    pub parent: Option<u32>,
+    /// Depth (0 = root).
+    pub depth: u32,
+    /// Routine name (last frame).
+    pub name: String,
+    /// Source location (`file:line`), if any.
+    pub source: Option<String>,
+    /// Inclusive value in the scope.
+    pub inclusive: f64,
+    /// Exclusive value in the scope.
+    pub exclusive: f64,
+    /// Calls in the scope.
+    pub calls: f64,
+    /// Threads having the node.
+    pub threads: u32,
+    /// Children ids.
+    pub children: Vec<u32>,
+    /// The flat event of the node's routine, if the profile has it.
+    pub routine: Option<u32>,
+}
+
+/// `GET /api/calltree`.
+#[derive(Debug, Clone, Serialize, TS)]
+#[ts(export)]
+pub struct CallTreeResponse {
+    /// Scope: `total`, `mean`, `mean_all` or a thread `N.C.T`.
+    pub scope: String,
+    /// Unit.
+    pub unit: String,
+    /// True when built from callpaths; false = flat list.
+    pub has_callpaths: bool,
+    /// Nodes in depth-first order.
+    pub nodes: Vec<TreeNodeJson>,
+}
+
+/// A labelled terrain peak.
+#[derive(Debug, Clone, Serialize, TS)]
+#[ts(export)]
+pub struct PeakJson {
+    /// Row bin index in the grid.
+    pub row_bin: u32,
+    /// Column bin index in the grid.
+    pub col_bin: u32,
+    /// Event id.
+    pub event: u32,
+    /// Event name.
+    pub name: String,
+    /// Thread.
+    pub thread: String,
+    /// Value.
+    pub value: f64,
+}
+
+/// `GET /api/terrain`: a grid for a 3-D surface plus the k largest peaks.
+#[derive(Debug, Clone, Serialize, TS)]
+#[ts(export)]
+pub struct TerrainResponse {
+    /// The grid (rows = events, cols = threads), reduced by MAX.
+    pub grid: MatrixResponse,
+    /// Largest cells, at most one per event, largest first.
+    pub peaks: Vec<PeakJson>,
+}
+
+/// One row of the row space (events or source lines).
+#[derive(Debug, Clone, Serialize, TS)]
+#[ts(export)]
+pub struct RowJson {
+    /// Label.
+    pub label: String,
+    /// Events whose values the row holds.
+    pub events: Vec<u32>,
+}
+
+/// `GET /api/rows`: the rows of the matrix views in display order (positions index this).
+#[derive(Debug, Clone, Serialize, TS)]
+#[ts(export)]
+pub struct RowsResponse {
+    /// `events` or `lines`.
+    pub rows_kind: String,
+    /// Rows.
+    pub rows: Vec<RowJson>,
+}
+
+/// An error answer (`4xx`/`5xx`).
+#[derive(Debug, Clone, Serialize, TS)]
+#[ts(export)]
+pub struct ErrorResponse {
+    /// What went wrong.
+    pub error: String,
+}

@@ -1,0 +1,232 @@
+//! The perfscape HTTP server: a JSON API over one loaded profile (see `API.md` at the
+//! repository root) and the browser front end, embedded in the binary.
+//!
+//! ```no_run
+//! # async fn demo() -> Result<(), perfscape_server::ServeError> {
+//! use perfscape_server::{AppState, ServerConfig, bind, router};
+//! let loaded = perfscape_formats::load("run".as_ref(), &Default::default()).map_err(|e| e.to_string());
+//! let state = AppState::new("run", loaded, None);
+//! let listener = bind(&ServerConfig::default()).await?;
+//! axum::serve(listener, router(state)).await.ok();
+//! # Ok(()) }
+//! ```
+//!
+//! # Design constraints
+//! - The heavy work (statistics, reductions to screen resolution) is done here, in Rust; the
+//!   browser only asks and draws. No endpoint returns a whole events × threads matrix of a large
+//!   run: matrix answers are bounded by the requested resolution (at most 4096 × 4096 bins).
+//! - Safety: binds 127.0.0.1 by default; never serves a file outside its embedded assets; unknown
+//!   paths are 404; a non-loopback address needs an access token, and then every request must
+//!   carry it (query `token=`, `Authorization: Bearer`, or the cookie set on first use) or gets 403.
+
+pub mod api;
+mod assets;
+pub mod query;
+
+use axum::Router;
+use axum::extract::{Path, Query, Request, State};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::middleware::{self, Next};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use perfscape_formats::Loaded;
+use query::{ApiError, ViewParams};
+use std::net::{IpAddr, Ipv4Addr, SocketAddr};
+use std::sync::Arc;
+
+/// Where and how to listen.
+#[derive(Debug, Clone)]
+pub struct ServerConfig {
+    /// Address to bind. Default `127.0.0.1`.
+    pub bind: IpAddr,
+    /// Port; 0 (default) lets the system pick a free one.
+    pub port: u16,
+    /// Access token; required when `bind` is not a loopback address. Default none.
+    pub token: Option<String>,
+}
+
+impl Default for ServerConfig {
+    fn default() -> Self {
+        Self { bind: IpAddr::V4(Ipv4Addr::LOCALHOST), port: 0, token: None }
+    }
+}
+
+/// Errors starting the server.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ServeError {
+    /// A non-loopback address without a token.
+    #[error("refusing to listen on {0} without an access token: anyone on the network could read the profile. Add --token <secret> (or --token auto)")]
+    NeedsToken(IpAddr),
+    /// Binding failed.
+    #[error("cannot listen on {addr}: {source}")]
+    Bind {
+        /// The address.
+        addr: SocketAddr,
+        /// The I/O error.
+        source: std::io::Error,
+    },
+}
+
+/// Binds the listening socket, enforcing the token rule.
+pub async fn bind(cfg: &ServerConfig) -> Result<tokio::net::TcpListener, ServeError> {
+    if !cfg.bind.is_loopback() && cfg.token.is_none() {
+        return Err(ServeError::NeedsToken(cfg.bind));
+    }
+    let addr = SocketAddr::new(cfg.bind, cfg.port);
+    tokio::net::TcpListener::bind(addr).await.map_err(|source| ServeError::Bind { addr, source })
+}
+
+/// A fresh unguessable token: 128 random bits as 32 hex digits.
+pub fn random_token() -> String {
+    let mut b = [0u8; 16];
+    // getrandom only fails when the OS has no entropy source; fall back to time + address.
+    if getrandom::fill(&mut b).is_err() {
+        let t = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_nanos()).unwrap_or(0);
+        b.copy_from_slice(&t.to_le_bytes());
+    }
+    b.iter().map(|x| format!("{x:02x}")).collect()
+}
+
+/// The loaded run the server shows (or why it could not be loaded).
+pub struct AppState {
+    path: String,
+    run: Result<Loaded, String>,
+    token: Option<String>,
+}
+
+impl AppState {
+    /// State for a run at `path`: the load result (an error message is shown in the page) and
+    /// the access token, if any.
+    pub fn new(path: impl Into<String>, run: Result<Loaded, String>, token: Option<String>) -> Arc<Self> {
+        Arc::new(Self { path: path.into(), run, token })
+    }
+
+    /// The loaded run, or the load error.
+    pub fn run(&self) -> &Result<Loaded, String> {
+        &self.run
+    }
+}
+
+type Shared = Arc<AppState>;
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        let status = StatusCode::from_u16(self.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+        (status, axum::Json(api::ErrorResponse { error: self.message })).into_response()
+    }
+}
+
+/// Runs a computation on the blocking pool against the loaded profile.
+async fn compute<T: serde::Serialize + Send + 'static>(
+    state: Shared,
+    f: impl FnOnce(&perfscape_model::Profile) -> Result<T, ApiError> + Send + 'static,
+) -> Response {
+    let result = tokio::task::spawn_blocking(move || match &state.run {
+        Ok(l) => f(&l.profile),
+        Err(e) => Err(ApiError { status: 503, message: format!("the run did not load: {e}") }),
+    })
+    .await;
+    match result {
+        Ok(Ok(v)) => axum::Json(v).into_response(),
+        Ok(Err(e)) => e.into_response(),
+        Err(e) => ApiError { status: 500, message: format!("internal error: {e}") }.into_response(),
+    }
+}
+
+async fn get_run(State(s): State<Shared>) -> Response {
+    axum::Json(query::run_info(&s.path, &s.run)).into_response()
+}
+
+async fn get_events(State(s): State<Shared>, Query(q): Query<ViewParams>) -> Response {
+    compute(s, move |p| query::events(p, &q)).await
+}
+
+async fn get_matrix(State(s): State<Shared>, Query(q): Query<ViewParams>) -> Response {
+    compute(s, move |p| query::matrix(p, &q)).await
+}
+
+async fn get_overview(State(s): State<Shared>, Query(q): Query<ViewParams>) -> Response {
+    compute(s, move |p| query::overview(p, &q)).await
+}
+
+async fn get_event(State(s): State<Shared>, Path(id): Path<u32>, Query(q): Query<ViewParams>) -> Response {
+    compute(s, move |p| query::event(p, id, &q)).await
+}
+
+async fn get_calltree(State(s): State<Shared>, Query(q): Query<ViewParams>) -> Response {
+    compute(s, move |p| query::calltree(p, &q)).await
+}
+
+async fn get_terrain(State(s): State<Shared>, Query(q): Query<ViewParams>) -> Response {
+    compute(s, move |p| query::terrain(p, &q)).await
+}
+
+async fn get_rows(State(s): State<Shared>, Query(q): Query<ViewParams>) -> Response {
+    compute(s, move |p| query::rows(p, &q)).await
+}
+
+async fn api_not_found() -> Response {
+    ApiError::not_found("no such API endpoint (see API.md)").into_response()
+}
+
+const COOKIE: &str = "perfscape_token";
+
+/// Token check: query `token=`, `Authorization: Bearer`, or the cookie. A valid query token
+/// sets the cookie so that the page's own asset and API requests pass.
+async fn require_token(State(s): State<Shared>, req: Request, next: Next) -> Response {
+    let Some(token) = s.token.clone() else {
+        return next.run(req).await;
+    };
+    let from_query = req
+        .uri()
+        .query()
+        .and_then(|q| q.split('&').find_map(|kv| kv.strip_prefix("token=")).map(str::to_string));
+    let headers: &HeaderMap = req.headers();
+    let from_header = headers
+        .get(header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.strip_prefix("Bearer "))
+        .map(str::to_string);
+    let from_cookie = headers.get_all(header::COOKIE).iter().filter_map(|v| v.to_str().ok()).find_map(|c| {
+        c.split(';').find_map(|kv| kv.trim().strip_prefix(&format!("{COOKIE}=")).map(str::to_string))
+    });
+    let ok = |t: &Option<String>| t.as_deref().is_some_and(|t| constant_time_eq(t.as_bytes(), token.as_bytes()));
+    if ok(&from_query) {
+        let mut resp = next.run(req).await;
+        if let Ok(v) = HeaderValue::from_str(&format!("{COOKIE}={token}; HttpOnly; SameSite=Strict; Path=/")) {
+            resp.headers_mut().append(header::SET_COOKIE, v);
+        }
+        return resp;
+    }
+    if ok(&from_header) || ok(&from_cookie) {
+        return next.run(req).await;
+    }
+    (StatusCode::FORBIDDEN, axum::Json(api::ErrorResponse { error: "access token required".into() })).into_response()
+}
+
+fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+}
+
+/// The application: API routes, embedded assets, token check, gzip.
+pub fn router(state: Shared) -> Router {
+    let api = Router::new()
+        .route("/run", get(get_run))
+        .route("/events", get(get_events))
+        .route("/matrix", get(get_matrix))
+        .route("/overview", get(get_overview))
+        .route("/event/{id}", get(get_event))
+        .route("/calltree", get(get_calltree))
+        .route("/terrain", get(get_terrain))
+        .route("/rows", get(get_rows))
+        .fallback(api_not_found);
+    Router::new()
+        .nest("/api", api)
+        .route("/", get(assets::index))
+        .route("/assets/{*file}", get(assets::asset))
+        .fallback(assets::not_found)
+        .layer(middleware::from_fn_with_state(state.clone(), require_token))
+        .layer(tower_http::compression::CompressionLayer::new())
+        .with_state(state)
+}

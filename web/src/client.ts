@@ -1,0 +1,51 @@
+// Typed access to the perfscape HTTP API (types generated from the Rust structs by ts-rs).
+
+import type { CallTreeResponse } from './api/CallTreeResponse';
+import type { EventDetail } from './api/EventDetail';
+import type { EventsResponse } from './api/EventsResponse';
+import type { MatrixResponse } from './api/MatrixResponse';
+import type { OverviewResponse } from './api/OverviewResponse';
+import type { RowsResponse } from './api/RowsResponse';
+import type { RunInfo } from './api/RunInfo';
+import type { TerrainResponse } from './api/TerrainResponse';
+import type { Selection } from './state';
+
+export class ApiError extends Error {}
+
+async function get<T>(path: string, params: Record<string, string | number | boolean | null | undefined> = {}): Promise<T> {
+  const q = new URLSearchParams();
+  for (const [k, v] of Object.entries(params)) if (v !== null && v !== undefined && v !== '') q.set(k, String(v));
+  const url = `/api/${path}${q.size ? `?${q}` : ''}`;
+  const res = await fetch(url, { credentials: 'same-origin' });
+  if (!res.ok) {
+    let msg = `${res.status} ${res.statusText}`;
+    try {
+      msg = (await res.json()).error ?? msg;
+    } catch {
+      /* not JSON */
+    }
+    throw new ApiError(`${url}: ${msg}`);
+  }
+  return (await res.json()) as T;
+}
+
+/** Parameters every view request carries. */
+export function common(s: Selection) {
+  return { metric: s.metric, kind: s.kind, rows: s.rows, callpaths: s.callpaths };
+}
+
+export const api = {
+  run: () => get<RunInfo>('run'),
+  events: (s: Selection) => get<EventsResponse>('events', { metric: s.metric, kind: s.kind, callpaths: s.callpaths }),
+  rows: (s: Selection) => get<RowsResponse>('rows', common(s)),
+  matrix: (s: Selection, r: { r0: number; r1: number; t0: number; t1: number; h: number; w: number }) =>
+    get<MatrixResponse>('matrix', { ...common(s), reduce: s.reduce, ...r }),
+  overview: (s: Selection, w: number) =>
+    get<OverviewResponse>('overview', { ...common(s), reduce: s.reduce, skip: s.skip, bin: s.bin, strips: s.strips, w }),
+  event: (s: Selection, id: number, points: number) =>
+    get<EventDetail>(`event/${id}`, { metric: s.metric, kind: s.kind, bins: s.bins || null, points }),
+  calltree: (s: Selection) =>
+    get<CallTreeResponse>('calltree', { metric: s.metric, scope: s.scope === 'thread' ? s.thread ?? 'total' : s.scope }),
+  terrain: (s: Selection) =>
+    get<TerrainResponse>('terrain', { ...common(s), h: s.ty, w: s.tx, peaks: s.peaks }),
+};

@@ -1,0 +1,83 @@
+// Data shared by the views: the run, and cached answers that several views need.
+
+import type { EventsResponse } from './api/EventsResponse';
+import type { RowsResponse } from './api/RowsResponse';
+import type { RunInfo } from './api/RunInfo';
+import { api } from './client';
+import type { Selection } from './state';
+
+export class Context {
+  readonly run: RunInfo;
+  private rowsCache = new Map<string, Promise<RowsResponse>>();
+  private eventsCache = new Map<string, Promise<EventsResponse>>();
+  private threadIndex = new Map<string, number>();
+
+  constructor(run: RunInfo) {
+    this.run = run;
+    run.thread_ids.forEach((t, i) => this.threadIndex.set(t, i));
+  }
+
+  /** Unit of the values shown for the selection. */
+  unit(s: Selection): string {
+    if (s.kind === 'calls') return 'count';
+    return this.run.metrics[s.metric]?.unit ?? '';
+  }
+
+  metricName(s: Selection): string {
+    return this.run.metrics[s.metric]?.name ?? '';
+  }
+
+  /** The rows of the matrix views (cached per metric/kind/rows/callpaths). */
+  rows(s: Selection): Promise<RowsResponse> {
+    const key = `${s.metric}/${s.kind}/${s.rows}/${s.callpaths}`;
+    let p = this.rowsCache.get(key);
+    if (!p) {
+      p = api.rows(s);
+      this.rowsCache.set(key, p);
+    }
+    return p;
+  }
+
+  /** The ranked events (cached per metric/kind/callpaths). */
+  events(s: Selection): Promise<EventsResponse> {
+    const key = `${s.metric}/${s.kind}/${s.callpaths}`;
+    let p = this.eventsCache.get(key);
+    if (!p) {
+      p = api.events(s);
+      this.eventsCache.set(key, p);
+    }
+    return p;
+  }
+
+  /** Position of a thread on the thread axis (id order). */
+  threadPos(label: string): number | undefined {
+    return this.threadIndex.get(label);
+  }
+
+  /** Row position of an event in the current row space (or of its routine's row). */
+  async rowOf(s: Selection, event: number): Promise<number | undefined> {
+    const rows = await this.rows(s);
+    let i = rows.rows.findIndex((r) => r.events.includes(event));
+    if (i < 0) {
+      const ev = (await this.events({ ...s, callpaths: true })).rows.find((r) => r.id === event);
+      if (ev?.routine !== null && ev?.routine !== undefined) i = rows.rows.findIndex((r) => r.events.includes(ev.routine as number));
+    }
+    return i < 0 ? undefined : i;
+  }
+}
+
+/** A view: draws itself into its panel and redraws when the selection changes. */
+export interface View {
+  update(s: Selection, changed: Set<keyof Selection>): void | Promise<void>;
+  resize?(): void;
+}
+
+/** Shows an error inside a panel (a view never goes blank silently). */
+export function showError(el: HTMLElement, err: unknown): void {
+  console.error(err);
+  el.innerHTML = '';
+  const div = document.createElement('div');
+  div.className = 'error';
+  div.textContent = err instanceof Error ? err.message : String(err);
+  el.appendChild(div);
+}

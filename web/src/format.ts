@@ -1,0 +1,74 @@
+// Number formatting shared by the views (the same rules as the CLI's tables).
+
+function sig4(v: number): string {
+  const a = Math.abs(v);
+  if (a === 0) return '0';
+  if (a >= 100) return v.toFixed(1);
+  if (a >= 10) return v.toFixed(2);
+  return v.toFixed(3);
+}
+
+/** `1.235 s`, `428.5 ms`, `41.00 µs`. */
+export function durationUs(us: number): string {
+  const a = Math.abs(us);
+  if (a >= 1e6) return `${sig4(us / 1e6)} s`;
+  if (a >= 1e3) return `${sig4(us / 1e3)} ms`;
+  if (a >= 1 || a === 0) return `${sig4(us)} µs`;
+  return `${sig4(us * 1e3)} ns`;
+}
+
+/** Integers with thousands separators, others with 4 significant digits. */
+export function count(v: number): string {
+  if (Number.isInteger(v) && Math.abs(v) < 1e15) return v.toLocaleString('en-US');
+  return sig4(v);
+}
+
+function bytes(v: number): string {
+  const a = Math.abs(v);
+  if (a >= 1024 ** 3) return `${sig4(v / 1024 ** 3)} GiB`;
+  if (a >= 1024 ** 2) return `${sig4(v / 1024 ** 2)} MiB`;
+  if (a >= 1024) return `${sig4(v / 1024)} KiB`;
+  return `${sig4(v)} B`;
+}
+
+/** A value in a unit (`µs`, `ns`, `B`, `count`, ...) for humans. */
+export function value(v: number | null | undefined, unit: string): string {
+  if (v === null || v === undefined || Number.isNaN(v)) return '–';
+  switch (unit) {
+    case 'µs':
+      return durationUs(v);
+    case 'ns':
+      return durationUs(v / 1e3);
+    case 'B':
+      return bytes(v);
+    default:
+      return count(v);
+  }
+}
+
+/** A compact value for heat-map cells. */
+export function compact(v: number, unit: string): string {
+  const s = value(v, unit);
+  return s.replace(/\.0+ /, ' ');
+}
+
+export function percent(p: number): string {
+  return p >= 9.995 ? `${p.toFixed(1)}%` : `${p.toFixed(2)}%`;
+}
+
+export function ratio(r: number): string {
+  return `${r.toFixed(2)}x`;
+}
+
+/** Escapes text for HTML. */
+export function esc(s: string): string {
+  return s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] ?? c);
+}
+
+/** Shortens a long name keeping its start and its end (the leaf of a callpath). */
+export function shorten(s: string, max = 60): string {
+  if (s.length <= max) return s;
+  const head = s.slice(0, 18);
+  const tail = s.slice(s.length - (max - 19));
+  return `${head}…${tail}`;
+}

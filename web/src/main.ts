@@ -1,0 +1,165 @@
+// perfscape front end: fetches the run, lays out the panels and links every view through the
+// one selection in ./state.ts.
+
+import './style.css';
+import { api } from './client';
+import { Context, type View, showError } from './context';
+import { esc, shorten } from './format';
+import { store, type Selection } from './state';
+import { CallTreeView } from './views/calltree';
+import { EventView } from './views/eventview';
+import { HeatmapView } from './views/heatmap';
+import { OverviewView } from './views/overview';
+import { RankedView } from './views/ranked';
+import { RunInfoView } from './views/runinfo';
+import { TerrainView } from './views/terrain';
+
+interface PanelDef {
+  id: string;
+  title: string;
+  make: (body: HTMLElement, tools: HTMLElement, ctx: Context) => View;
+}
+
+const PANELS: PanelDef[] = [
+  { id: 'ranked', title: 'Ranked events', make: (b, t, c) => new RankedView(b, t, c) },
+  { id: 'heatmap', title: 'Heat map: events × threads', make: (b, t, c) => new HeatmapView(b, t, c) },
+  { id: 'overview', title: 'Overview', make: (b, t, c) => new OverviewView(b, t, c) },
+  { id: 'event', title: 'Event across threads', make: (b, t, c) => new EventView(b, t, c) },
+  { id: 'calltree', title: 'Call tree', make: (b, t, c) => new CallTreeView(b, t, c) },
+  { id: 'terrain', title: '3D terrain', make: (b, t, c) => new TerrainView(b, t, c) },
+  { id: 'runinfo', title: 'Run information', make: (b, t, c) => new RunInfoView(b, t, c) },
+];
+
+function select(label: string, options: [string, string][], value: string, onChange: (v: string) => void): HTMLElement {
+  const wrap = document.createElement('label');
+  wrap.className = 'ctl';
+  wrap.append(`${label} `);
+  const sel = document.createElement('select');
+  for (const [v, text] of options) {
+    const o = document.createElement('option');
+    o.value = v;
+    o.textContent = text;
+    sel.appendChild(o);
+  }
+  sel.value = value;
+  sel.addEventListener('change', () => onChange(sel.value));
+  wrap.appendChild(sel);
+  return wrap;
+}
+
+function header(ctx: Context, s: Selection): HTMLElement {
+  const h = document.createElement('header');
+  const run = ctx.run;
+  h.innerHTML = `<span class="brand">perfscape</span><span class="runpath" title="${esc(run.path)}">${esc(run.path)}</span>
+    <span class="facts">${run.threads.toLocaleString('en-US')} threads · ${run.flat_events} events${run.callpath_events ? ` + ${run.callpath_events} callpaths` : ''}</span>`;
+  const ctl = document.createElement('span');
+  ctl.className = 'controls';
+  ctl.append(
+    select('Metric', run.metrics.map((m, i) => [String(i), `${m.name} (${m.unit})`]), String(s.metric), (v) =>
+      store.set({ metric: Number(v) }),
+    ),
+    select('Value', [['exclusive', 'exclusive'], ['inclusive', 'inclusive'], ['calls', 'calls']], s.kind, (v) =>
+      store.set({ kind: v as Selection['kind'] }),
+    ),
+    select('Rows', [['events', 'events'], ...(run.sample_events ? ([['lines', 'source lines']] as [string, string][]) : [])], s.rows, (v) =>
+      store.set({ rows: v as Selection['rows'], r0: null, r1: null }),
+    ),
+    select('Reduce', [['max', 'max (keep peaks)'], ['sum', 'sum']], s.reduce, (v) => store.set({ reduce: v as Selection['reduce'] })),
+  );
+  if (run.has_callpaths) {
+    const cb = document.createElement('label');
+    cb.className = 'ctl';
+    const box = document.createElement('input');
+    box.type = 'checkbox';
+    box.checked = s.callpaths;
+    box.addEventListener('change', () => store.set({ callpaths: box.checked, r0: null, r1: null }));
+    cb.append(box, ' callpaths');
+    ctl.appendChild(cb);
+  }
+  const sel = document.createElement('span');
+  sel.className = 'selection';
+  sel.id = 'selection';
+  ctl.appendChild(sel);
+  h.appendChild(ctl);
+  return h;
+}
+
+async function start(): Promise<void> {
+  const app = document.getElementById('app') as HTMLElement;
+  let run;
+  try {
+    run = await api.run();
+  } catch (e) {
+    showError(app, e);
+    return;
+  }
+  if (run.status !== 'ok') {
+    console.error(`perfscape: the run did not load: ${run.error}`);
+    app.innerHTML = `<div class="fatal"><h1>perfscape</h1><p>The run <code>${esc(run.path)}</code> could not be loaded:</p><pre class="error">${esc(run.error ?? 'unknown error')}</pre></div>`;
+    return;
+  }
+  const ctx = new Context(run);
+  const s = store.get();
+  app.appendChild(header(ctx, s));
+  const grid = document.createElement('main');
+  grid.className = 'grid';
+  app.appendChild(grid);
+  const views: View[] = [];
+  for (const def of PANELS) {
+    const panel = document.createElement('section');
+    panel.className = `panel panel-${def.id}`;
+    panel.id = `panel-${def.id}`;
+    panel.dataset.view = def.id;
+    const head = document.createElement('div');
+    head.className = 'panel-head';
+    const title = document.createElement('h2');
+    title.textContent = def.title;
+    const tools = document.createElement('div');
+    tools.className = 'tools';
+    const max = document.createElement('button');
+    max.className = 'max';
+    max.title = 'maximize / restore';
+    max.textContent = '⤢';
+    max.addEventListener('click', () => store.set({ focus: store.get().focus === def.id ? null : def.id }));
+    head.append(title, tools, max);
+    const body = document.createElement('div');
+    body.className = 'panel-body';
+    panel.append(head, body);
+    grid.appendChild(panel);
+    views.push(def.make(body, tools, ctx));
+  }
+  const applyFocus = (f: string | null) => {
+    document.body.classList.toggle('focused', !!f);
+    for (const el of grid.querySelectorAll<HTMLElement>('.panel')) el.classList.toggle('focus', el.dataset.view === f);
+    requestAnimationFrame(() => views.forEach((v) => v.resize?.()));
+  };
+  const showSelection = async (sel: Selection) => {
+    const el = document.getElementById('selection');
+    if (!el) return;
+    let name = 'no event';
+    if (sel.event !== null) {
+      const all = await ctx.events({ ...sel, callpaths: true });
+      name = all.rows.find((r) => r.id === sel.event)?.name ?? `event #${sel.event}`;
+    }
+    el.textContent = `${shorten(name, 48)} · ${sel.thread ?? 'all threads'}`;
+    el.title = name;
+  };
+  store.subscribe((sel, changed) => {
+    if (changed.has('focus')) applyFocus(sel.focus);
+    showSelection(sel);
+    for (const v of views) {
+      Promise.resolve(v.update(sel, changed)).catch((e) => console.error(e));
+    }
+  });
+  applyFocus(s.focus);
+  showSelection(s);
+  const all = new Set(Object.keys(s) as (keyof Selection)[]);
+  await Promise.all(views.map((v) => Promise.resolve(v.update(s, all)).catch((e) => console.error(e))));
+  window.addEventListener('resize', () => views.forEach((v) => v.resize?.()));
+  document.body.dataset.ready = '1';
+}
+
+start().catch((e) => {
+  console.error(e);
+  showError(document.getElementById('app') as HTMLElement, e);
+});
