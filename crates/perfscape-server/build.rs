@@ -48,7 +48,13 @@ fn main() {
         return;
     }
     let web = manifest.join("../../web");
-    for f in ["index.html", "package.json", "package-lock.json", "vite.config.ts", "tsconfig.json"] {
+    for f in [
+        "index.html",
+        "package.json",
+        "package-lock.json",
+        "vite.config.ts",
+        "tsconfig.json",
+    ] {
         println!("cargo:rerun-if-changed={}", web.join(f).display());
     }
     // Every source entry except the generated API types (rewritten by `cargo test`; types only,
@@ -64,5 +70,18 @@ fn main() {
         npm(&web, &["ci", "--no-audit", "--no-fund", "--loglevel=error"]);
     }
     let out_s = out.to_string_lossy().to_string();
-    npm(&web, &["run", "build", "--silent", "--", "--outDir", &out_s, "--emptyOutDir", "--logLevel", "warn"]);
+    npm(
+        &web,
+        &[
+            "run",
+            "build",
+            "--silent",
+            "--",
+            "--outDir",
+            &out_s,
+            "--emptyOutDir",
+            "--logLevel",
+            "warn",
+        ],
+    );
 }

@@ -81,3 +81,6 @@ export function showError(el: HTMLElement, err: unknown): void {
   div.textContent = err instanceof Error ? err.message : String(err);
   el.appendChild(div);
 }
+
+/** Chart instances by panel id, exposed as `window.perfscape.charts` for tests and debugging. */
+export const charts = new Map<string, unknown>();

@@ -3,7 +3,7 @@
 
 import './style.css';
 import { api } from './client';
-import { Context, type View, showError } from './context';
+import { Context, type View, charts, showError } from './context';
 import { esc, shorten } from './format';
 import { store, type Selection } from './state';
 import { CallTreeView } from './views/calltree';
@@ -151,6 +151,8 @@ async function start(): Promise<void> {
       Promise.resolve(v.update(sel, changed)).catch((e) => console.error(e));
     }
   });
+  // A handle for tests and debugging in the console.
+  (window as unknown as { perfscape: object }).perfscape = { store, ctx, charts };
   applyFocus(s.focus);
   showSelection(s);
   const all = new Set(Object.keys(s) as (keyof Selection)[]);

@@ -68,7 +68,10 @@ fn scoped(profile: &Profile, e: EventId, kind: ValueKind, m: MetricId, scope: Tr
 pub fn call_tree(profile: &Profile, m: MetricId, scope: TreeScope) -> Vec<TreeNode> {
     let tree = profile.call_tree();
     let roots: Vec<EventId> = if tree.is_empty() {
-        profile.event_ids().filter(|&e| !profile.event(e).is_callpath()).collect()
+        profile
+            .event_ids()
+            .filter(|&e| !profile.event(e).is_callpath())
+            .collect()
     } else {
         tree.roots().to_vec()
     };
@@ -116,7 +119,10 @@ mod tests {
         let mut b = ProfileBuilder::new(vec![Metric::tau("TIME")]);
         for (t, scale) in [(0u32, 1.0), (1, 3.0)] {
             let mut d = ThreadData::new(1);
-            let mut push = |n: &str, x: f64, i: f64| d.push_timer(n, "G", 1.0, 0.0, &[x * scale], &[i * scale]).unwrap();
+            let mut push = |n: &str, x: f64, i: f64| {
+                d.push_timer(n, "G", 1.0, 0.0, &[x * scale], &[i * scale])
+                    .unwrap()
+            };
             push("main", 10.0, 100.0);
             push("main => a", 30.0, 60.0);
             push("main => b", 30.0, 30.0);

@@ -70,8 +70,10 @@ impl RowSet {
             RowOrder::File => {}
             RowOrder::Name => ids.sort_by(|a, b| profile.event(*a).name.cmp(&profile.event(*b).name)),
             RowOrder::Rank => {
-                let totals: Vec<(EventId, f64)> =
-                    ids.iter().map(|&e| (e, event_stats(profile, e, m).get(kind).total)).collect();
+                let totals: Vec<(EventId, f64)> = ids
+                    .iter()
+                    .map(|&e| (e, event_stats(profile, e, m).get(kind).total))
+                    .collect();
                 let mut t = totals;
                 t.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
                 ids = t.into_iter().map(|(e, _)| e).collect();
@@ -80,7 +82,12 @@ impl RowSet {
         RowSet {
             rows: ids
                 .into_iter()
-                .map(|e| Row { label: profile.event(e).name.clone(), events: vec![e], file: None, line: None })
+                .map(|e| Row {
+                    label: profile.event(e).name.clone(),
+                    events: vec![e],
+                    file: None,
+                    line: None,
+                })
                 .collect(),
         }
     }
@@ -95,12 +102,19 @@ impl RowSet {
                 continue;
             }
             if let Some(src) = &ev.source {
-                files.entry(src.file.as_str()).or_default().entry(src.line).or_default().push(e);
+                files
+                    .entry(src.file.as_str())
+                    .or_default()
+                    .entry(src.line)
+                    .or_default()
+                    .push(e);
             }
         }
         let mut rows = Vec::new();
         for (file, lines) in files {
-            let (Some(&first), Some(&last)) = (lines.keys().next(), lines.keys().next_back()) else { continue };
+            let (Some(&first), Some(&last)) = (lines.keys().next(), lines.keys().next_back()) else {
+                continue;
+            };
             for line in first..=last {
                 rows.push(Row {
                     label: format!("{file}:{line}"),
@@ -152,7 +166,9 @@ pub fn bins(range: Range<usize>, max_bins: usize) -> Vec<Range<usize>> {
         return Vec::new();
     }
     let per = n.div_ceil(max_bins.max(1));
-    (0..n.div_ceil(per)).map(|i| range.start + i * per..(range.start + (i + 1) * per).min(range.end)).collect()
+    (0..n.div_ceil(per))
+        .map(|i| range.start + i * per..(range.start + (i + 1) * per).min(range.end))
+        .collect()
 }
 
 /// A reduced matrix: `values[r * cols + c]` reduces the rows `row_bins[r]` × the threads
@@ -196,7 +212,10 @@ pub struct ThreadAxis {
 impl ThreadAxis {
     /// All threads of the profile in id order.
     pub fn identity(profile: &Profile) -> Self {
-        Self::from_order(profile.threads().len(), (0..profile.threads().len()).map(ThreadIndex::from).collect())
+        Self::from_order(
+            profile.threads().len(),
+            (0..profile.threads().len()).map(ThreadIndex::from).collect(),
+        )
     }
 
     /// A given order over a profile of `n_threads` threads (threads not listed are hidden).
@@ -222,7 +241,11 @@ impl ThreadAxis {
 
     /// Display position of thread `t`, if shown.
     pub fn position(&self, t: ThreadIndex) -> Option<usize> {
-        self.positions.get(t.index()).copied().filter(|&p| p != u32::MAX).map(|p| p as usize)
+        self.positions
+            .get(t.index())
+            .copied()
+            .filter(|&p| p != u32::MAX)
+            .map(|p| p as usize)
     }
 }
 
@@ -251,7 +274,13 @@ pub fn grid(
     let (nr, nc) = (row_bins.len(), col_bins.len());
     let mut values = vec![None; nr * nc];
     if nc == 0 {
-        return Grid { rows: nr, cols: nc, row_bins, col_bins, values };
+        return Grid {
+            rows: nr,
+            cols: nc,
+            row_bins,
+            col_bins,
+            values,
+        };
     }
     let col_per = col_bins[0].len();
     for (r, rb) in row_bins.iter().enumerate() {
@@ -270,7 +299,13 @@ pub fn grid(
             }
         }
     }
-    Grid { rows: nr, cols: nc, row_bins, col_bins, values }
+    Grid {
+        rows: nr,
+        cols: nc,
+        row_bins,
+        col_bins,
+        values,
+    }
 }
 
 /// Parameters of the overview (seed 000, section 2.2.1).
@@ -326,18 +361,34 @@ pub fn overview(
     p: OverviewParams,
 ) -> Overview {
     // One full-resolution pass over rows with threads reduced to max_cols bins.
-    let full = grid(profile, rows, 0..rows.len(), axis, 0..axis.len(), rows.len().max(1), p.max_cols, kind, m, p.reduce);
+    let full = grid(
+        profile,
+        rows,
+        0..rows.len(),
+        axis,
+        0..axis.len(),
+        rows.len().max(1),
+        p.max_cols,
+        kind,
+        m,
+        p.reduce,
+    );
     let nc = full.cols;
-    let empty: Vec<bool> =
-        (0..full.rows).map(|r| full.values[r * nc..(r + 1) * nc].iter().all(|v| v.is_none_or(|x| x == 0.0))).collect();
+    let empty: Vec<bool> = (0..full.rows)
+        .map(|r| {
+            full.values[r * nc..(r + 1) * nc]
+                .iter()
+                .all(|v| v.is_none_or(|x| x == 0.0))
+        })
+        .collect();
     // Segments of kept rows, with the number of skipped rows before each.
     let mut segments: Vec<(usize, Vec<usize>)> = Vec::new();
     let mut current: Vec<usize> = Vec::new();
     let mut pending_empty: Vec<usize> = Vec::new();
     let mut skipped_rows = 0;
     let mut skipped_before = 0;
-    for r in 0..full.rows {
-        if empty[r] {
+    for (r, &is_empty) in empty.iter().enumerate() {
+        if is_empty {
             pending_empty.push(r);
             continue;
         }
@@ -377,10 +428,20 @@ pub fn overview(
             });
         }
     }
-    let max = out_rows.iter().flat_map(|r| r.values.iter().flatten()).copied().reduce(f64::max);
+    let max = out_rows
+        .iter()
+        .flat_map(|r| r.values.iter().flatten())
+        .copied()
+        .reduce(f64::max);
     let per_strip = out_rows.len().div_ceil(p.strips.max(1)).max(1);
     let strips: Vec<Vec<OverviewRow>> = out_rows.chunks(per_strip).map(<[OverviewRow]>::to_vec).collect();
-    Overview { strips, col_bins: full.col_bins, empty_rows: empty.iter().filter(|e| **e).count(), skipped_rows, max }
+    Overview {
+        strips,
+        col_bins: full.col_bins,
+        empty_rows: empty.iter().filter(|e| **e).count(),
+        skipped_rows,
+        max,
+    }
 }
 
 /// One labelled peak of the terrain (seed 001's TerrainDenotator).
@@ -398,7 +459,14 @@ pub struct Peak {
 
 /// The `k` largest cells of rows × threads, at most one per row (so the legend names `k`
 /// different events), largest first.
-pub fn peaks(profile: &Profile, rows: &RowSet, axis: &ThreadAxis, kind: ValueKind, m: MetricId, k: usize) -> Vec<Peak> {
+pub fn peaks(
+    profile: &Profile,
+    rows: &RowSet,
+    axis: &ThreadAxis,
+    kind: ValueKind,
+    m: MetricId,
+    k: usize,
+) -> Vec<Peak> {
     let mut best: Vec<Peak> = Vec::new();
     for (r, row) in rows.rows.iter().enumerate() {
         let mut top: Option<Peak> = None;
@@ -407,7 +475,12 @@ pub fn peaks(profile: &Profile, rows: &RowSet, axis: &ThreadAxis, kind: ValueKin
             for (t, &v) in col.threads().iter().zip(col.values(kind, m)) {
                 let Some(p) = axis.position(*t) else { continue };
                 if top.as_ref().is_none_or(|b| v > b.value) {
-                    top = Some(Peak { row: r, col: p, thread: *t, value: v });
+                    top = Some(Peak {
+                        row: r,
+                        col: p,
+                        thread: *t,
+                        value: v,
+                    });
                 }
             }
         }
@@ -431,7 +504,8 @@ mod tests {
             let mut d = ThreadData::new(1);
             for (e, row) in m.iter().enumerate() {
                 if !row[t].is_nan() {
-                    d.push_timer(&format!("e{e}"), "G", 1.0, 0.0, &[row[t]], &[row[t]]).unwrap();
+                    d.push_timer(&format!("e{e}"), "G", 1.0, 0.0, &[row[t]], &[row[t]])
+                        .unwrap();
                 }
             }
             b.add_thread(ThreadId::new(t as u32, 0, 0), d).unwrap();
@@ -497,7 +571,20 @@ mod tests {
         let p = profile(&m);
         let rows = RowSet::events(&p, MetricId(0), ValueKind::Exclusive, false, RowOrder::File);
         let axis = ThreadAxis::identity(&p);
-        let ov = overview(&p, &rows, &axis, ValueKind::Exclusive, MetricId(0), OverviewParams { skip_empty_over: 3, bin: 2, reduce: Reduce::Max, strips: 2, max_cols: 3 });
+        let ov = overview(
+            &p,
+            &rows,
+            &axis,
+            ValueKind::Exclusive,
+            MetricId(0),
+            OverviewParams {
+                skip_empty_over: 3,
+                bin: 2,
+                reduce: Reduce::Max,
+                strips: 2,
+                max_cols: 3,
+            },
+        );
         let all: Vec<&OverviewRow> = ov.strips.iter().flatten().collect();
         assert_eq!(ov.skipped_rows, 5);
         assert_eq!(ov.empty_rows, 6);
@@ -514,7 +601,14 @@ mod tests {
         let m = vec![vec![1.0, 50.0, 2.0], vec![40.0, 45.0, 3.0], vec![7.0, 8.0, 9.0]];
         let p = profile(&m);
         let rows = RowSet::events(&p, MetricId(0), ValueKind::Exclusive, false, RowOrder::File);
-        let pk = peaks(&p, &rows, &ThreadAxis::identity(&p), ValueKind::Exclusive, MetricId(0), 2);
+        let pk = peaks(
+            &p,
+            &rows,
+            &ThreadAxis::identity(&p),
+            ValueKind::Exclusive,
+            MetricId(0),
+            2,
+        );
         assert_eq!(pk.len(), 2);
         assert_eq!((pk[0].row, pk[0].col, pk[0].value), (0, 1, 50.0));
         assert_eq!((pk[1].row, pk[1].col, pk[1].value), (1, 1, 45.0));

@@ -27,11 +27,17 @@ pub struct ServeArgs {
 }
 
 fn open_browser(url: &str) {
-    let desktop = std::env::var_os("DISPLAY").is_some() || std::env::var_os("WAYLAND_DISPLAY").is_some() || cfg!(target_os = "macos");
+    let desktop = std::env::var_os("DISPLAY").is_some()
+        || std::env::var_os("WAYLAND_DISPLAY").is_some()
+        || cfg!(target_os = "macos");
     if !desktop || !std::io::stdout().is_terminal() {
         return;
     }
-    let opener = if cfg!(target_os = "macos") { "open" } else { "xdg-open" };
+    let opener = if cfg!(target_os = "macos") {
+        "open"
+    } else {
+        "xdg-open"
+    };
     let _ = std::process::Command::new(opener)
         .arg(url)
         .stdout(std::process::Stdio::null())
@@ -54,14 +60,26 @@ pub fn run(args: &ServeArgs) -> anyhow::Result<ExitCode> {
         Some("auto") => Some(random_token()),
         other => other.map(str::to_string),
     };
-    let cfg = ServerConfig { bind: args.bind, port: args.port.unwrap_or(0), token: token.clone() };
+    let cfg = ServerConfig {
+        bind: args.bind,
+        port: args.port.unwrap_or(0),
+        token: token.clone(),
+    };
     let state = AppState::new(args.input.run.display().to_string(), loaded, token.clone());
     let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
     rt.block_on(async move {
         let listener = bind(&cfg).await?;
         let addr = listener.local_addr()?;
-        let host = if addr.ip().is_unspecified() { "127.0.0.1".to_string() } else { addr.ip().to_string() };
-        let host = if host.contains(':') { format!("[{host}]") } else { host };
+        let host = if addr.ip().is_unspecified() {
+            "127.0.0.1".to_string()
+        } else {
+            addr.ip().to_string()
+        };
+        let host = if host.contains(':') {
+            format!("[{host}]")
+        } else {
+            host
+        };
         let url = match &token {
             Some(t) => format!("http://{host}:{}/?token={t}", addr.port()),
             None => format!("http://{host}:{}/", addr.port()),
@@ -76,5 +94,9 @@ pub fn run(args: &ServeArgs) -> anyhow::Result<ExitCode> {
             .await?;
         anyhow::Ok(())
     })?;
-    Ok(if partial { ExitCode::from(crate::EXIT_PARTIAL) } else { ExitCode::SUCCESS })
+    Ok(if partial {
+        ExitCode::from(crate::EXIT_PARTIAL)
+    } else {
+        ExitCode::SUCCESS
+    })
 }

@@ -13,7 +13,14 @@ fn file(name: &str, cache: &'static str) -> Response {
     match Web::get(name) {
         Some(f) => {
             let mime = f.metadata.mimetype().to_string();
-            ([(header::CONTENT_TYPE, mime), (header::CACHE_CONTROL, cache.to_string())], f.data.into_owned()).into_response()
+            (
+                [
+                    (header::CONTENT_TYPE, mime),
+                    (header::CACHE_CONTROL, cache.to_string()),
+                ],
+                f.data.into_owned(),
+            )
+                .into_response()
         }
         None => (StatusCode::NOT_FOUND, "404 not found\n").into_response(),
     }

@@ -47,7 +47,11 @@ pub struct ServerConfig {
 
 impl Default for ServerConfig {
     fn default() -> Self {
-        Self { bind: IpAddr::V4(Ipv4Addr::LOCALHOST), port: 0, token: None }
+        Self {
+            bind: IpAddr::V4(Ipv4Addr::LOCALHOST),
+            port: 0,
+            token: None,
+        }
     }
 }
 
@@ -56,7 +60,9 @@ impl Default for ServerConfig {
 #[non_exhaustive]
 pub enum ServeError {
     /// A non-loopback address without a token.
-    #[error("refusing to listen on {0} without an access token: anyone on the network could read the profile. Add --token <secret> (or --token auto)")]
+    #[error(
+        "refusing to listen on {0} without an access token: anyone on the network could read the profile. Add --token <secret> (or --token auto)"
+    )]
     NeedsToken(IpAddr),
     /// Binding failed.
     #[error("cannot listen on {addr}: {source}")]
@@ -74,7 +80,9 @@ pub async fn bind(cfg: &ServerConfig) -> Result<tokio::net::TcpListener, ServeEr
         return Err(ServeError::NeedsToken(cfg.bind));
     }
     let addr = SocketAddr::new(cfg.bind, cfg.port);
-    tokio::net::TcpListener::bind(addr).await.map_err(|source| ServeError::Bind { addr, source })
+    tokio::net::TcpListener::bind(addr)
+        .await
+        .map_err(|source| ServeError::Bind { addr, source })
 }
 
 /// A fresh unguessable token: 128 random bits as 32 hex digits.
@@ -82,7 +90,10 @@ pub fn random_token() -> String {
     let mut b = [0u8; 16];
     // getrandom only fails when the OS has no entropy source; fall back to time + address.
     if getrandom::fill(&mut b).is_err() {
-        let t = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_nanos()).unwrap_or(0);
+        let t = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_nanos())
+            .unwrap_or(0);
         b.copy_from_slice(&t.to_le_bytes());
     }
     b.iter().map(|x| format!("{x:02x}")).collect()
@@ -99,7 +110,11 @@ impl AppState {
     /// State for a run at `path`: the load result (an error message is shown in the page) and
     /// the access token, if any.
     pub fn new(path: impl Into<String>, run: Result<Loaded, String>, token: Option<String>) -> Arc<Self> {
-        Arc::new(Self { path: path.into(), run, token })
+        Arc::new(Self {
+            path: path.into(),
+            run,
+            token,
+        })
     }
 
     /// The loaded run, or the load error.
@@ -124,13 +139,20 @@ async fn compute<T: serde::Serialize + Send + 'static>(
 ) -> Response {
     let result = tokio::task::spawn_blocking(move || match &state.run {
         Ok(l) => f(&l.profile),
-        Err(e) => Err(ApiError { status: 503, message: format!("the run did not load: {e}") }),
+        Err(e) => Err(ApiError {
+            status: 503,
+            message: format!("the run did not load: {e}"),
+        }),
     })
     .await;
     match result {
         Ok(Ok(v)) => axum::Json(v).into_response(),
         Ok(Err(e)) => e.into_response(),
-        Err(e) => ApiError { status: 500, message: format!("internal error: {e}") }.into_response(),
+        Err(e) => ApiError {
+            status: 500,
+            message: format!("internal error: {e}"),
+        }
+        .into_response(),
     }
 }
 
@@ -178,23 +200,33 @@ async fn require_token(State(s): State<Shared>, req: Request, next: Next) -> Res
     let Some(token) = s.token.clone() else {
         return next.run(req).await;
     };
-    let from_query = req
-        .uri()
-        .query()
-        .and_then(|q| q.split('&').find_map(|kv| kv.strip_prefix("token=")).map(str::to_string));
+    let from_query = req.uri().query().and_then(|q| {
+        q.split('&')
+            .find_map(|kv| kv.strip_prefix("token="))
+            .map(str::to_string)
+    });
     let headers: &HeaderMap = req.headers();
     let from_header = headers
         .get(header::AUTHORIZATION)
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.strip_prefix("Bearer "))
         .map(str::to_string);
-    let from_cookie = headers.get_all(header::COOKIE).iter().filter_map(|v| v.to_str().ok()).find_map(|c| {
-        c.split(';').find_map(|kv| kv.trim().strip_prefix(&format!("{COOKIE}=")).map(str::to_string))
-    });
-    let ok = |t: &Option<String>| t.as_deref().is_some_and(|t| constant_time_eq(t.as_bytes(), token.as_bytes()));
+    let from_cookie = headers
+        .get_all(header::COOKIE)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .find_map(|c| {
+            c.split(';')
+                .find_map(|kv| kv.trim().strip_prefix(&format!("{COOKIE}=")).map(str::to_string))
+        });
+    let ok = |t: &Option<String>| {
+        t.as_deref()
+            .is_some_and(|t| constant_time_eq(t.as_bytes(), token.as_bytes()))
+    };
     if ok(&from_query) {
         let mut resp = next.run(req).await;
-        if let Ok(v) = HeaderValue::from_str(&format!("{COOKIE}={token}; HttpOnly; SameSite=Strict; Path=/")) {
+        if let Ok(v) = HeaderValue::from_str(&format!("{COOKIE}={token}; HttpOnly; SameSite=Strict; Path=/"))
+        {
             resp.headers_mut().append(header::SET_COOKIE, v);
         }
         return resp;
@@ -202,7 +234,13 @@ async fn require_token(State(s): State<Shared>, req: Request, next: Next) -> Res
     if ok(&from_header) || ok(&from_cookie) {
         return next.run(req).await;
     }
-    (StatusCode::FORBIDDEN, axum::Json(api::ErrorResponse { error: "access token required".into() })).into_response()
+    (
+        StatusCode::FORBIDDEN,
+        axum::Json(api::ErrorResponse {
+            error: "access token required".into(),
+        }),
+    )
+        .into_response()
 }
 
 fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {

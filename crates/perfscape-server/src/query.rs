@@ -3,7 +3,10 @@
 
 use crate::api::*;
 use perfscape_analysis::views::{self, OverviewParams, Reduce, RowKind, RowOrder, RowSet, ThreadAxis};
-use perfscape_analysis::{Bins, EventStats, Summary, TreeScope, call_tree, event_stats, histogram, run_total, top_events, RankBy, TopOptions};
+use perfscape_analysis::{
+    Bins, EventStats, RankBy, Summary, TopOptions, TreeScope, call_tree, event_stats, histogram, run_total,
+    top_events,
+};
 use perfscape_formats::Loaded;
 use perfscape_model::{EventId, EventKind, MetricId, Profile, ValueKind};
 use serde::Deserialize;
@@ -21,11 +24,17 @@ pub struct ApiError {
 impl ApiError {
     /// 400 Bad Request.
     pub fn bad(message: impl Into<String>) -> Self {
-        Self { status: 400, message: message.into() }
+        Self {
+            status: 400,
+            message: message.into(),
+        }
     }
     /// 404 Not Found.
     pub fn not_found(message: impl Into<String>) -> Self {
-        Self { status: 404, message: message.into() }
+        Self {
+            status: 404,
+            message: message.into(),
+        }
     }
 }
 
@@ -85,14 +94,21 @@ pub(crate) struct Resolved {
 pub(crate) fn resolve(p: &Profile, q: &ViewParams) -> Result<Resolved, ApiError> {
     let metric = q.metric.unwrap_or(0);
     if metric as usize >= p.metrics().len() {
-        return Err(ApiError::bad(format!("metric {metric} does not exist (the run has {})", p.metrics().len())));
+        return Err(ApiError::bad(format!(
+            "metric {metric} does not exist (the run has {})",
+            p.metrics().len()
+        )));
     }
     let kind = match q.kind.as_deref().unwrap_or("exclusive") {
         "exclusive" => ValueKind::Exclusive,
         "inclusive" => ValueKind::Inclusive,
         "calls" => ValueKind::Calls,
         "subcalls" => ValueKind::Subcalls,
-        other => return Err(ApiError::bad(format!("kind `{other}`: expected exclusive, inclusive, calls or subcalls"))),
+        other => {
+            return Err(ApiError::bad(format!(
+                "kind `{other}`: expected exclusive, inclusive, calls or subcalls"
+            )));
+        }
     };
     let rows = match q.rows.as_deref().unwrap_or("events") {
         "events" => RowKind::Events,
@@ -103,18 +119,33 @@ pub(crate) fn resolve(p: &Profile, q: &ViewParams) -> Result<Resolved, ApiError>
         "rank" => RowOrder::Rank,
         "file" => RowOrder::File,
         "name" => RowOrder::Name,
-        other => return Err(ApiError::bad(format!("order `{other}`: expected rank, file or name"))),
+        other => {
+            return Err(ApiError::bad(format!(
+                "order `{other}`: expected rank, file or name"
+            )));
+        }
     };
     let reduce = match q.reduce.as_deref().unwrap_or("max") {
         "max" => Reduce::Max,
         "sum" => Reduce::Sum,
         other => return Err(ApiError::bad(format!("reduce `{other}`: expected max or sum"))),
     };
-    Ok(Resolved { metric: MetricId(metric), kind, rows, callpaths: q.callpaths.unwrap_or(false), order, reduce })
+    Ok(Resolved {
+        metric: MetricId(metric),
+        kind,
+        rows,
+        callpaths: q.callpaths.unwrap_or(false),
+        order,
+        reduce,
+    })
 }
 
 fn unit(p: &Profile, r: &Resolved) -> String {
-    if r.kind.is_metric_independent() { "count".into() } else { p.metric(r.metric).unit.symbol().to_string() }
+    if r.kind.is_metric_independent() {
+        "count".into()
+    } else {
+        p.metric(r.metric).unit.symbol().to_string()
+    }
 }
 
 pub(crate) fn row_set(p: &Profile, r: &Resolved) -> RowSet {
@@ -153,7 +184,11 @@ fn kind_name(k: EventKind) -> &'static str {
 }
 
 fn groups(p: &Profile, e: EventId) -> Vec<String> {
-    p.event(e).groups.iter().map(|g| p.group_name(*g).to_string()).collect()
+    p.event(e)
+        .groups
+        .iter()
+        .map(|g| p.group_name(*g).to_string())
+        .collect()
 }
 
 /// `GET /api/run`.
@@ -182,12 +217,19 @@ pub fn run_info(path: &str, run: &Result<Loaded, String>) -> RunInfo {
     };
     let loaded = match run {
         Ok(l) => l,
-        Err(e) => return RunInfo { error: Some(e.clone()), ..empty },
+        Err(e) => {
+            return RunInfo {
+                error: Some(e.clone()),
+                ..empty
+            };
+        }
     };
     let p = &loaded.profile;
     let r = &loaded.report;
     let with_data = |f: &dyn Fn(&perfscape_model::Event) -> bool| {
-        p.event_ids().filter(|&e| f(p.event(e)) && !p.interval(e).is_empty()).count() as u32
+        p.event_ids()
+            .filter(|&e| f(p.event(e)) && !p.interval(e).is_empty())
+            .count() as u32
     };
     let mut nodes: Vec<u32> = p.threads().iter().map(|t| t.node).collect();
     nodes.dedup();
@@ -201,7 +243,11 @@ pub fn run_info(path: &str, run: &Result<Loaded, String>) -> RunInfo {
         metrics: p
             .metrics()
             .iter()
-            .map(|m| MetricInfo { name: m.name.clone(), unit: m.unit.symbol().to_string(), is_time: m.unit.is_time() })
+            .map(|m| MetricInfo {
+                name: m.name.clone(),
+                unit: m.unit.symbol().to_string(),
+                is_time: m.unit.is_time(),
+            })
             .collect(),
         flat_events: with_data(&|e| !e.is_callpath()),
         callpath_events: with_data(&|e| e.is_callpath()),
@@ -212,7 +258,10 @@ pub fn run_info(path: &str, run: &Result<Loaded, String>) -> RunInfo {
             .metadata()
             .common()
             .iter()
-            .map(|(k, v)| MetadataItem { name: k.clone(), value: v.clone() })
+            .map(|(k, v)| MetadataItem {
+                name: k.clone(),
+                value: v.clone(),
+            })
             .collect(),
         varying_metadata: p
             .metadata()
@@ -238,7 +287,11 @@ pub fn run_info(path: &str, run: &Result<Loaded, String>) -> RunInfo {
 /// `GET /api/events`.
 pub fn events(p: &Profile, q: &ViewParams) -> Result<EventsResponse, ApiError> {
     let r = resolve(p, q)?;
-    let by = if r.kind == ValueKind::Inclusive { RankBy::Inclusive } else { RankBy::Exclusive };
+    let by = if r.kind == ValueKind::Inclusive {
+        RankBy::Inclusive
+    } else {
+        RankBy::Exclusive
+    };
     let total = run_total(p, r.metric);
     let mut ranked: Vec<(EventId, EventStats)> = p
         .event_ids()
@@ -247,14 +300,28 @@ pub fn events(p: &Profile, q: &ViewParams) -> Result<EventsResponse, ApiError> {
         .collect();
     if matches!(r.kind, ValueKind::Exclusive | ValueKind::Inclusive) {
         // Same order as perfscape top.
-        let order: Vec<EventId> = top_events(p, r.metric, TopOptions { by, n: 0, include_callpaths: r.callpaths })
-            .into_iter()
-            .map(|x| x.event)
-            .collect();
-        let pos: std::collections::HashMap<EventId, usize> = order.iter().enumerate().map(|(i, e)| (*e, i)).collect();
+        let order: Vec<EventId> = top_events(
+            p,
+            r.metric,
+            TopOptions {
+                by,
+                n: 0,
+                include_callpaths: r.callpaths,
+            },
+        )
+        .into_iter()
+        .map(|x| x.event)
+        .collect();
+        let pos: std::collections::HashMap<EventId, usize> =
+            order.iter().enumerate().map(|(i, e)| (*e, i)).collect();
         ranked.sort_by_key(|(e, _)| pos.get(e).copied().unwrap_or(usize::MAX));
     } else {
-        ranked.sort_by(|a, b| b.1.get(r.kind).total.total_cmp(&a.1.get(r.kind).total).then(a.0.cmp(&b.0)));
+        ranked.sort_by(|a, b| {
+            b.1.get(r.kind)
+                .total
+                .total_cmp(&a.1.get(r.kind).total)
+                .then(a.0.cmp(&b.0))
+        });
     }
     let rows = ranked
         .iter()
@@ -272,13 +339,23 @@ pub fn events(p: &Profile, q: &ViewParams) -> Result<EventsResponse, ApiError> {
                 kind: kind_name(ev.kind).into(),
                 callpath: ev.is_callpath(),
                 routine: ev.routine.map(|r| r.0),
-                percent: if total > 0.0 && !r.kind.is_metric_independent() { 100.0 * s.total / total } else { 0.0 },
+                percent: if total > 0.0 && !r.kind.is_metric_independent() {
+                    100.0 * s.total / total
+                } else {
+                    0.0
+                },
                 stats: summary_json(p, s),
                 calls: st.calls.total,
             }
         })
         .collect();
-    Ok(EventsResponse { metric: r.metric.0, unit: unit(p, &r), kind: r.kind.as_str().into(), run_total: total, rows })
+    Ok(EventsResponse {
+        metric: r.metric.0,
+        unit: unit(p, &r),
+        kind: r.kind.as_str().into(),
+        run_total: total,
+        rows,
+    })
 }
 
 fn clamp_range(a: Option<u32>, b: Option<u32>, n: usize) -> std::ops::Range<usize> {
@@ -289,10 +366,21 @@ fn clamp_range(a: Option<u32>, b: Option<u32>, n: usize) -> std::ops::Range<usiz
 
 fn thread_bin_label(p: &Profile, axis: &ThreadAxis, b: &std::ops::Range<usize>) -> String {
     let first = p.thread(axis.order[b.start]);
-    if b.len() == 1 { first.to_string() } else { format!("{first} – {}", p.thread(axis.order[b.end - 1])) }
+    if b.len() == 1 {
+        first.to_string()
+    } else {
+        format!("{first} – {}", p.thread(axis.order[b.end - 1]))
+    }
 }
 
-pub(crate) fn matrix_of(p: &Profile, r: &Resolved, rows: &RowSet, q: &ViewParams, h_default: u32, w_default: u32) -> MatrixResponse {
+pub(crate) fn matrix_of(
+    p: &Profile,
+    r: &Resolved,
+    rows: &RowSet,
+    q: &ViewParams,
+    h_default: u32,
+    w_default: u32,
+) -> MatrixResponse {
     let axis = ThreadAxis::identity(p);
     let rr = clamp_range(q.r0, q.r1, rows.len());
     let tr = clamp_range(q.t0, q.t1, axis.len());
@@ -313,13 +401,22 @@ pub(crate) fn matrix_of(p: &Profile, r: &Resolved, rows: &RowSet, q: &ViewParams
                 } else {
                     format!("{} (+{} more)", rows.rows[b.start].label, b.len() - 1)
                 },
-                event: if b.len() == 1 && rows.rows[b.start].events.len() == 1 { Some(rows.rows[b.start].events[0].0) } else { None },
+                event: if b.len() == 1 && rows.rows[b.start].events.len() == 1 {
+                    Some(rows.rows[b.start].events[0].0)
+                } else {
+                    None
+                },
             })
             .collect(),
         cols: g
             .col_bins
             .iter()
-            .map(|b| Bin { first: b.start as u32, last: (b.end - 1) as u32, label: thread_bin_label(p, &axis, b), event: None })
+            .map(|b| Bin {
+                first: b.start as u32,
+                last: (b.end - 1) as u32,
+                label: thread_bin_label(p, &axis, b),
+                event: None,
+            })
             .collect(),
         min: g.min(),
         max: g.max(),
@@ -358,7 +455,12 @@ pub fn overview(p: &Profile, q: &ViewParams) -> Result<OverviewResponse, ApiErro
         cols: ov
             .col_bins
             .iter()
-            .map(|b| Bin { first: b.start as u32, last: (b.end - 1) as u32, label: thread_bin_label(p, &axis, b), event: None })
+            .map(|b| Bin {
+                first: b.start as u32,
+                last: (b.end - 1) as u32,
+                label: thread_bin_label(p, &axis, b),
+                event: None,
+            })
             .collect(),
         strips: ov
             .strips
@@ -400,12 +502,27 @@ pub fn event(p: &Profile, id: u32, q: &ViewParams) -> Result<EventDetail, ApiErr
     let hist = histogram(&raw, &bins).map_err(ApiError::bad)?;
     let points = q.points.unwrap_or(4096).clamp(16, 100_000) as usize;
     let (values, downsampled) = if sorted.len() <= points {
-        (sorted.iter().map(|(t, v)| ThreadValue { thread: p.thread(*t).to_string(), value: *v }).collect(), false)
+        (
+            sorted
+                .iter()
+                .map(|(t, v)| ThreadValue {
+                    thread: p.thread(*t).to_string(),
+                    value: *v,
+                })
+                .collect(),
+            false,
+        )
     } else {
         // Rank-space buckets; each keeps its largest value (the first, as values are sorted).
         let per = sorted.len().div_ceil(points);
         (
-            sorted.chunks(per).map(|c| ThreadValue { thread: p.thread(c[0].0).to_string(), value: c[0].1 }).collect(),
+            sorted
+                .chunks(per)
+                .map(|c| ThreadValue {
+                    thread: p.thread(c[0].0).to_string(),
+                    value: c[0].1,
+                })
+                .collect(),
             true,
         )
     };
@@ -421,7 +538,14 @@ pub fn event(p: &Profile, id: u32, q: &ViewParams) -> Result<EventDetail, ApiErr
         values,
         downsampled,
         threads: p.interval(e).len() as u32,
-        histogram: HistogramJson { edges: hist.edges, counts: hist.counts.iter().map(|&c| u32::try_from(c).unwrap_or(u32::MAX)).collect() },
+        histogram: HistogramJson {
+            edges: hist.edges,
+            counts: hist
+                .counts
+                .iter()
+                .map(|&c| u32::try_from(c).unwrap_or(u32::MAX))
+                .collect(),
+        },
     })
 }
 
@@ -434,8 +558,15 @@ pub fn calltree(p: &Profile, q: &ViewParams) -> Result<CallTreeResponse, ApiErro
         "mean" => TreeScope::Mean,
         "mean_all" => TreeScope::MeanAll,
         t => {
-            let id = t.parse().map_err(|_| ApiError::bad(format!("scope `{t}`: expected total, mean, mean_all or a thread N.C.T")))?;
-            TreeScope::Thread(p.thread_index(id).ok_or_else(|| ApiError::not_found(format!("no thread {t}")))?)
+            let id = t.parse().map_err(|_| {
+                ApiError::bad(format!(
+                    "scope `{t}`: expected total, mean, mean_all or a thread N.C.T"
+                ))
+            })?;
+            TreeScope::Thread(
+                p.thread_index(id)
+                    .ok_or_else(|| ApiError::not_found(format!("no thread {t}")))?,
+            )
         }
     };
     let nodes = call_tree(p, r.metric, scope)
@@ -444,7 +575,11 @@ pub fn calltree(p: &Profile, q: &ViewParams) -> Result<CallTreeResponse, ApiErro
             id: n.event.0,
             parent: n.parent.map(|e| e.0),
             depth: n.depth,
-            source: p.event(n.event).source.as_ref().map(|s| format!("{}:{}", s.file, s.line)),
+            source: p
+                .event(n.event)
+                .source
+                .as_ref()
+                .map(|s| format!("{}:{}", s.file, s.line)),
             name: n.name,
             inclusive: n.inclusive,
             exclusive: n.exclusive,
@@ -471,8 +606,16 @@ pub fn terrain(p: &Profile, q: &ViewParams) -> Result<TerrainResponse, ApiError>
     let grid = matrix_of(p, &r, &rows, &q, 40, 64);
     let axis = ThreadAxis::identity(p);
     let k = q.peaks.unwrap_or(5).min(50) as usize;
-    let row_bin_of = |row: usize| grid.rows.iter().position(|b| (b.first as usize..=b.last as usize).contains(&row));
-    let col_bin_of = |col: usize| grid.cols.iter().position(|b| (b.first as usize..=b.last as usize).contains(&col));
+    let row_bin_of = |row: usize| {
+        grid.rows
+            .iter()
+            .position(|b| (b.first as usize..=b.last as usize).contains(&row))
+    };
+    let col_bin_of = |col: usize| {
+        grid.cols
+            .iter()
+            .position(|b| (b.first as usize..=b.last as usize).contains(&col))
+    };
     let peaks = views::peaks(p, &rows, &axis, r.kind, r.metric, k)
         .into_iter()
         .filter_map(|pk| {
@@ -499,6 +642,13 @@ pub fn rows(p: &Profile, q: &ViewParams) -> Result<RowsResponse, ApiError> {
             RowKind::Events => "events".into(),
             RowKind::Lines => "lines".into(),
         },
-        rows: set.rows.into_iter().map(|row| RowJson { label: row.label, events: row.events.iter().map(|e| e.0).collect() }).collect(),
+        rows: set
+            .rows
+            .into_iter()
+            .map(|row| RowJson {
+                label: row.label,
+                events: row.events.iter().map(|e| e.0).collect(),
+            })
+            .collect(),
     })
 }

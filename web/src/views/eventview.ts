@@ -6,7 +6,7 @@ import * as echarts from 'echarts';
 import type { EventDetail } from '../api/EventDetail';
 import { api } from '../client';
 import type { Context, View } from '../context';
-import { showError } from '../context';
+import { charts, showError } from '../context';
 import { esc, ratio, value } from '../format';
 import { store, touched, type Selection } from '../state';
 
@@ -37,7 +37,9 @@ export class EventView implements View {
     cb.className = 'chart';
     b.appendChild(cb);
     this.bars = echarts.init(ca);
+    charts.set('event-bars', this.bars);
     this.hist = echarts.init(cb);
+    charts.set('event-hist', this.hist);
     const l = document.createElement('label');
     l.append('histogram bins ');
     const bins = document.createElement('input');

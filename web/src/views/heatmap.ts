@@ -7,7 +7,7 @@ import * as echarts from 'echarts';
 import type { MatrixResponse } from '../api/MatrixResponse';
 import { api } from '../client';
 import type { Context, View } from '../context';
-import { showError } from '../context';
+import { charts, showError } from '../context';
 import { compact, esc, value } from '../format';
 import { store, touched, type Selection } from '../state';
 
@@ -40,6 +40,7 @@ export class HeatmapView implements View {
     this.info.style.left = '0';
     el.appendChild(this.info);
     this.chart = echarts.init(div, undefined, { renderer: 'canvas' });
+    charts.set('heatmap', this.chart);
     const norm = document.createElement('select');
     norm.innerHTML = '<option value="event">colour per event</option><option value="global">colour over the run</option>';
     norm.value = store.get().norm;

@@ -7,7 +7,7 @@ import * as echarts from 'echarts';
 import type { OverviewResponse } from '../api/OverviewResponse';
 import { api } from '../client';
 import type { Context, View } from '../context';
-import { showError } from '../context';
+import { charts, showError } from '../context';
 import { esc, value } from '../format';
 import { store, touched, type Selection } from '../state';
 import { HOT } from './heatmap';
@@ -37,7 +37,7 @@ export class OverviewView implements View {
   constructor(private el: HTMLElement, tools: HTMLElement, private ctx: Context) {
     const div = document.createElement('div');
     div.className = 'chart';
-    div.style.bottom = '20px';
+    div.style.bottom = '34px';
     el.appendChild(div);
     this.info = document.createElement('div');
     this.info.className = 'note';
@@ -45,6 +45,7 @@ export class OverviewView implements View {
     this.info.style.bottom = '0';
     el.appendChild(this.info);
     this.chart = echarts.init(div);
+    charts.set('overview', this.chart);
     const s = store.get();
     tools.append(
       numberInput('skip >', s.skip, 0, 100000, (n) => store.set({ skip: n })),

@@ -7,7 +7,7 @@ import 'echarts-gl';
 import type { TerrainResponse } from '../api/TerrainResponse';
 import { api } from '../client';
 import type { Context, View } from '../context';
-import { showError } from '../context';
+import { charts, showError } from '../context';
 import { esc, shorten, value } from '../format';
 import { store, touched, type Selection } from '../state';
 import { HOT } from './heatmap';
@@ -36,6 +36,7 @@ export class TerrainView implements View {
     this.legend.className = 'legend';
     el.appendChild(this.legend);
     this.chart = echarts.init(div);
+    charts.set('terrain', this.chart);
     const s = store.get();
     tools.append(
       resSelect('X (threads)', s.tx, [8, 16, 32, 64, 128, 256], (n) => store.set({ tx: n })),

@@ -1,0 +1,486 @@
+//! The API's numbers equal the analysis crate's (and brute force over the raw cells), and the
+//! HTTP layer behaves: assets only, 404s, token rules, a failed load explained.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use axum::body::Body;
+use axum::http::{Request, StatusCode, header};
+use http_body_util::BodyExt;
+use perfscape_analysis::{TopOptions, event_stats, run_total, thread_values_sorted, top_events};
+use perfscape_formats::{LoadOptions, Loaded, load};
+use perfscape_model::{EventId, MetricId, Profile, ThreadIndex, ValueKind};
+use perfscape_server::query::{self, ViewParams};
+use perfscape_server::{AppState, ServerConfig, bind, router};
+use std::path::{Path, PathBuf};
+use tower::ServiceExt;
+
+fn corpus() -> PathBuf {
+    let p = std::env::var_os("PERFSCAPE_CORPUS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus"));
+    assert!(p.is_dir(), "the shared corpus is expected at {}", p.display());
+    p
+}
+
+fn example() -> Loaded {
+    load(
+        &Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../examples/tau/mpi-stencil-np64-callpath-commmatrix"),
+        &LoadOptions::default(),
+    )
+    .unwrap()
+}
+
+fn q() -> ViewParams {
+    ViewParams::default()
+}
+
+/// All (row event, thread position) cells of flat events, as a dense matrix in the API's row
+/// order (NaN = thread lacks the event).
+fn dense(p: &Profile, rows: &[u32], kind: ValueKind) -> Vec<Vec<f64>> {
+    rows.iter()
+        .map(|&e| {
+            let mut v = vec![f64::NAN; p.threads().len()];
+            let col = p.interval(EventId(e));
+            for (t, x) in col.threads().iter().zip(col.values(kind, MetricId(0))) {
+                v[t.index()] = *x;
+            }
+            v
+        })
+        .collect()
+}
+
+#[test]
+fn events_equal_the_analysis() {
+    let l = example();
+    let p = &l.profile;
+    let r = query::events(p, &q()).unwrap();
+    let top = top_events(
+        p,
+        MetricId(0),
+        TopOptions {
+            n: 0,
+            ..TopOptions::default()
+        },
+    );
+    assert_eq!(r.rows.len(), top.len());
+    assert_eq!(r.run_total, run_total(p, MetricId(0)));
+    for (row, t) in r.rows.iter().zip(&top) {
+        assert_eq!(row.id, t.event.0);
+        let s = event_stats(p, t.event, MetricId(0)).exclusive;
+        assert_eq!(
+            (row.stats.total, row.stats.mean, row.stats.max, row.stats.stddev),
+            (s.total, s.mean, s.max, s.stddev)
+        );
+        assert_eq!(
+            row.stats.max_thread.as_deref(),
+            s.max_thread.map(|t| p.thread(t).to_string()).as_deref()
+        );
+        assert!((row.percent - t.percent).abs() < 1e-12);
+    }
+    // Inclusive ranking puts the root first at 100%.
+    let inc = query::events(
+        p,
+        &ViewParams {
+            kind: Some("inclusive".into()),
+            ..q()
+        },
+    )
+    .unwrap();
+    assert_eq!(inc.rows[0].name, ".TAU application");
+    assert_eq!(inc.rows[0].percent, 100.0);
+    // Bad parameters are 400s with a reason.
+    let e = query::events(
+        p,
+        &ViewParams {
+            kind: Some("bogus".into()),
+            ..q()
+        },
+    )
+    .unwrap_err();
+    assert_eq!(e.status, 400);
+    assert!(e.message.contains("bogus"));
+    assert_eq!(
+        query::events(
+            p,
+            &ViewParams {
+                metric: Some(7),
+                ..q()
+            }
+        )
+        .unwrap_err()
+        .status,
+        400
+    );
+}
+
+#[test]
+fn matrix_at_full_and_reduced_resolution_equals_brute_force() {
+    let l = example();
+    let p = &l.profile;
+    let rows = query::rows(p, &q()).unwrap();
+    let ids: Vec<u32> = rows.rows.iter().map(|r| r.events[0]).collect();
+    let m = dense(p, &ids, ValueKind::Exclusive);
+    let n_threads = p.threads().len();
+    // Full resolution: every cell as stored.
+    let full = query::matrix(
+        p,
+        &ViewParams {
+            h: Some(4096),
+            w: Some(4096),
+            ..q()
+        },
+    )
+    .unwrap();
+    assert_eq!((full.rows.len(), full.cols.len()), (ids.len(), n_threads));
+    for (r, row) in m.iter().enumerate() {
+        for (c, &v) in row.iter().enumerate() {
+            let got = full.values[r * n_threads + c];
+            if v.is_nan() {
+                assert_eq!(got, None)
+            } else {
+                assert_eq!(got, Some(v))
+            }
+        }
+    }
+    // Reduced: 5 x 7 bins over a sub-region, MAX and SUM.
+    for reduce in ["max", "sum"] {
+        let g = query::matrix(
+            p,
+            &ViewParams {
+                h: Some(5),
+                w: Some(7),
+                r0: Some(2),
+                r1: Some(17),
+                t0: Some(3),
+                t1: Some(60),
+                reduce: Some(reduce.into()),
+                ..q()
+            },
+        )
+        .unwrap();
+        for (ri, rb) in g.rows.iter().enumerate() {
+            for (ci, cb) in g.cols.iter().enumerate() {
+                let mut acc: Option<f64> = None;
+                for row in &m[rb.first as usize..=rb.last as usize] {
+                    for &v in &row[cb.first as usize..=cb.last as usize] {
+                        if !v.is_nan() {
+                            acc = Some(match (reduce, acc) {
+                                (_, None) => v,
+                                ("max", Some(a)) => a.max(v),
+                                (_, Some(a)) => a + v,
+                            });
+                        }
+                    }
+                }
+                let got = g.values[ri * g.cols.len() + ci];
+                match (acc, got) {
+                    (None, None) => {}
+                    (Some(a), Some(b)) => {
+                        assert!((a - b).abs() <= 1e-9 * a.abs(), "{reduce} {ri},{ci}: {a} vs {b}")
+                    }
+                    other => panic!("{reduce} {ri},{ci}: {other:?}"),
+                }
+            }
+        }
+        assert_eq!(g.rows.first().unwrap().first, 2);
+        assert_eq!(g.rows.last().unwrap().last, 16);
+        assert_eq!(g.cols.first().unwrap().first, 3);
+        assert_eq!(g.cols.last().unwrap().last, 59);
+    }
+}
+
+#[test]
+fn event_detail_matches_sorted_values_and_downsamples_by_max() {
+    let l = example();
+    let p = &l.profile;
+    let e = p.event_by_name("MPI_Allreduce()").unwrap();
+    let d = query::event(p, e.0, &q()).unwrap();
+    let sorted = thread_values_sorted(p, e, ValueKind::Exclusive, MetricId(0));
+    assert!(!d.downsampled);
+    assert_eq!(d.values.len(), 64);
+    for (v, (t, x)) in d.values.iter().zip(&sorted) {
+        assert_eq!(
+            (v.thread.as_str(), v.value),
+            (p.thread(*t).to_string().as_str(), *x)
+        );
+    }
+    assert_eq!(d.histogram.counts.iter().sum::<u32>(), 64);
+    let s = event_stats(p, e, MetricId(0)).exclusive;
+    assert_eq!((d.stats.min, d.stats.max, d.stats.mean), (s.min, s.max, s.mean));
+    // With fewer points than threads each point is its rank bucket's maximum.
+    let small = query::event(
+        p,
+        e.0,
+        &ViewParams {
+            points: Some(16),
+            ..q()
+        },
+    )
+    .unwrap();
+    assert!(small.downsampled);
+    assert_eq!(small.values.len(), 16);
+    for (i, v) in small.values.iter().enumerate() {
+        let bucket = &sorted[i * 4..(i + 1) * 4];
+        assert_eq!(v.value, bucket.iter().map(|x| x.1).fold(f64::MIN, f64::max));
+    }
+    assert_eq!(query::event(p, 9999, &q()).unwrap_err().status, 404);
+}
+
+#[test]
+fn call_tree_scopes() {
+    let l = example();
+    let p = &l.profile;
+    let total = query::calltree(p, &q()).unwrap();
+    assert!(total.has_callpaths);
+    let root = &total.nodes[0];
+    assert_eq!(root.name, ".TAU application");
+    let root_id = p.event_by_name(".TAU application").unwrap();
+    let s = event_stats(p, root_id, MetricId(0));
+    assert_eq!(root.inclusive, s.inclusive.total);
+    // Children of a node follow it, largest inclusive first.
+    let kids: Vec<&perfscape_server::api::TreeNodeJson> =
+        total.nodes.iter().filter(|n| n.parent == Some(root.id)).collect();
+    assert!(kids.windows(2).all(|w| w[0].inclusive >= w[1].inclusive));
+    let mean = query::calltree(
+        p,
+        &ViewParams {
+            scope: Some("mean".into()),
+            ..q()
+        },
+    )
+    .unwrap();
+    assert_eq!(mean.nodes[0].inclusive, s.inclusive.mean);
+    let t = query::calltree(
+        p,
+        &ViewParams {
+            scope: Some("5.0.0".into()),
+            ..q()
+        },
+    )
+    .unwrap();
+    let t5 = p.thread_index("5.0.0".parse().unwrap()).unwrap();
+    assert_eq!(
+        t.nodes[0].inclusive,
+        p.value(root_id, t5, ValueKind::Inclusive, MetricId(0)).unwrap()
+    );
+    assert_eq!(
+        query::calltree(
+            p,
+            &ViewParams {
+                scope: Some("99.0.0".into()),
+                ..q()
+            }
+        )
+        .unwrap_err()
+        .status,
+        404
+    );
+}
+
+#[test]
+fn terrain_peaks_are_the_largest_cells_of_distinct_events() {
+    let l = example();
+    let p = &l.profile;
+    let t = query::terrain(
+        p,
+        &ViewParams {
+            peaks: Some(3),
+            ..q()
+        },
+    )
+    .unwrap();
+    assert_eq!(t.peaks.len(), 3);
+    let mut best: Vec<(f64, u32)> = p
+        .event_ids()
+        .filter(|&e| !p.event(e).is_callpath() && !p.interval(e).is_empty())
+        .map(|e| {
+            (
+                p.interval(e)
+                    .exclusive(MetricId(0))
+                    .iter()
+                    .copied()
+                    .fold(f64::MIN, f64::max),
+                e.0,
+            )
+        })
+        .collect();
+    best.sort_by(|a, b| b.0.total_cmp(&a.0));
+    for (pk, (v, e)) in t.peaks.iter().zip(&best) {
+        assert_eq!((pk.value, pk.event), (*v, *e));
+    }
+    assert_eq!(t.grid.reduce, "max");
+}
+
+#[test]
+fn overview_of_source_lines_skips_unsampled_runs() {
+    let run = corpus().join("tau/taucmdr-mm-ebs-sampling");
+    let l = load(&run, &LoadOptions::default()).unwrap();
+    let p = &l.profile;
+    let rows = query::rows(
+        p,
+        &ViewParams {
+            rows: Some("lines".into()),
+            ..q()
+        },
+    )
+    .unwrap();
+    // matmult.c sampled at lines 59..=122: 64 rows, 7 of them sampled.
+    assert_eq!(rows.rows.len(), 122 - 59 + 1);
+    assert_eq!(rows.rows.iter().filter(|r| !r.events.is_empty()).count(), 7);
+    let ov = query::overview(
+        p,
+        &ViewParams {
+            rows: Some("lines".into()),
+            skip: Some(5),
+            ..q()
+        },
+    )
+    .unwrap();
+    let kept: Vec<u32> = ov.strips.iter().flatten().map(|r| r.first).collect();
+    // Sampled lines 59 60 61 | 99 101 | 120 122: gaps of 37, 18 are skipped; 1-line gaps kept.
+    assert_eq!(ov.skipped_rows, 37 + 18);
+    assert!(kept.contains(&0) && kept.contains(&(99 - 59)) && kept.contains(&(122 - 59)));
+    let sampled_max = p
+        .event_ids()
+        .filter(|&e| p.event(e).kind == perfscape_model::EventKind::Sample && !p.event(e).is_callpath())
+        .map(|e| p.interval(e).exclusive(MetricId(0))[0])
+        .fold(f64::MIN, f64::max);
+    assert_eq!(ov.max, Some(sampled_max));
+}
+
+async fn get(
+    app: axum::Router,
+    uri: &str,
+    headers: &[(&str, &str)],
+) -> (StatusCode, axum::http::HeaderMap, String) {
+    let mut req = Request::builder().uri(uri);
+    for (k, v) in headers {
+        req = req.header(*k, *v);
+    }
+    let resp = app.oneshot(req.body(Body::empty()).unwrap()).await.unwrap();
+    let status = resp.status();
+    let h = resp.headers().clone();
+    let body = resp.into_body().collect().await.unwrap().to_bytes();
+    (status, h, String::from_utf8_lossy(&body).to_string())
+}
+
+#[tokio::test]
+async fn serves_the_page_and_only_embedded_assets() {
+    let app = router(AppState::new("example", Ok(example()), None));
+    let (s, h, body) = get(app.clone(), "/", &[]).await;
+    assert_eq!(s, StatusCode::OK);
+    assert!(h[header::CONTENT_TYPE].to_str().unwrap().starts_with("text/html"));
+    let asset = body
+        .split("src=\"")
+        .nth(1)
+        .unwrap()
+        .split('"')
+        .next()
+        .unwrap()
+        .to_string();
+    let (s, h, _) = get(app.clone(), &asset, &[]).await;
+    assert_eq!(s, StatusCode::OK, "{asset}");
+    assert!(h[header::CONTENT_TYPE].to_str().unwrap().contains("javascript"));
+    for bad in [
+        "/nope",
+        "/assets/nope.js",
+        "/assets/../../Cargo.toml",
+        "/..%2F..%2FCargo.toml",
+        "/api/nope",
+        "/etc/passwd",
+    ] {
+        let (s, _, _) = get(app.clone(), bad, &[]).await;
+        assert_eq!(s, StatusCode::NOT_FOUND, "{bad}");
+    }
+    let (s, _, body) = get(app.clone(), "/api/events?kind=inclusive", &[]).await;
+    assert_eq!(s, StatusCode::OK);
+    let j: serde_json::Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(j["rows"][0]["name"], ".TAU application");
+    let (s, _, body) = get(app, "/api/matrix?reduce=avg", &[]).await;
+    assert_eq!(s, StatusCode::BAD_REQUEST);
+    assert!(body.contains("reduce `avg`"));
+}
+
+#[tokio::test]
+async fn a_token_guards_every_request() {
+    let app = router(AppState::new("example", Ok(example()), Some("s3cret".into())));
+    for uri in ["/", "/api/run", "/nope"] {
+        let (s, _, _) = get(app.clone(), uri, &[]).await;
+        assert_eq!(s, StatusCode::FORBIDDEN, "{uri}");
+    }
+    let (s, _, _) = get(app.clone(), "/api/run?token=wrong", &[]).await;
+    assert_eq!(s, StatusCode::FORBIDDEN);
+    let (s, h, _) = get(app.clone(), "/?token=s3cret", &[]).await;
+    assert_eq!(s, StatusCode::OK);
+    let cookie = h[header::SET_COOKIE]
+        .to_str()
+        .unwrap()
+        .split(';')
+        .next()
+        .unwrap()
+        .to_string();
+    let (s, _, _) = get(app.clone(), "/api/run", &[("cookie", &cookie)]).await;
+    assert_eq!(s, StatusCode::OK);
+    let (s, _, _) = get(app.clone(), "/api/run", &[("authorization", "Bearer s3cret")]).await;
+    assert_eq!(s, StatusCode::OK);
+    let (s, _, _) = get(app, "/api/run", &[("authorization", "Bearer s3cre")]).await;
+    assert_eq!(s, StatusCode::FORBIDDEN);
+}
+
+#[tokio::test]
+async fn non_loopback_needs_a_token_and_loopback_is_the_default() {
+    let cfg = ServerConfig {
+        bind: "0.0.0.0".parse().unwrap(),
+        port: 0,
+        token: None,
+    };
+    let err = bind(&cfg).await.unwrap_err().to_string();
+    assert!(err.contains("without an access token"), "{err}");
+    let l = bind(&ServerConfig::default()).await.unwrap();
+    assert!(l.local_addr().unwrap().ip().is_loopback());
+    let l = bind(&ServerConfig {
+        token: Some("t".into()),
+        ..cfg
+    })
+    .await
+    .unwrap();
+    assert!(l.local_addr().unwrap().ip().is_unspecified());
+}
+
+#[tokio::test]
+async fn a_run_that_failed_to_load_is_explained_not_blank() {
+    let app = router(AppState::new(
+        "/no/run",
+        Err("cannot load /no/run: No such file or directory".into()),
+        None,
+    ));
+    let (s, _, body) = get(app.clone(), "/api/run", &[]).await;
+    assert_eq!(s, StatusCode::OK);
+    let j: serde_json::Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(j["status"], "error");
+    assert!(j["error"].as_str().unwrap().contains("No such file"));
+    let (s, _, body) = get(app, "/api/events", &[]).await;
+    assert_eq!(s, StatusCode::SERVICE_UNAVAILABLE);
+    assert!(body.contains("did not load"));
+}
+
+#[test]
+fn thread_positions_follow_id_order() {
+    let l = example();
+    let p = &l.profile;
+    let full = query::matrix(
+        p,
+        &ViewParams {
+            h: Some(1),
+            w: Some(4096),
+            ..q()
+        },
+    )
+    .unwrap();
+    let labels: Vec<&str> = full.cols.iter().map(|c| c.label.as_str()).collect();
+    let expect: Vec<String> = (0..p.threads().len())
+        .map(|t| p.thread(ThreadIndex::from(t)).to_string())
+        .collect();
+    assert_eq!(labels, expect.iter().map(String::as_str).collect::<Vec<_>>());
+}

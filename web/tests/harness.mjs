@@ -1,0 +1,105 @@
+// Shared helpers of the browser tests: start `perfscape serve` on a run, open the page in
+// headless Debian Chromium (playwright-core), and inspect what was drawn.
+
+import { spawn, execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+import { PNG } from 'pngjs';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+export const repo = path.resolve(here, '../..');
+export const shared = process.env.PERFSCAPE_SHARED ?? path.resolve(repo, '../shared');
+
+/** The perfscape binary: $PERFSCAPE_BIN, else the debug build in $CARGO_TARGET_DIR or target/. */
+export function binary() {
+  const candidates = [
+    process.env.PERFSCAPE_BIN,
+    process.env.CARGO_TARGET_DIR && path.join(process.env.CARGO_TARGET_DIR, 'debug/perfscape'),
+    path.join(repo, 'target/debug/perfscape'),
+  ].filter(Boolean);
+  const bin = candidates.find((c) => existsSync(c));
+  if (!bin) throw new Error(`perfscape binary not found (tried ${candidates.join(', ')}); build it or set PERFSCAPE_BIN`);
+  return bin;
+}
+
+/** Starts `perfscape serve RUN`; resolves to { url, stop }. */
+export function serve(run, extra = []) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(binary(), ['serve', run, '--no-open', ...extra], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    const timer = setTimeout(() => reject(new Error(`server did not start: ${out}${err}`)), 120000);
+    child.stdout.on('data', (d) => {
+      out += d;
+      const m = out.match(/ at (http:\/\/\S+)/);
+      if (m) {
+        clearTimeout(timer);
+        resolve({ url: m[1], stop: () => child.kill('SIGINT'), stderr: () => err });
+      }
+    });
+    child.stderr.on('data', (d) => (err += d));
+    child.on('exit', (code) => reject(new Error(`server exited (${code}): ${out}${err}`)));
+  });
+}
+
+/** A 4,096-rank run made by ../shared/tools/tau_scale.py (cached in $PERFSCAPE_BIG_RUN or a temp dir). */
+export function bigRun(ranks = 4096) {
+  const dir = process.env.PERFSCAPE_BIG_RUN ?? path.join(mkdtempSync(path.join(tmpdir(), 'perfscape-big-')), `np${ranks}`);
+  if (!existsSync(path.join(dir, `profile.${ranks - 1}.0.0`))) {
+    execFileSync('python3', [
+      path.join(shared, 'tools/tau_scale.py'),
+      path.join(shared, 'corpus/tau-real/mpi-stencil-np64-callpath-commmatrix'),
+      dir, '--ranks', String(ranks), '--lines', '5000',
+    ]);
+  }
+  return dir;
+}
+
+export async function browser() {
+  return chromium.launch({
+    executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
+    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
+      '--disable-component-update', '--disable-sync', '--enable-unsafe-swiftshader'],
+  });
+}
+
+/** Opens a page and waits until every view has drawn once; collects console errors. */
+export async function open(br, url, viewport = { width: 1600, height: 1000 }) {
+  const page = await br.newPage({ viewport });
+  const errors = [];
+  page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
+  page.on('pageerror', (e) => errors.push(e.message));
+  await page.goto(url);
+  await page.waitForSelector('body[data-ready="1"], .fatal', { timeout: 60000 });
+  await page.waitForTimeout(800);
+  return { page, errors };
+}
+
+/** Pixel statistics of an element's screenshot: share of non-background pixels, distinct colours. */
+export async function drawn(page, selector) {
+  const png = PNG.sync.read(await page.locator(selector).screenshot());
+  const colours = new Set();
+  let ink = 0;
+  for (let i = 0; i < png.data.length; i += 4) {
+    const [r, g, b] = [png.data[i], png.data[i + 1], png.data[i + 2]];
+    if (!(r > 245 && g > 245 && b > 245)) ink++;
+    colours.add((r >> 3) << 10 | (g >> 3) << 5 | (b >> 3));
+  }
+  return { ink: ink / (png.width * png.height), colours: colours.size };
+}
+
+/** The ECharts option of a panel's chart (exposed by the page as window.perfscape.charts). */
+export function option(page, name) {
+  return page.evaluate((n) => {
+    const c = window.perfscape.charts.get(n);
+    const o = c.getOption();
+    return JSON.parse(JSON.stringify(o, (k, v) => (typeof v === 'function' ? undefined : v)));
+  }, name);
+}
+
+export function selection(page) {
+  return page.evaluate(() => window.perfscape.store.get());
+}

@@ -1,0 +1,187 @@
+// Browser tests: every view draws real data on a real run and on a 4,096-rank run, the views are
+// linked through one selection, the URL reproduces the state, and a failed load is explained.
+// Run: `npm run test:browser` (needs the perfscape debug binary and Debian's chromium).
+
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import path from 'node:path';
+import { browser, bigRun, drawn, open, option, repo, selection, serve, shared } from './harness.mjs';
+
+const np64 = path.join(repo, 'examples/tau/mpi-stencil-np64-callpath-commmatrix');
+
+describe('64-rank TAU run (examples/)', () => {
+  let server;
+  let br;
+  before(async () => {
+    server = await serve(np64);
+    br = await browser();
+  });
+  after(async () => {
+    await br?.close();
+    server?.stop();
+  });
+
+  test('every view draws real data', async () => {
+    const { page, errors } = await open(br, server.url);
+    // Ranked table: 18 flat events, MPI_Init() first (exclusive TIME).
+    const names = await page.$$eval('#panel-ranked tbody tr td.name', (tds) => tds.map((t) => t.textContent));
+    assert.equal(names.length, 18);
+    assert.equal(names[0], 'MPI_Init()');
+    // Heat map: event rows × 64 thread columns, coloured.
+    const hm = await option(page, 'heatmap');
+    assert.equal(hm.xAxis[0].data.length, 64);
+    assert.ok(hm.yAxis[0].data.includes('MPI_Allreduce()'));
+    assert.ok(hm.series[0].data.length > 18 * 60);
+    const hmPix = await drawn(page, '#panel-heatmap');
+    assert.ok(hmPix.ink > 0.3 && hmPix.colours > 50, JSON.stringify(hmPix));
+    // Overview: one strip of 18 rows.
+    const ov = await option(page, 'overview');
+    assert.equal(ov.series.length, 1);
+    assert.equal(ov.yAxis[0].data.length, 18);
+    assert.ok((await drawn(page, '#panel-overview')).colours > 20);
+    // Event view: the top event on 64 threads, sorted bars with min/max marks, histogram.
+    const title = await page.textContent('#panel-event .event-title');
+    assert.match(title, /MPI_Init\(\).*64 threads/);
+    const bars = await option(page, 'event-bars');
+    assert.equal(bars.series[0].data.length, 64);
+    const vals = bars.series[0].data.map((d) => d.value);
+    assert.deepEqual(vals, [...vals].sort((a, b) => b - a));
+    assert.equal(bars.series[0].markPoint.data.length, 2);
+    const hist = await option(page, 'event-hist');
+    assert.equal(hist.series[0].data.reduce((a, b) => a + b, 0), 64);
+    // Call tree: rooted at .TAU application with inclusive values.
+    const tree = await page.$$eval('#panel-calltree tbody tr td.name', (tds) => tds.map((t) => t.textContent.replace(/[▸▾]/g, '').trim()));
+    assert.equal(tree[0], '.TAU application');
+    assert.ok(tree.includes('main int (int, char **)'));
+    // Terrain: a WebGL surface (SwiftShader) with labelled peaks.
+    const tr = await option(page, 'terrain');
+    assert.equal(tr.series[0].type, 'surface');
+    assert.equal(tr.series[1].data.length, 5);
+    const trPix = await drawn(page, '#panel-terrain .chart');
+    assert.ok(trPix.ink > 0.05 && trPix.colours > 30, JSON.stringify(trPix));
+    assert.match(await page.textContent('#panel-terrain .legend'), /MPI_Init\(\)/);
+    // Run information.
+    const info = await page.textContent('#panel-runinfo');
+    assert.match(info, /64 \(64 nodes\/ranks\)/);
+    assert.match(info, /every file loaded/);
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
+  test('selecting an event in the ranked table moves every view to it', async () => {
+    const { page } = await open(br, server.url);
+    await page.click('#panel-ranked tbody tr:has-text("MPI_Waitall()")');
+    await page.waitForTimeout(1500);
+    const sel = await selection(page);
+    const id = sel.event;
+    assert.ok(page.url().includes(`event=${id}`));
+    // Heat map outlines the event's row.
+    const hm = await option(page, 'heatmap');
+    assert.ok(hm.graphic[0].elements.length >= 1);
+    // Event view shows it.
+    assert.match(await page.textContent('#panel-event .event-title'), /MPI_Waitall\(\)/);
+    // Call tree reveals and highlights its callpath node.
+    const treeSel = await page.$$eval('#panel-calltree tr.selected td.name', (tds) => tds.map((t) => t.textContent.replace(/[▸▾]/g, '').trim()));
+    assert.deepEqual(treeSel, ['MPI_Waitall()']);
+    // Terrain draws the event's row as a line.
+    const tr = await option(page, 'terrain');
+    assert.ok(tr.series.some((s) => s.type === 'line3D'));
+    // Click a heat-map cell of MPI_Waitall(): selects that thread; the event view marks it.
+    const pt = await page.evaluate(() => {
+      const c = window.perfscape.charts.get('heatmap');
+      const o = c.getOption();
+      const row = o.yAxis[0].data.indexOf('MPI_Waitall()');
+      return c.convertToPixel({ gridIndex: 0 }, [10, row]);
+    });
+    const box = await page.locator('#panel-heatmap .chart').boundingBox();
+    await page.mouse.click(box.x + pt[0], box.y + pt[1]);
+    await page.waitForTimeout(1200);
+    const after = await selection(page);
+    assert.equal(after.event, id);
+    assert.equal(after.thread, '10.0.0');
+    const bars = await option(page, 'event-bars');
+    assert.ok(bars.series[0].data.some((d) => d.itemStyle.color === '#111'));
+    // Call tree in the selected thread's scope.
+    await page.selectOption('#panel-calltree select', 'thread');
+    await page.waitForTimeout(800);
+    assert.match(await page.textContent('#panel-calltree thead'), /thread 10\.0\.0/);
+    await page.close();
+  });
+
+  test('the URL reproduces what one sees', async () => {
+    const { page } = await open(br, `${server.url}?kind=inclusive&event=5&thread=3.0.0&focus=heatmap&t0=0&t1=8`);
+    const sel = await selection(page);
+    assert.equal(sel.kind, 'inclusive');
+    assert.equal(sel.event, 5);
+    assert.equal(sel.thread, '3.0.0');
+    assert.ok(await page.isVisible('#panel-heatmap'));
+    assert.ok(!(await page.isVisible('#panel-ranked')));
+    const hm = await option(page, 'heatmap');
+    assert.equal(hm.xAxis[0].data.length, 8);
+    // Zoomed in far enough: numbers are overlaid on the cells.
+    assert.equal(hm.series[0].label.show, true);
+    await page.close();
+  });
+});
+
+describe('4,096-rank run from tau_scale.py', () => {
+  let server;
+  let br;
+  before(async () => {
+    server = await serve(bigRun(4096));
+    br = await browser();
+  });
+  after(async () => {
+    await br?.close();
+    server?.stop();
+  });
+
+  test('every view draws, reduced to screen resolution', async () => {
+    const { page, errors } = await open(br, server.url);
+    const hm = await option(page, 'heatmap');
+    const cols = hm.xAxis[0].data.length;
+    assert.ok(cols > 50 && cols < 4096, `heat map columns ${cols}: reduced, not 4,096`);
+    assert.match(hm.xAxis[0].name, /of 4096/);
+    assert.ok((await drawn(page, '#panel-heatmap')).colours > 50);
+    const bars = await option(page, 'event-bars');
+    assert.ok(bars.series[0].data.length >= 64);
+    assert.ok((await drawn(page, '#panel-terrain .chart')).colours > 30);
+    assert.match(await page.textContent('#panel-runinfo'), /4,096 \(4,096 nodes\/ranks\)/);
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
+  test('source lines: the overview skips empty runs and drives the heat map', async () => {
+    const { page } = await open(br, `${server.url}?rows=lines&skip=20&bin=4&strips=3`);
+    const ov = await option(page, 'overview');
+    assert.equal(ov.series.length, 3);
+    const info = await page.textContent('#panel-overview .note');
+    const m = info.match(/(\d+) rows → (\d+) \((\d+) empty skipped/);
+    assert.ok(m && Number(m[3]) > 1000, info);
+    // Click a row of the first strip: the heat map window moves there.
+    const before = await selection(page);
+    const pt = await page.evaluate(() => window.perfscape.charts.get('overview').convertToPixel({ seriesIndex: 0 }, [0, 5]));
+    const box = await page.locator('#panel-overview .chart').boundingBox();
+    await page.mouse.click(box.x + pt[0], box.y + pt[1]);
+    await page.waitForTimeout(1200);
+    const after = await selection(page);
+    assert.notEqual(after.r0, before.r0);
+    const hm = await option(page, 'heatmap');
+    assert.match(hm.yAxis[0].data[0], /stencil\.c:\d+/);
+    await page.close();
+  });
+});
+
+test('a run that fails to load shows the error in the page', async () => {
+  const server = await serve(path.join(shared, 'corpus/tau-real/mpi-stencil-np8-snapshot'));
+  const br = await browser();
+  try {
+    const { page } = await open(br, server.url);
+    const text = await page.textContent('.fatal');
+    assert.match(text, /could not be loaded/);
+    assert.match(text, /snapshot/);
+  } finally {
+    await br.close();
+    server.stop();
+  }
+});
