@@ -366,7 +366,8 @@ pub fn parse_profile_text(text: &str) -> Result<ProfileFile<'_>, LineError> {
             .map_err(|e| LineError::new(2, e))?;
     }
 
-    out.timers.reserve(n_timers);
+    // Never trust a count for an allocation: a line takes at least 12 bytes.
+    out.timers.reserve(n_timers.min(text.len() / 12));
     for k in 0..n_timers {
         let Some(l) = lines.next_line() else {
             return Err(LineError::new(
@@ -431,7 +432,7 @@ pub fn parse_profile_text(text: &str) -> Result<ProfileFile<'_>, LineError> {
                 ),
             ));
         }
-        out.user_events.reserve(n_user);
+        out.user_events.reserve(n_user.min(text.len() / 12));
         for k in 0..n_user {
             let Some(l) = lines.next_line() else {
                 return Err(LineError::new(
@@ -587,6 +588,16 @@ mod tests {
                 err.message
             );
         }
+    }
+
+    /// Regression (found by cargo-fuzz): a huge count in the header made the parser reserve
+    /// hundreds of GB before reading a line.
+    #[test]
+    fn huge_header_counts_do_not_allocate() {
+        let err = parse_profile_file(b"99999999999999 templated_functions\n# Name\n").unwrap_err();
+        assert!(err.message.contains("0 of the 99999999999999 timer lines"), "{}", err.message);
+        let err = parse_profile_file(b"1 templated_functions\n# Name\n\"a\" 1 0 1 1 0 GROUP=\"g\"\n0 aggregates\n88888888888888 userevents\n# e\n").unwrap_err();
+        assert!(err.message.contains("user event lines"), "{}", err.message);
     }
 
     #[test]
