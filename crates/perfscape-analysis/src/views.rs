@@ -17,7 +17,7 @@ use std::collections::BTreeMap;
 use std::ops::Range;
 
 /// How rows of the matrix are formed.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum RowKind {
     /// One row per event.
@@ -27,7 +27,7 @@ pub enum RowKind {
 }
 
 /// Order of event rows.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum RowOrder {
     /// Largest total of the chosen value kind first (the ranked table's order).

@@ -104,6 +104,7 @@ pub struct AppState {
     path: String,
     run: Result<Loaded, String>,
     token: Option<String>,
+    cache: query::ViewCache,
 }
 
 impl AppState {
@@ -114,6 +115,7 @@ impl AppState {
             path: path.into(),
             run,
             token,
+            cache: query::ViewCache::default(),
         })
     }
 
@@ -135,10 +137,10 @@ impl IntoResponse for ApiError {
 /// Runs a computation on the blocking pool against the loaded profile.
 async fn compute<T: serde::Serialize + Send + 'static>(
     state: Shared,
-    f: impl FnOnce(&perfscape_model::Profile) -> Result<T, ApiError> + Send + 'static,
+    f: impl FnOnce(&perfscape_model::Profile, &query::ViewCache) -> Result<T, ApiError> + Send + 'static,
 ) -> Response {
     let result = tokio::task::spawn_blocking(move || match &state.run {
-        Ok(l) => f(&l.profile),
+        Ok(l) => f(&l.profile, &state.cache),
         Err(e) => Err(ApiError {
             status: 503,
             message: format!("the run did not load: {e}"),
@@ -161,31 +163,31 @@ async fn get_run(State(s): State<Shared>) -> Response {
 }
 
 async fn get_events(State(s): State<Shared>, Query(q): Query<ViewParams>) -> Response {
-    compute(s, move |p| query::events(p, &q)).await
+    compute(s, move |p, c| query::events_cached(p, c, &q)).await
 }
 
 async fn get_matrix(State(s): State<Shared>, Query(q): Query<ViewParams>) -> Response {
-    compute(s, move |p| query::matrix(p, &q)).await
+    compute(s, move |p, c| query::matrix(p, c, &q)).await
 }
 
 async fn get_overview(State(s): State<Shared>, Query(q): Query<ViewParams>) -> Response {
-    compute(s, move |p| query::overview(p, &q)).await
+    compute(s, move |p, c| query::overview(p, c, &q)).await
 }
 
 async fn get_event(State(s): State<Shared>, Path(id): Path<u32>, Query(q): Query<ViewParams>) -> Response {
-    compute(s, move |p| query::event(p, id, &q)).await
+    compute(s, move |p, _| query::event(p, id, &q)).await
 }
 
 async fn get_calltree(State(s): State<Shared>, Query(q): Query<ViewParams>) -> Response {
-    compute(s, move |p| query::calltree(p, &q)).await
+    compute(s, move |p, _| query::calltree(p, &q)).await
 }
 
 async fn get_terrain(State(s): State<Shared>, Query(q): Query<ViewParams>) -> Response {
-    compute(s, move |p| query::terrain(p, &q)).await
+    compute(s, move |p, c| query::terrain(p, c, &q)).await
 }
 
 async fn get_rows(State(s): State<Shared>, Query(q): Query<ViewParams>) -> Response {
-    compute(s, move |p| query::rows(p, &q)).await
+    compute(s, move |p, c| query::rows(p, c, &q)).await
 }
 
 async fn api_not_found() -> Response {
@@ -265,6 +267,8 @@ pub fn router(state: Shared) -> Router {
         .route("/assets/{*file}", get(assets::asset))
         .fallback(assets::not_found)
         .layer(middleware::from_fn_with_state(state.clone(), require_token))
-        .layer(tower_http::compression::CompressionLayer::new())
+        .layer(
+            tower_http::compression::CompressionLayer::new().quality(tower_http::CompressionLevel::Fastest),
+        )
         .with_state(state)
 }

@@ -81,6 +81,32 @@ pub struct ViewParams {
     pub peaks: Option<u32>,
 }
 
+/// Row sets computed once per (metric, kind, rows, callpaths, order) and reused: ranking the
+/// rows costs a pass over every cell, which a heat-map request should not repeat.
+#[derive(Debug, Default)]
+pub struct ViewCache {
+    events: std::sync::Mutex<std::collections::HashMap<(u32, &'static str, bool), std::sync::Arc<EventsResponse>>>,
+    rows: std::sync::Mutex<
+        std::collections::HashMap<(u32, &'static str, RowKind, bool, RowOrder), std::sync::Arc<RowSet>>,
+    >,
+}
+
+impl ViewCache {
+    fn rows(&self, p: &Profile, r: &Resolved) -> std::sync::Arc<RowSet> {
+        let key = (r.metric.0, r.kind.as_str(), r.rows, r.callpaths, r.order);
+        if let Ok(map) = self.rows.lock()
+            && let Some(set) = map.get(&key)
+        {
+            return set.clone();
+        }
+        let set = std::sync::Arc::new(row_set(p, r));
+        if let Ok(mut map) = self.rows.lock() {
+            map.insert(key, set.clone());
+        }
+        set
+    }
+}
+
 /// Parsed, validated view parameters.
 pub(crate) struct Resolved {
     pub metric: MetricId,
@@ -284,6 +310,22 @@ pub fn run_info(path: &str, run: &Result<Loaded, String>) -> RunInfo {
     }
 }
 
+/// `GET /api/events`, computed once per (metric, kind, callpaths).
+pub fn events_cached(p: &Profile, cache: &ViewCache, q: &ViewParams) -> Result<std::sync::Arc<EventsResponse>, ApiError> {
+    let r = resolve(p, q)?;
+    let key = (r.metric.0, r.kind.as_str(), r.callpaths);
+    if let Ok(map) = cache.events.lock()
+        && let Some(e) = map.get(&key)
+    {
+        return Ok(e.clone());
+    }
+    let e = std::sync::Arc::new(events(p, q)?);
+    if let Ok(mut map) = cache.events.lock() {
+        map.insert(key, e.clone());
+    }
+    Ok(e)
+}
+
 /// `GET /api/events`.
 pub fn events(p: &Profile, q: &ViewParams) -> Result<EventsResponse, ApiError> {
     let r = resolve(p, q)?;
@@ -430,16 +472,16 @@ pub(crate) fn matrix_of(
 }
 
 /// `GET /api/matrix`.
-pub fn matrix(p: &Profile, q: &ViewParams) -> Result<MatrixResponse, ApiError> {
+pub fn matrix(p: &Profile, cache: &ViewCache, q: &ViewParams) -> Result<MatrixResponse, ApiError> {
     let r = resolve(p, q)?;
-    let rows = row_set(p, &r);
+    let rows = cache.rows(p, &r);
     Ok(matrix_of(p, &r, &rows, q, 200, 400))
 }
 
 /// `GET /api/overview`.
-pub fn overview(p: &Profile, q: &ViewParams) -> Result<OverviewResponse, ApiError> {
+pub fn overview(p: &Profile, cache: &ViewCache, q: &ViewParams) -> Result<OverviewResponse, ApiError> {
     let r = resolve(p, q)?;
-    let rows = row_set(p, &r);
+    let rows = cache.rows(p, &r);
     let axis = ThreadAxis::identity(p);
     let params = OverviewParams {
         skip_empty_over: q.skip.unwrap_or(10) as usize,
@@ -598,11 +640,11 @@ pub fn calltree(p: &Profile, q: &ViewParams) -> Result<CallTreeResponse, ApiErro
 }
 
 /// `GET /api/terrain`: events × threads (x = `w` thread bins, y = `h` event bins), MAX.
-pub fn terrain(p: &Profile, q: &ViewParams) -> Result<TerrainResponse, ApiError> {
+pub fn terrain(p: &Profile, cache: &ViewCache, q: &ViewParams) -> Result<TerrainResponse, ApiError> {
     let mut q = q.clone();
     q.reduce = Some("max".into());
     let r = resolve(p, &q)?;
-    let rows = row_set(p, &r);
+    let rows = cache.rows(p, &r);
     let grid = matrix_of(p, &r, &rows, &q, 40, 64);
     let axis = ThreadAxis::identity(p);
     let k = q.peaks.unwrap_or(5).min(50) as usize;
@@ -634,9 +676,9 @@ pub fn terrain(p: &Profile, q: &ViewParams) -> Result<TerrainResponse, ApiError>
 }
 
 /// `GET /api/rows`.
-pub fn rows(p: &Profile, q: &ViewParams) -> Result<RowsResponse, ApiError> {
+pub fn rows(p: &Profile, cache: &ViewCache, q: &ViewParams) -> Result<RowsResponse, ApiError> {
     let r = resolve(p, q)?;
-    let set = row_set(p, &r);
+    let set = cache.rows(p, &r);
     Ok(RowsResponse {
         rows_kind: match r.rows {
             RowKind::Events => "events".into(),
@@ -644,9 +686,9 @@ pub fn rows(p: &Profile, q: &ViewParams) -> Result<RowsResponse, ApiError> {
         },
         rows: set
             .rows
-            .into_iter()
+            .iter()
             .map(|row| RowJson {
-                label: row.label,
+                label: row.label.clone(),
                 events: row.events.iter().map(|e| e.0).collect(),
             })
             .collect(),

@@ -118,13 +118,14 @@ fn events_equal_the_analysis() {
 fn matrix_at_full_and_reduced_resolution_equals_brute_force() {
     let l = example();
     let p = &l.profile;
-    let rows = query::rows(p, &q()).unwrap();
+    let rows = query::rows(p, &query::ViewCache::default(), &q()).unwrap();
     let ids: Vec<u32> = rows.rows.iter().map(|r| r.events[0]).collect();
     let m = dense(p, &ids, ValueKind::Exclusive);
     let n_threads = p.threads().len();
     // Full resolution: every cell as stored.
     let full = query::matrix(
         p,
+        &query::ViewCache::default(),
         &ViewParams {
             h: Some(4096),
             w: Some(4096),
@@ -147,6 +148,7 @@ fn matrix_at_full_and_reduced_resolution_equals_brute_force() {
     for reduce in ["max", "sum"] {
         let g = query::matrix(
             p,
+            &query::ViewCache::default(),
             &ViewParams {
                 h: Some(5),
                 w: Some(7),
@@ -284,6 +286,7 @@ fn terrain_peaks_are_the_largest_cells_of_distinct_events() {
     let p = &l.profile;
     let t = query::terrain(
         p,
+        &query::ViewCache::default(),
         &ViewParams {
             peaks: Some(3),
             ..q()
@@ -319,6 +322,7 @@ fn overview_of_source_lines_skips_unsampled_runs() {
     let p = &l.profile;
     let rows = query::rows(
         p,
+        &query::ViewCache::default(),
         &ViewParams {
             rows: Some("lines".into()),
             ..q()
@@ -330,6 +334,7 @@ fn overview_of_source_lines_skips_unsampled_runs() {
     assert_eq!(rows.rows.iter().filter(|r| !r.events.is_empty()).count(), 7);
     let ov = query::overview(
         p,
+        &query::ViewCache::default(),
         &ViewParams {
             rows: Some("lines".into()),
             skip: Some(5),
@@ -471,6 +476,7 @@ fn thread_positions_follow_id_order() {
     let p = &l.profile;
     let full = query::matrix(
         p,
+        &query::ViewCache::default(),
         &ViewParams {
             h: Some(1),
             w: Some(4096),

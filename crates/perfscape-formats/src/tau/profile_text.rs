@@ -356,7 +356,7 @@ pub fn parse_profile_text(text: &str) -> Result<ProfileFile<'_>, LineError> {
     let mut warnings = Vec::new();
     let stats_column = second[..header_end].contains("SumExclSqr");
     if let Some(start) = second.find("<metadata>") {
-        let Some(end) = second.find("</metadata>") else {
+        let Some(end) = second[start..].find("</metadata>").map(|i| start + i) else {
             return Err(LineError::new(
                 2,
                 "the <metadata> block is not closed by </metadata> on line 2 (truncated file?)",
@@ -595,9 +595,21 @@ mod tests {
     #[test]
     fn huge_header_counts_do_not_allocate() {
         let err = parse_profile_file(b"99999999999999 templated_functions\n# Name\n").unwrap_err();
-        assert!(err.message.contains("0 of the 99999999999999 timer lines"), "{}", err.message);
+        assert!(
+            err.message.contains("0 of the 99999999999999 timer lines"),
+            "{}",
+            err.message
+        );
         let err = parse_profile_file(b"1 templated_functions\n# Name\n\"a\" 1 0 1 1 0 GROUP=\"g\"\n0 aggregates\n88888888888888 userevents\n# e\n").unwrap_err();
         assert!(err.message.contains("user event lines"), "{}", err.message);
+    }
+
+    /// Regression (found by cargo-fuzz): `</metadata>` before `<metadata>` panicked on slicing.
+    #[test]
+    fn metadata_close_before_open_is_an_error() {
+        let err = parse_profile_file(b"0 templated_functions\n# Name </metadata> x <metadata><attribute>\n0 aggregates\n").unwrap_err();
+        assert_eq!(err.line, 2);
+        assert!(err.message.contains("not closed"), "{}", err.message);
     }
 
     #[test]
