@@ -15,6 +15,7 @@ usage: python3 bench/bench.py [--ranks 1024,4096] [--repeat 5] [--out BENCHMARKS
   are printed beside ours; they are not re-measured here (TAU is not installed).
 """
 import argparse
+import json
 import os
 import statistics
 import subprocess
@@ -91,6 +92,7 @@ def main():
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--out", default=str(ROOT / "BENCHMARKS.md"))
     ap.add_argument("--hatchet", action="store_true")
+    ap.add_argument("--no-serve", action="store_true", help="skip the serving benchmark (needs node + chromium)")
     a = ap.parse_args()
     exe = build()
     CACHE.mkdir(parents=True, exist_ok=True)
@@ -152,6 +154,23 @@ def main():
                 lines.append(f"| {r['label']} | {hw:.2f} s | {hr:.0f} MB | {hw / r['wall']:.0f}x |")
             elif "hatchet_error" in r:
                 lines.append(f"| {r['label']} | failed: {r['hatchet_error']} | - | - |")
+    if not a.no_serve and 4096 in [r["ranks"] for r in rows]:
+        run4096 = [r for r in inputs if r[2] == 4096][0][1]
+        out = subprocess.run(["node", str(ROOT / "bench" / "serve_bench.mjs"), str(exe), str(run4096), "200"],
+                             check=True, capture_output=True, text=True).stdout
+        sv = json.loads(out.strip().splitlines()[-1])
+        lines += ["", "## `perfscape serve` on the 4,096-rank run", "",
+                  "Server response time of 200 sequential requests each over loopback (gzip, JSON parsed by the client), and the page's",
+                  "time from navigation to every view drawn in headless Chromium (SwiftShader software WebGL, median of 3 after a warm-up).", "",
+                  "| request | p50 | p99 |", "|---|---|---|"]
+        labels = [("matrix_whole", "heat map, whole run (165 event rows x 4,096 threads -> 165 x 400 cells)"),
+                  ("matrix_zoom", "heat map, random zoomed regions (-> at most 200 x 400 cells)"),
+                  ("matrix_lines", "heat map of source lines (%d lines x 4,096 threads -> 300 x 400)" % sv["lines"]),
+                  ("overview_events", "overview of event rows (64 thread bins)"),
+                  ("overview_lines", "overview of source lines (skip > 20, bins of 4, 3 strips)")]
+        for key, label in labels:
+            lines.append("| %s | %.1f ms | %.1f ms |" % (label, sv[key]["p50_ms"], sv[key]["p99_ms"]))
+        lines += ["", "Time to first complete draw of the page (7 views, 4,096 ranks): %.2f s." % (sv["first_draw_ms"]["median"] / 1000.0)]
     base_wall, base_rss = timed([str(exe), "--help"], 3)
     lines += [
         "",

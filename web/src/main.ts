@@ -128,10 +128,10 @@ async function start(): Promise<void> {
     grid.appendChild(panel);
     views.push(def.make(body, tools, ctx));
   }
-  const applyFocus = (f: string | null) => {
+  const applyFocus = (f: string | null, resize: boolean) => {
     document.body.classList.toggle('focused', !!f);
     for (const el of grid.querySelectorAll<HTMLElement>('.panel')) el.classList.toggle('focus', el.dataset.view === f);
-    requestAnimationFrame(() => views.forEach((v) => v.resize?.()));
+    if (resize) requestAnimationFrame(() => views.forEach((v) => v.resize?.()));
   };
   const showSelection = async (sel: Selection) => {
     const el = document.getElementById('selection');
@@ -145,7 +145,7 @@ async function start(): Promise<void> {
     el.title = name;
   };
   store.subscribe((sel, changed) => {
-    if (changed.has('focus')) applyFocus(sel.focus);
+    if (changed.has('focus')) applyFocus(sel.focus, true);
     showSelection(sel);
     for (const v of views) {
       Promise.resolve(v.update(sel, changed)).catch((e) => console.error(e));
@@ -153,7 +153,7 @@ async function start(): Promise<void> {
   });
   // A handle for tests and debugging in the console.
   (window as unknown as { perfscape: object }).perfscape = { store, ctx, charts };
-  applyFocus(s.focus);
+  applyFocus(s.focus, false);
   showSelection(s);
   const all = new Set(Object.keys(s) as (keyof Selection)[]);
   await Promise.all(views.map((v) => Promise.resolve(v.update(s, all)).catch((e) => console.error(e))));

@@ -85,7 +85,9 @@ pub struct ViewParams {
 /// rows costs a pass over every cell, which a heat-map request should not repeat.
 #[derive(Debug, Default)]
 pub struct ViewCache {
-    events: std::sync::Mutex<std::collections::HashMap<(u32, &'static str, bool), std::sync::Arc<EventsResponse>>>,
+    events: std::sync::Mutex<
+        std::collections::HashMap<(u32, &'static str, bool), std::sync::Arc<EventsResponse>>,
+    >,
     rows: std::sync::Mutex<
         std::collections::HashMap<(u32, &'static str, RowKind, bool, RowOrder), std::sync::Arc<RowSet>>,
     >,
@@ -311,7 +313,11 @@ pub fn run_info(path: &str, run: &Result<Loaded, String>) -> RunInfo {
 }
 
 /// `GET /api/events`, computed once per (metric, kind, callpaths).
-pub fn events_cached(p: &Profile, cache: &ViewCache, q: &ViewParams) -> Result<std::sync::Arc<EventsResponse>, ApiError> {
+pub fn events_cached(
+    p: &Profile,
+    cache: &ViewCache,
+    q: &ViewParams,
+) -> Result<std::sync::Arc<EventsResponse>, ApiError> {
     let r = resolve(p, q)?;
     let key = (r.metric.0, r.kind.as_str(), r.callpaths);
     if let Ok(map) = cache.events.lock()

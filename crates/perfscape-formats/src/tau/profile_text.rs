@@ -607,7 +607,10 @@ mod tests {
     /// Regression (found by cargo-fuzz): `</metadata>` before `<metadata>` panicked on slicing.
     #[test]
     fn metadata_close_before_open_is_an_error() {
-        let err = parse_profile_file(b"0 templated_functions\n# Name </metadata> x <metadata><attribute>\n0 aggregates\n").unwrap_err();
+        let err = parse_profile_file(
+            b"0 templated_functions\n# Name </metadata> x <metadata><attribute>\n0 aggregates\n",
+        )
+        .unwrap_err();
         assert_eq!(err.line, 2);
         assert!(err.message.contains("not closed"), "{}", err.message);
     }
