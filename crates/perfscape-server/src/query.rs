@@ -85,13 +85,12 @@ pub struct ViewParams {
 /// rows costs a pass over every cell, which a heat-map request should not repeat.
 #[derive(Debug, Default)]
 pub struct ViewCache {
-    events: std::sync::Mutex<
-        std::collections::HashMap<(u32, &'static str, bool), std::sync::Arc<EventsResponse>>,
-    >,
-    rows: std::sync::Mutex<
-        std::collections::HashMap<(u32, &'static str, RowKind, bool, RowOrder), std::sync::Arc<RowSet>>,
-    >,
+    events: Memo<(u32, &'static str, bool), EventsResponse>,
+    rows: Memo<(u32, &'static str, RowKind, bool, RowOrder), RowSet>,
 }
+
+/// A map of computed answers shared between requests.
+type Memo<K, V> = std::sync::Mutex<std::collections::HashMap<K, std::sync::Arc<V>>>;
 
 impl ViewCache {
     fn rows(&self, p: &Profile, r: &Resolved) -> std::sync::Arc<RowSet> {
