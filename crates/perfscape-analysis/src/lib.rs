@@ -22,7 +22,9 @@
 
 mod calltree;
 mod histogram;
+pub mod pyramid;
 mod stats;
+pub mod threads;
 mod top;
 pub mod views;
 

@@ -1,0 +1,522 @@
+//! Max/sum pyramids of a rows × threads matrix, so that any screen-sized request is answered
+//! in time that does not grow with the number of threads.
+//!
+//! Level `k` reduces blocks of `2^k` consecutive thread positions of every row, by MAX (no hot
+//! spot disappears when zoomed out: seed 000's complaint about subsampling) and by SUM. A
+//! request for thread positions `[t0, t1)` at `w` columns uses column bins of `f = 2^k`
+//! positions aligned to multiples of `f` (the first and last bins are clipped to the region), so
+//! each interior bin is exactly one block of level `k` and the clipped edge bins decompose into
+//! at most `2k` aligned blocks of finer levels. Rows are binned on the fly (`ceil(n / h)`
+//! consecutive rows per bin). The answer is exactly the brute-force reduction over the same
+//! bins (MAX bit-for-bit; SUM up to floating-point reassociation), at a cost of
+//! `O(rows in region × (w + log T))`.
+//!
+//! Only levels whose size stays under a cell budget are stored; finer blocks are read from the
+//! source itself (cheap, because such blocks are short).
+
+use crate::views::{Reduce, bins};
+use perfscape_model::{MetricId, Profile, ValueKind};
+use std::ops::Range;
+
+use crate::views::{RowSet, ThreadAxis};
+
+/// Where the matrix values come from: rows × thread positions (in display order).
+pub trait MatrixSource: Sync {
+    /// Number of rows.
+    fn n_rows(&self) -> usize;
+    /// Number of thread positions.
+    fn n_cols(&self) -> usize;
+    /// Calls `f(position, value)` for every cell of row `r` that has data (any order).
+    fn for_each_in_row(&self, r: usize, f: &mut dyn FnMut(usize, f64));
+    /// The value of one cell, if it has data.
+    fn get(&self, r: usize, pos: usize) -> Option<f64>;
+}
+
+/// A profile seen as a matrix: rows of a [`RowSet`] × threads of a [`ThreadAxis`], one value
+/// kind of one metric. A row with several events (a source line) sums them per thread.
+pub struct ProfileMatrix<'a> {
+    /// The profile.
+    pub profile: &'a Profile,
+    /// Rows.
+    pub rows: &'a RowSet,
+    /// Thread order.
+    pub axis: &'a ThreadAxis,
+    /// Value kind.
+    pub kind: ValueKind,
+    /// Metric.
+    pub metric: MetricId,
+}
+
+impl MatrixSource for ProfileMatrix<'_> {
+    fn n_rows(&self) -> usize {
+        self.rows.len()
+    }
+    fn n_cols(&self) -> usize {
+        self.axis.len()
+    }
+    fn for_each_in_row(&self, r: usize, f: &mut dyn FnMut(usize, f64)) {
+        let events = &self.rows.rows[r].events;
+        if events.len() == 1 {
+            let col = self.profile.interval(events[0]);
+            for (t, &v) in col.threads().iter().zip(col.values(self.kind, self.metric)) {
+                if let Some(p) = self.axis.position(*t) {
+                    f(p, v);
+                }
+            }
+            return;
+        }
+        // Several events on one row (a source line): sum per thread first.
+        let mut acc: std::collections::BTreeMap<usize, f64> = std::collections::BTreeMap::new();
+        for &e in events {
+            let col = self.profile.interval(e);
+            for (t, &v) in col.threads().iter().zip(col.values(self.kind, self.metric)) {
+                if let Some(p) = self.axis.position(*t) {
+                    *acc.entry(p).or_insert(0.0) += v;
+                }
+            }
+        }
+        for (p, v) in acc {
+            f(p, v);
+        }
+    }
+    fn get(&self, r: usize, pos: usize) -> Option<f64> {
+        let t = *self.axis.order.get(pos)?;
+        let mut out = None;
+        for &e in &self.rows.rows[r].events {
+            if let Some(v) = self.profile.value(e, t, self.kind, self.metric) {
+                out = Some(out.unwrap_or(0.0) + v);
+            }
+        }
+        out
+    }
+}
+
+/// A dense in-memory matrix (NaN = no data), for synthetic benchmarks and tests.
+#[derive(Clone, Debug)]
+pub struct DenseMatrix {
+    /// Rows.
+    pub rows: usize,
+    /// Columns.
+    pub cols: usize,
+    /// Values, row-major, NaN where a cell has no data.
+    pub values: Vec<f64>,
+}
+
+impl MatrixSource for DenseMatrix {
+    fn n_rows(&self) -> usize {
+        self.rows
+    }
+    fn n_cols(&self) -> usize {
+        self.cols
+    }
+    fn for_each_in_row(&self, r: usize, f: &mut dyn FnMut(usize, f64)) {
+        for (p, &v) in self.values[r * self.cols..(r + 1) * self.cols].iter().enumerate() {
+            if !v.is_nan() {
+                f(p, v);
+            }
+        }
+    }
+    fn get(&self, r: usize, pos: usize) -> Option<f64> {
+        self.values
+            .get(r * self.cols + pos)
+            .copied()
+            .filter(|v| !v.is_nan())
+    }
+}
+
+/// One stored level: blocks of `2^log2` positions; NaN = no data in the block.
+#[derive(Clone, Debug)]
+struct Level {
+    log2: u32,
+    cols: usize,
+    max: Vec<f64>,
+    sum: Vec<f64>,
+}
+
+/// Default budget of stored cells per level (each costs 16 bytes: max and sum).
+pub const DEFAULT_LEVEL_CELLS: usize = 1 << 26;
+
+/// The pyramid of one matrix source (see the module documentation).
+#[derive(Clone, Debug)]
+pub struct Pyramid {
+    rows: usize,
+    cols: usize,
+    levels: Vec<Level>,
+    row_max: Vec<Option<(usize, f64)>>,
+}
+
+fn combine(a: f64, b: f64, reduce: Reduce) -> f64 {
+    match (a.is_nan(), b.is_nan()) {
+        (true, _) => b,
+        (_, true) => a,
+        _ => match reduce {
+            Reduce::Max => a.max(b),
+            Reduce::Sum => a + b,
+        },
+    }
+}
+
+/// A column bin of a pyramid answer: thread positions `[start, end)`.
+pub type ColBin = Range<usize>;
+
+/// A reduced region of the matrix.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PyramidGrid {
+    /// Row bins (row positions).
+    pub row_bins: Vec<Range<usize>>,
+    /// Column bins (thread positions), aligned to multiples of `2^level` except at the edges.
+    pub col_bins: Vec<ColBin>,
+    /// The level used for interior bins (bin width `2^level`).
+    pub level: u32,
+    /// Values row-major, `None` = no data.
+    pub values: Vec<Option<f64>>,
+}
+
+impl Pyramid {
+    /// Builds the pyramid of `src`, storing levels of at most `max_level_cells` cells.
+    ///
+    /// Cost: one pass over the source's cells plus the stored levels.
+    pub fn build(src: &dyn MatrixSource, max_level_cells: usize) -> Self {
+        let rows = src.n_rows();
+        let cols = src.n_cols();
+        let mut row_max: Vec<Option<(usize, f64)>> = vec![None; rows];
+        // First stored level: the smallest k >= 1 whose size fits the budget.
+        let mut first = 1u32;
+        while rows.saturating_mul(cols.div_ceil(1 << first)) > max_level_cells
+            && (1usize << first) < cols.max(1)
+        {
+            first += 1;
+        }
+        let mut levels = Vec::new();
+        if cols > 1 {
+            let c = cols.div_ceil(1 << first);
+            let mut max = vec![f64::NAN; rows * c];
+            let mut sum = vec![f64::NAN; rows * c];
+            for r in 0..rows {
+                let (mx, sm) = (&mut max[r * c..(r + 1) * c], &mut sum[r * c..(r + 1) * c]);
+                let best = &mut row_max[r];
+                src.for_each_in_row(r, &mut |p, v| {
+                    let b = p >> first;
+                    mx[b] = combine(mx[b], v, Reduce::Max);
+                    sm[b] = combine(sm[b], v, Reduce::Sum);
+                    if best.is_none_or(|(bp, bv)| v > bv || (v == bv && p < bp)) {
+                        *best = Some((p, v));
+                    }
+                });
+            }
+            levels.push(Level {
+                log2: first,
+                cols: c,
+                max,
+                sum,
+            });
+            while let Some(prev) = levels.last().filter(|l| l.cols > 1) {
+                let c2 = prev.cols.div_ceil(2);
+                let mut max = vec![f64::NAN; rows * c2];
+                let mut sum = vec![f64::NAN; rows * c2];
+                for r in 0..rows {
+                    for b in 0..c2 {
+                        let i0 = r * prev.cols + 2 * b;
+                        let i1 = i0 + 1;
+                        let has1 = 2 * b + 1 < prev.cols;
+                        max[r * c2 + b] = if has1 {
+                            combine(prev.max[i0], prev.max[i1], Reduce::Max)
+                        } else {
+                            prev.max[i0]
+                        };
+                        sum[r * c2 + b] = if has1 {
+                            combine(prev.sum[i0], prev.sum[i1], Reduce::Sum)
+                        } else {
+                            prev.sum[i0]
+                        };
+                    }
+                }
+                let log2 = prev.log2 + 1;
+                levels.push(Level {
+                    log2,
+                    cols: c2,
+                    max,
+                    sum,
+                });
+            }
+        } else {
+            for (r, best) in row_max.iter_mut().enumerate() {
+                src.for_each_in_row(r, &mut |p, v| {
+                    if best.is_none_or(|(bp, bv)| v > bv || (v == bv && p < bp)) {
+                        *best = Some((p, v));
+                    }
+                });
+            }
+        }
+        Pyramid {
+            rows,
+            cols,
+            levels,
+            row_max,
+        }
+    }
+
+    /// Number of rows.
+    pub fn rows(&self) -> usize {
+        self.rows
+    }
+
+    /// Number of thread positions.
+    pub fn cols(&self) -> usize {
+        self.cols
+    }
+
+    /// Bytes held by the stored levels.
+    pub fn heap_bytes(&self) -> usize {
+        self.levels
+            .iter()
+            .map(|l| (l.max.capacity() + l.sum.capacity()) * 8)
+            .sum::<usize>()
+            + self.row_max.capacity() * 24
+    }
+
+    /// The largest value of row `r` and its position (lowest position on ties).
+    pub fn row_max(&self, r: usize) -> Option<(usize, f64)> {
+        self.row_max.get(r).copied().flatten()
+    }
+
+    /// Reduction of row `r` over the aligned block `[b << k, (b + 1) << k)`.
+    fn block(&self, src: &dyn MatrixSource, r: usize, k: u32, b: usize, reduce: Reduce) -> f64 {
+        if let Some(l) = self.levels.iter().find(|l| l.log2 == k) {
+            let arr = match reduce {
+                Reduce::Max => &l.max,
+                Reduce::Sum => &l.sum,
+            };
+            return arr.get(r * l.cols + b).copied().unwrap_or(f64::NAN);
+        }
+        let start = b << k;
+        let end = ((b + 1) << k).min(self.cols);
+        if k == 0 || self.levels.first().is_none_or(|l| k < l.log2) {
+            // Below the stored levels: read the source.
+            let mut acc = f64::NAN;
+            for p in start..end {
+                if let Some(v) = src.get(r, p) {
+                    acc = combine(acc, v, reduce);
+                }
+            }
+            return acc;
+        }
+        f64::NAN
+    }
+
+    /// Reduction of row `r` over any range of positions: aligned blocks, largest first.
+    fn range(&self, src: &dyn MatrixSource, r: usize, range: Range<usize>, reduce: Reduce) -> f64 {
+        let mut acc = f64::NAN;
+        let mut p = range.start;
+        let end = range.end.min(self.cols);
+        while p < end {
+            // Largest aligned block starting at p that fits.
+            let mut k = if p == 0 {
+                usize::BITS - 1
+            } else {
+                p.trailing_zeros()
+            };
+            while k > 0 && p + (1usize << k) > end {
+                k -= 1;
+            }
+            // Use stored levels only for blocks at or above the first stored level; finer ones
+            // come from the source (one `get` per position, at most 2^first - 1 of them).
+            acc = combine(acc, self.block(src, r, k, p >> k, reduce), reduce);
+            p += 1usize << k;
+        }
+        acc
+    }
+
+    /// Reduces rows `row_range` × positions `col_range` to at most `max_rows` × about
+    /// `max_cols` cells (see the module documentation for the bins). `src` must be the source
+    /// the pyramid was built from.
+    #[allow(clippy::too_many_arguments)]
+    pub fn grid(
+        &self,
+        src: &dyn MatrixSource,
+        row_range: Range<usize>,
+        col_range: Range<usize>,
+        max_rows: usize,
+        max_cols: usize,
+        reduce: Reduce,
+    ) -> PyramidGrid {
+        let row_range = row_range.start.min(self.rows)..row_range.end.min(self.rows);
+        let col_range = col_range.start.min(self.cols)..col_range.end.min(self.cols);
+        let row_bins = bins(row_range, max_rows);
+        // Smallest power of two f such that the aligned bins covering the region are <= max_cols.
+        let max_cols = max_cols.max(1);
+        let mut level = 0u32;
+        let n_bins = |k: u32| {
+            if col_range.is_empty() {
+                0
+            } else {
+                ((col_range.end - 1) >> k) - (col_range.start >> k) + 1
+            }
+        };
+        while n_bins(level) > max_cols {
+            level += 1;
+        }
+        let col_bins: Vec<ColBin> = if col_range.is_empty() {
+            Vec::new()
+        } else {
+            ((col_range.start >> level)..=((col_range.end - 1) >> level))
+                .map(|b| (b << level).max(col_range.start)..((b + 1) << level).min(col_range.end))
+                .collect()
+        };
+        let nc = col_bins.len();
+        let mut values = vec![None; row_bins.len() * nc];
+        for (ri, rb) in row_bins.iter().enumerate() {
+            for (ci, cb) in col_bins.iter().enumerate() {
+                let aligned = cb.start % (1 << level) == 0 && cb.len() == (1 << level);
+                let mut acc = f64::NAN;
+                for r in rb.clone() {
+                    let v = if aligned {
+                        let direct = self.levels.iter().any(|l| l.log2 == level) || level == 0;
+                        if direct {
+                            self.block(src, r, level, cb.start >> level, reduce)
+                        } else {
+                            self.range(src, r, cb.clone(), reduce)
+                        }
+                    } else {
+                        self.range(src, r, cb.clone(), reduce)
+                    };
+                    acc = combine(acc, v, reduce);
+                }
+                values[ri * nc + ci] = (!acc.is_nan()).then_some(acc);
+            }
+        }
+        PyramidGrid {
+            row_bins,
+            col_bins,
+            level,
+            values,
+        }
+    }
+}
+
+/// Brute-force reduction of the same bins (the reference the tests compare with).
+pub fn brute_force(
+    src: &dyn MatrixSource,
+    row_bins: &[Range<usize>],
+    col_bins: &[ColBin],
+    reduce: Reduce,
+) -> Vec<Option<f64>> {
+    let mut out: Vec<Option<f64>> = vec![None; row_bins.len() * col_bins.len()];
+    for (ri, rb) in row_bins.iter().enumerate() {
+        for r in rb.clone() {
+            src.for_each_in_row(r, &mut |p, v| {
+                if let Some(ci) = col_bins.iter().position(|cb| cb.contains(&p)) {
+                    let cell = &mut out[ri * col_bins.len() + ci];
+                    *cell = Some(match (reduce, *cell) {
+                        (_, None) => v,
+                        (Reduce::Max, Some(a)) => a.max(v),
+                        (Reduce::Sum, Some(a)) => a + v,
+                    });
+                }
+            });
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn dense(rows: usize, cols: usize, cells: &[f64]) -> DenseMatrix {
+        DenseMatrix {
+            rows,
+            cols,
+            values: cells[..rows * cols].to_vec(),
+        }
+    }
+
+    fn check(
+        m: &DenseMatrix,
+        budget: usize,
+        rr: Range<usize>,
+        cr: Range<usize>,
+        h: usize,
+        w: usize,
+        reduce: Reduce,
+    ) -> Result<(), TestCaseError> {
+        let p = Pyramid::build(m, budget);
+        let g = p.grid(m, rr, cr.clone(), h, w, reduce);
+        prop_assert!(g.col_bins.len() <= w.max(1), "{} bins > {w}", g.col_bins.len());
+        if !cr.is_empty() && cr.start < m.cols {
+            prop_assert_eq!(g.col_bins.first().map(|b| b.start), Some(cr.start.min(m.cols)));
+            prop_assert_eq!(g.col_bins.last().map(|b| b.end), Some(cr.end.min(m.cols)));
+        }
+        let expect = brute_force(m, &g.row_bins, &g.col_bins, reduce);
+        for (i, (a, b)) in expect.iter().zip(&g.values).enumerate() {
+            match (a, b) {
+                (None, None) => {}
+                (Some(a), Some(b)) => match reduce {
+                    Reduce::Max => prop_assert_eq!(a, b, "cell {}", i),
+                    Reduce::Sum => prop_assert!(
+                        (a - b).abs() <= 1e-9 * a.abs().max(1.0),
+                        "cell {}: {} vs {}",
+                        i,
+                        a,
+                        b
+                    ),
+                },
+                _ => prop_assert!(false, "cell {}: {:?} vs {:?}", i, a, b),
+            }
+        }
+        Ok(())
+    }
+
+    proptest! {
+        #[test]
+        fn pyramid_equals_brute_force(
+            rows in 1usize..6, cols in 1usize..300,
+            cells in proptest::collection::vec(prop_oneof![4 => -1e6f64..1e9, 1 => Just(f64::NAN)], 6 * 300),
+            budget in prop_oneof![Just(1usize), Just(40), Just(1 << 20)],
+            a in 0usize..300, b in 0usize..300, h in 1usize..8, w in 1usize..50, sum in any::<bool>(),
+        ) {
+            let m = dense(rows, cols, &cells);
+            let (t0, t1) = (a.min(b), a.max(b) + 1);
+            check(&m, budget, 0..rows, t0..t1, h, w, if sum { Reduce::Sum } else { Reduce::Max })?;
+        }
+    }
+
+    #[test]
+    fn row_max_is_the_largest_cell() {
+        let m = dense(
+            2,
+            5,
+            &[
+                1.0,
+                9.0,
+                3.0,
+                9.0,
+                f64::NAN,
+                f64::NAN,
+                f64::NAN,
+                f64::NAN,
+                f64::NAN,
+                f64::NAN,
+            ],
+        );
+        let p = Pyramid::build(&m, 1 << 20);
+        assert_eq!(p.row_max(0), Some((1, 9.0)));
+        assert_eq!(p.row_max(1), None);
+    }
+
+    #[test]
+    fn a_screen_request_touches_few_blocks() {
+        // 2^20 columns: the answer for 256 columns comes from level 12 directly.
+        let cols = 1 << 20;
+        let m = DenseMatrix {
+            rows: 2,
+            cols,
+            values: (0..2 * cols).map(|i| (i % 977) as f64).collect(),
+        };
+        let p = Pyramid::build(&m, 1 << 22);
+        let g = p.grid(&m, 0..2, 0..cols, 2, 256, Reduce::Max);
+        assert_eq!((g.level, g.col_bins.len()), (12, 256));
+        assert_eq!(g.values[0], Some(976.0));
+    }
+}
