@@ -8,6 +8,7 @@ use perfscape_model::{EventId, MetricId, Profile, ThreadIndex, Unit};
 /// KiB/MiB/GiB, counts with thousands separators.
 pub fn value(v: f64, unit: &Unit) -> String {
     match unit {
+        Unit::Seconds => duration_us(v * 1e6),
         Unit::Microseconds => duration_us(v),
         Unit::Nanoseconds => duration_us(v / 1e3),
         Unit::Bytes => bytes(v),
