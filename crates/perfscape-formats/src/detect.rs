@@ -11,10 +11,11 @@ use std::path::Path;
 /// Human-readable list of what perfscape reads (used in error messages and `--help`).
 pub const SUPPORTED: &[&str] = &[
     "TAU profiles (a run directory of profile.N.C.T files or MULTI__<metric>/ directories, or one profile.N.C.T file)",
+    "Score-P/Scalasca CUBE4 profiles (.cubex)",
 ];
 
 /// Names accepted by `--format`.
-pub const FORMAT_NAMES: &[&str] = &["tau"];
+pub const FORMAT_NAMES: &[&str] = &["tau", "cube"];
 
 /// What detection found.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -24,6 +25,8 @@ pub enum Detected {
     TauRunDirectory,
     /// One TAU text profile file.
     TauProfileFile,
+    /// A CUBE4 `.cubex` archive (a tar file).
+    Cube,
     /// Recognized, but not read by this version; the name says what it is.
     Unsupported(&'static str),
 }
@@ -48,9 +51,7 @@ pub fn sniff_bytes(head: &[u8]) -> Option<Detected> {
         return Some(Detected::Unsupported("a Linux perf.data file"));
     }
     if head.len() > 262 && &head[257..262] == b"ustar" {
-        return Some(Detected::Unsupported(
-            "a tar archive (a Score-P CUBE4 .cubex profile?)",
-        ));
+        return Some(Detected::Cube);
     }
     if t.starts_with("<profile_xml>") || t.contains("<profile_xml") {
         return Some(Detected::Unsupported(
