@@ -71,10 +71,17 @@ pub fn cycles_to_time(profile: Profile, metric: MetricId, hz: f64) -> Result<Pro
 }
 
 /// The processor clock frequency in Hz recorded in a profile's metadata, if every thread
-/// agrees on it: TAU writes `CPU MHz` (e.g. `2297.700000`) from `/proc/cpuinfo`. `None` when
-/// the key is missing, differs between threads, or is not a positive number.
+/// agrees on it: TAU writes `CPU MHz` from `/proc/cpuinfo` (`2100.003`, or `2297.700000MHz` on
+/// POWER). `None` when the key is missing, differs between threads, or is not a positive
+/// number.
 pub fn clock_hz_from_metadata(profile: &Profile) -> Option<f64> {
-    let mhz: f64 = profile.metadata().get_common("CPU MHz")?.trim().parse().ok()?;
+    let text = profile.metadata().get_common("CPU MHz")?.trim();
+    let number = text
+        .strip_suffix("MHz")
+        .or_else(|| text.strip_suffix("mhz"))
+        .unwrap_or(text)
+        .trim();
+    let mhz: f64 = number.parse().ok()?;
     (mhz.is_finite() && mhz > 0.0).then_some(mhz * 1e6)
 }
 
@@ -87,7 +94,7 @@ mod tests {
         let mut b = ProfileBuilder::new(vec![Metric::tau("TIME"), Metric::tau("PAPI_TOT_CYC")]);
         for (rank, cycles) in [2.0e9, 5.0e8].into_iter().enumerate() {
             let mut d = ThreadData::new(2);
-            d.push_metadata("CPU MHz", "2000.000");
+            d.push_metadata("CPU MHz", "2000.000000MHz");
             d.push_timer(
                 "main",
                 "TAU_DEFAULT",

@@ -269,12 +269,15 @@ impl Acc {
 }
 
 /// Builds one thread's [`ThreadData`] (flat routine events first, then callpath events, each
-/// in the order the tree first names them) and adds `metadata`.
+/// in the order the tree first names them) and adds `metadata`. With `declare_absent`, the
+/// events of nodes this thread does not have are declared (named, no values), so that call
+/// tree nodes no thread measured still appear in the profile.
 pub(crate) fn thread_data(
     layout: &Layout,
     combine: &[Combine],
     values: &ThreadValues,
     metadata: &[(String, String)],
+    declare_absent: bool,
 ) -> ThreadData {
     let m = values.n_metrics;
     let n = layout.n_nodes;
@@ -328,6 +331,8 @@ pub(crate) fn thread_data(
                 &acc.exclusive,
                 &acc.inclusive,
             );
+        } else if declare_absent {
+            data.declare_timer(name, groups);
         }
     }
     for (k, v) in metadata {
@@ -391,6 +396,7 @@ mod tests {
             &[Combine::Sum, Combine::Min],
             &v,
             &[("k".into(), "v".into())],
+            false,
         );
         let mut b = ProfileBuilder::new(vec![Metric::tau("TIME"), Metric::tau("MIN")]);
         b.add_thread(ThreadId::new(0, 0, 0), d).unwrap();
@@ -436,7 +442,7 @@ mod tests {
             v.exclusive[i] = x;
             v.inclusive[i] = inc;
         }
-        let d = thread_data(&layout, &[Combine::Sum], &v, &[]);
+        let d = thread_data(&layout, &[Combine::Sum], &v, &[], false);
         let mut b = ProfileBuilder::new(vec![Metric::tau("TIME")]);
         b.add_thread(ThreadId::new(0, 0, 0), d).unwrap();
         let (p, _) = b.finish();
@@ -445,7 +451,7 @@ mod tests {
         assert_eq!(p.interval(a).inclusive(MetricId(0)), &[6.0]);
         // Without its outer `a` on this thread, the inner one is outermost.
         v.present[1] = false;
-        let d = thread_data(&layout, &[Combine::Sum], &v, &[]);
+        let d = thread_data(&layout, &[Combine::Sum], &v, &[], false);
         let mut b = ProfileBuilder::new(vec![Metric::tau("TIME")]);
         b.add_thread(ThreadId::new(0, 0, 0), d).unwrap();
         let (p, _) = b.finish();
@@ -464,7 +470,7 @@ mod tests {
         v.present[1] = true;
         v.exclusive[1] = 2.0;
         v.inclusive[1] = 2.0;
-        let d = thread_data(&layout, &[Combine::Sum], &v, &[]);
+        let d = thread_data(&layout, &[Combine::Sum], &v, &[], false);
         assert_eq!(d.timer_count(), 2);
         assert_eq!(d.timer_name(1), "operator= > => x");
     }

@@ -12,10 +12,12 @@ use std::path::Path;
 pub const SUPPORTED: &[&str] = &[
     "TAU profiles (a run directory of profile.N.C.T files or MULTI__<metric>/ directories, or one profile.N.C.T file)",
     "Score-P/Scalasca CUBE4 profiles (.cubex)",
+    "ParaProf packed profiles (.ppk)",
+    "HPCToolkit databases (a directory with experiment.xml + *.metric-db, or meta.db + profile.db)",
 ];
 
 /// Names accepted by `--format`.
-pub const FORMAT_NAMES: &[&str] = &["tau", "cube"];
+pub const FORMAT_NAMES: &[&str] = &["tau", "cube", "ppk", "hpctoolkit"];
 
 /// What detection found.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -27,6 +29,11 @@ pub enum Detected {
     TauProfileFile,
     /// A CUBE4 `.cubex` archive (a tar file).
     Cube,
+    /// A ParaProf packed profile (`.ppk`, gzip-compressed).
+    Ppk,
+    /// An HPCToolkit database directory (classic or sparse), or its `experiment.xml` /
+    /// `meta.db` file.
+    Hpctoolkit,
     /// Recognized, but not read by this version; the name says what it is.
     Unsupported(&'static str),
 }
@@ -42,10 +49,16 @@ pub fn sniff_bytes(head: &[u8]) -> Option<Detected> {
     {
         return Some(Detected::TauProfileFile);
     }
+    if crate::ppk::sniff(head) {
+        return Some(Detected::Ppk);
+    }
     if head.starts_with(&[0x1f, 0x8b]) {
         return Some(Detected::Unsupported(
             "a gzip-compressed file (a ParaProf .ppk, a pprof profile, or compressed JSON/XML)",
         ));
+    }
+    if head.starts_with(b"HPCTOOLKITmeta") || t.contains("<HPCToolkitExperiment") {
+        return Some(Detected::Hpctoolkit);
     }
     if head.starts_with(b"PERFILE2") {
         return Some(Detected::Unsupported("a Linux perf.data file"));
@@ -105,8 +118,8 @@ pub fn detect(path: &Path) -> Result<Detected, LoadError> {
                 "a TAU trace (tautrace.N.C.T.trc + events.N.edf)",
             ));
         }
-        if has("experiment.xml") || has("meta.db") {
-            return Ok(Detected::Unsupported("an HPCToolkit database"));
+        if crate::hpctoolkit::is_classic(path) || crate::hpctoolkit::is_sparse(path) {
+            return Ok(Detected::Hpctoolkit);
         }
         let mut shown: Vec<&String> = names.iter().take(8).collect();
         shown.sort();

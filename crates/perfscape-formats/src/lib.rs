@@ -21,6 +21,8 @@ mod calltree;
 pub mod cube;
 pub mod detect;
 mod error;
+pub mod hpctoolkit;
+pub mod ppk;
 pub mod tau;
 mod xml;
 
@@ -76,6 +78,8 @@ pub fn load(path: &Path, opts: &LoadOptions<'_>) -> Result<Loaded, LoadError> {
         Detected::TauRunDirectory => tau::read_run(path, opts),
         Detected::TauProfileFile => tau::read_single_file(path, opts),
         Detected::Cube => cube::read_cubex(path, opts),
+        Detected::Ppk => ppk::read_ppk(path, opts),
+        Detected::Hpctoolkit => hpctoolkit::read_database(path, opts),
         Detected::Unsupported(format) => Err(LoadError::UnsupportedFormat {
             path: path.to_path_buf(),
             format,
@@ -94,6 +98,8 @@ pub fn load_as(path: &Path, format: &str, opts: &LoadOptions<'_>) -> Result<Load
             }
         }
         "cube" => cube::read_cubex(path, opts),
+        "ppk" => ppk::read_ppk(path, opts),
+        "hpctoolkit" => hpctoolkit::read_database(path, opts),
         other => Err(LoadError::UnknownFormatName(other.to_string())),
     }
 }

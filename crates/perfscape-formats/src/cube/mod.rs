@@ -610,7 +610,7 @@ fn build_profile(
             }
         }
         meta.extend(common_meta.iter().cloned());
-        let data = thread_data(&layout, &combine, &v, &meta);
+        let data = thread_data(&layout, &combine, &v, &meta, false);
         builder.add_thread(ids[i], data).map_err(|e| {
             OffsetError::whole(format!(
                 "location `{}` (Id {}) maps to thread {} like another location: {e}",
