@@ -14,10 +14,11 @@ pub const SUPPORTED: &[&str] = &[
     "Score-P/Scalasca CUBE4 profiles (.cubex)",
     "ParaProf packed profiles (.ppk)",
     "HPCToolkit databases (a directory with experiment.xml + *.metric-db, or meta.db + profile.db)",
+    "Caliper profiles (.cali, or json-split JSON)",
 ];
 
 /// Names accepted by `--format`.
-pub const FORMAT_NAMES: &[&str] = &["tau", "cube", "ppk", "hpctoolkit"];
+pub const FORMAT_NAMES: &[&str] = &["tau", "cube", "ppk", "hpctoolkit", "caliper"];
 
 /// What detection found.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -34,6 +35,8 @@ pub enum Detected {
     /// An HPCToolkit database directory (classic or sparse), or its `experiment.xml` /
     /// `meta.db` file.
     Hpctoolkit,
+    /// A Caliper `.cali` file or json-split JSON file.
+    Caliper,
     /// Recognized, but not read by this version; the name says what it is.
     Unsupported(&'static str),
 }
@@ -59,6 +62,9 @@ pub fn sniff_bytes(head: &[u8]) -> Option<Detected> {
     }
     if head.starts_with(b"HPCTOOLKITmeta") || t.contains("<HPCToolkitExperiment") {
         return Some(Detected::Hpctoolkit);
+    }
+    if crate::caliper::sniff_cali(head) || crate::caliper::sniff_json(head) {
+        return Some(Detected::Caliper);
     }
     if head.starts_with(b"PERFILE2") {
         return Some(Detected::Unsupported("a Linux perf.data file"));

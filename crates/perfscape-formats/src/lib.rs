@@ -17,6 +17,7 @@
 //! - Parsers take bytes (`&[u8]`) and return values or errors; only the `read_*`/`load`
 //!   functions touch the file system.
 
+pub mod caliper;
 mod calltree;
 pub mod cube;
 pub mod detect;
@@ -80,6 +81,7 @@ pub fn load(path: &Path, opts: &LoadOptions<'_>) -> Result<Loaded, LoadError> {
         Detected::Cube => cube::read_cubex(path, opts),
         Detected::Ppk => ppk::read_ppk(path, opts),
         Detected::Hpctoolkit => hpctoolkit::read_database(path, opts),
+        Detected::Caliper => caliper::read_caliper(path, opts),
         Detected::Unsupported(format) => Err(LoadError::UnsupportedFormat {
             path: path.to_path_buf(),
             format,
@@ -100,6 +102,7 @@ pub fn load_as(path: &Path, format: &str, opts: &LoadOptions<'_>) -> Result<Load
         "cube" => cube::read_cubex(path, opts),
         "ppk" => ppk::read_ppk(path, opts),
         "hpctoolkit" => hpctoolkit::read_database(path, opts),
+        "caliper" => caliper::read_caliper(path, opts),
         other => Err(LoadError::UnknownFormatName(other.to_string())),
     }
 }
