@@ -185,6 +185,25 @@ mod tests {
             sniff_bytes(b"  {\"traceEvents\": []}"),
             Some(Detected::Unsupported(_))
         ));
+        assert_eq!(sniff_bytes(b"HPCTOOLKITmeta\x04\x00"), Some(Detected::Hpctoolkit));
+        assert_eq!(
+            sniff_bytes(b"<?xml version=\"1.0\"?>\n<HPCToolkitExperiment version=\"2.0\">"),
+            Some(Detected::Hpctoolkit)
+        );
+        assert_eq!(
+            sniff_bytes(b"__rec=node,id=1,attr=8,data=x\n"),
+            Some(Detected::Caliper)
+        );
+        assert_eq!(
+            sniff_bytes(b"{\n    \"data\": [\n [1, 2]"),
+            Some(Detected::Caliper)
+        );
+        let mut tar = vec![0u8; 512];
+        tar[257..262].copy_from_slice(b"ustar");
+        assert_eq!(sniff_bytes(&tar), Some(Detected::Cube));
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+        std::io::Write::write_all(&mut gz, &[0, b'P', 0, b'P', 0, b'K', 0, 0, 0, 2]).unwrap();
+        assert_eq!(sniff_bytes(&gz.finish().unwrap()), Some(Detected::Ppk));
         assert_eq!(sniff_bytes(b"hello world"), None);
         assert_eq!(sniff_bytes(b""), None);
     }
