@@ -432,6 +432,15 @@ fn build_profile(
     if n == 0 {
         return Err(OffsetError::whole("anchor.xml: the call tree has no <cnode>"));
     }
+    // Values are held densely per metric (cnodes x locations); refuse sizes no workstation
+    // holds rather than abort on allocation.
+    const MAX_CELLS: usize = 1 << 30;
+    if n.saturating_mul(l) > MAX_CELLS {
+        return Err(OffsetError::whole(format!(
+            "anchor.xml: {n} cnodes x {l} locations = {} cells per metric, more than the {MAX_CELLS} this reader holds",
+            n.saturating_mul(l)
+        )));
+    }
     let mut children: Vec<Vec<usize>> = vec![Vec::new(); n];
     for (i, c) in anchor.cnodes.iter().enumerate() {
         if let Some(p) = c.parent {

@@ -256,7 +256,8 @@ fn decompress(b: &[u8], endian: Endian, expected: usize) -> Result<Vec<u8>, Memb
                 ),
             )
         })?;
-    let mut out = Vec::with_capacity(expected);
+    // Grow as the segments inflate: `expected` comes from the anchor and may be huge.
+    let mut out = Vec::with_capacity(expected.min(b.len().saturating_mul(8)));
     let mut seg = headers_end;
     let mut h = at;
     while h < headers_end {
