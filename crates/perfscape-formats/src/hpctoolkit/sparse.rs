@@ -273,128 +273,125 @@ pub fn parse_meta(b: &[u8]) -> R<MetaDb> {
         // A context is stored when its parent's children array is read, so parents always
         // precede their children.
         work.push((p_children, sz_children, Some(me), String::new()));
-        {
-            while let Some((p_children, size, parent, procedure)) = work.pop() {
-                let mut at = p_children;
-                let end = p_children.saturating_add(size);
-                let mut kids: Vec<(u64, u64, Option<usize>, String)> = Vec::new();
-                while at < end {
-                    if out.contexts.len() as u64 > max_contexts {
+        while let Some((p_children, size, parent, procedure)) = work.pop() {
+            let mut at = p_children;
+            let end = p_children.saturating_add(size);
+            let mut kids: Vec<(u64, u64, Option<usize>, String)> = Vec::new();
+            while at < end {
+                if out.contexts.len() as u64 > max_contexts {
+                    return Err(OffsetError::at(
+                        at,
+                        "meta.db: more contexts than the Context Tree section can hold (cyclic pointers?)",
+                    ));
+                }
+                let sz = m.u64(at, "a context's children size")?;
+                let pch = m.u64(at + 8, "a context's children pointer")?;
+                let id = m.u32(at + 0x10, "a context id")?;
+                let flags = m.u8(at + 0x14, "context flags")?;
+                let lexical = m.u8(at + 0x16, "a lexical type")?;
+                let n_flex = u64::from(m.u8(at + 0x17, "a flex word count")?);
+                let flex = at + 0x20;
+                // Flex packing: every u64 field takes the next word; `line` (u32) takes a
+                // word of its own too, as it is the only u32 field.
+                let mut word = 0u64;
+                let next_u64 = |word: &mut u64| {
+                    let o = flex + 8 * *word;
+                    *word += 1;
+                    o
+                };
+                let (mut p_function, mut p_file, mut line, mut p_module, mut offset) = (0, 0, 0u64, 0, 0u64);
+                if flags & 1 != 0 {
+                    p_function = m.u64(next_u64(&mut word), "a context's function")?;
+                }
+                if flags & 2 != 0 {
+                    p_file = m.u64(next_u64(&mut word), "a context's source file")?;
+                    // The only u32 field: it takes the low half of the next word.
+                    line = u64::from(m.u32(next_u64(&mut word), "a context's line")?);
+                }
+                if flags & 4 != 0 {
+                    p_module = m.u64(next_u64(&mut word), "a context's load module")?;
+                    offset = m.u64(next_u64(&mut word), "a context's offset")?;
+                }
+                if word > n_flex {
+                    return Err(OffsetError::at(
+                        at,
+                        format!("meta.db: context {id} uses {word} flex words but has {n_flex}"),
+                    ));
+                }
+                let kind = match lexical {
+                    0 => NodeKind::Procedure,
+                    1 => NodeKind::Loop,
+                    2 => NodeKind::Line,
+                    3 => NodeKind::Instruction,
+                    other => {
                         return Err(OffsetError::at(
-                            at,
-                            "meta.db: more contexts than the Context Tree section can hold (cyclic pointers?)",
+                            at + 0x16,
+                            format!("meta.db: context {id} has unknown lexical type {other}"),
                         ));
                     }
-                    let sz = m.u64(at, "a context's children size")?;
-                    let pch = m.u64(at + 8, "a context's children pointer")?;
-                    let id = m.u32(at + 0x10, "a context id")?;
-                    let flags = m.u8(at + 0x14, "context flags")?;
-                    let lexical = m.u8(at + 0x16, "a lexical type")?;
-                    let n_flex = u64::from(m.u8(at + 0x17, "a flex word count")?);
-                    let flex = at + 0x20;
-                    // Flex packing: every u64 field takes the next word; `line` (u32) takes a
-                    // word of its own too, as it is the only u32 field.
-                    let mut word = 0u64;
-                    let next_u64 = |word: &mut u64| {
-                        let o = flex + 8 * *word;
-                        *word += 1;
-                        o
-                    };
-                    let (mut p_function, mut p_file, mut line, mut p_module, mut offset) =
-                        (0, 0, 0u64, 0, 0u64);
-                    if flags & 1 != 0 {
-                        p_function = m.u64(next_u64(&mut word), "a context's function")?;
-                    }
-                    if flags & 2 != 0 {
-                        p_file = m.u64(next_u64(&mut word), "a context's source file")?;
-                        // The only u32 field: it takes the low half of the next word.
-                        line = u64::from(m.u32(next_u64(&mut word), "a context's line")?);
-                    }
-                    if flags & 4 != 0 {
-                        p_module = m.u64(next_u64(&mut word), "a context's load module")?;
-                        offset = m.u64(next_u64(&mut word), "a context's offset")?;
-                    }
-                    if word > n_flex {
-                        return Err(OffsetError::at(
-                            at,
-                            format!("meta.db: context {id} uses {word} flex words but has {n_flex}"),
-                        ));
-                    }
-                    let kind = match lexical {
-                        0 => NodeKind::Procedure,
-                        1 => NodeKind::Loop,
-                        2 => NodeKind::Line,
-                        3 => NodeKind::Instruction,
-                        other => {
-                            return Err(OffsetError::at(
-                                at + 0x16,
-                                format!("meta.db: context {id} has unknown lexical type {other}"),
-                            ));
-                        }
-                    };
-                    let mut name = String::new();
-                    if p_function != 0 {
-                        if let Some(known) = functions.get(&p_function) {
-                            name = known.clone();
+                };
+                let mut name = String::new();
+                if p_function != 0 {
+                    if let Some(known) = functions.get(&p_function) {
+                        name = known.clone();
+                    } else {
+                        let pn = m.u64(p_function, "a function name pointer")?;
+                        let fname = if pn != 0 {
+                            m.string(pn, "a function name")?
                         } else {
-                            let pn = m.u64(p_function, "a function name pointer")?;
-                            let fname = if pn != 0 {
-                                m.string(pn, "a function name")?
-                            } else {
-                                String::new()
-                            };
-                            let pmod = m.u64(p_function + 8, "a function's module")?;
-                            let foff = m.u64(p_function + 0x10, "a function's offset")?;
-                            let fname = if fname.is_empty() {
-                                let module = path_of(pmod, "a load module path")?;
-                                format!("<unknown function> {module}+0x{foff:x}")
-                            } else {
-                                fname
-                            };
-                            functions.insert(p_function, fname.clone());
-                            name = fname;
-                        }
-                    } else if kind == NodeKind::Procedure {
-                        name = "<unknown function>".into();
+                            String::new()
+                        };
+                        let pmod = m.u64(p_function + 8, "a function's module")?;
+                        let foff = m.u64(p_function + 0x10, "a function's offset")?;
+                        let fname = if fname.is_empty() {
+                            let module = path_of(pmod, "a load module path")?;
+                            format!("<unknown function> {module}+0x{foff:x}")
+                        } else {
+                            fname
+                        };
+                        functions.insert(p_function, fname.clone());
+                        name = fname;
                     }
-                    let file = if kind == NodeKind::Instruction {
-                        path_of(p_module, "a load module path")?
-                    } else {
-                        let f = path_of(p_file, "a source file path")?;
-                        match f.strip_prefix("src/") {
-                            Some(rest) => format!("/{rest}"),
-                            None => f,
-                        }
-                    };
-                    let line_or_offset = if kind == NodeKind::Instruction {
-                        offset
-                    } else {
-                        line
-                    };
-                    let frame = frame_name(kind, &name, &file, line_or_offset, &procedure);
-                    let child_proc = if kind == NodeKind::Procedure {
-                        name.clone()
-                    } else {
-                        procedure.clone()
-                    };
-                    out.contexts.push(Context {
-                        id,
-                        parent,
-                        kind: Some(kind),
-                        name,
-                        file,
-                        line: line_or_offset,
-                        frame,
-                    });
-                    let me = out.contexts.len() - 1;
-                    if pch != 0 && sz != 0 {
-                        kids.push((pch, sz, Some(me), child_proc));
+                } else if kind == NodeKind::Procedure {
+                    name = "<unknown function>".into();
+                }
+                let file = if kind == NodeKind::Instruction {
+                    path_of(p_module, "a load module path")?
+                } else {
+                    let f = path_of(p_file, "a source file path")?;
+                    match f.strip_prefix("src/") {
+                        Some(rest) => format!("/{rest}"),
+                        None => f,
                     }
-                    at = flex + 8 * n_flex;
+                };
+                let line_or_offset = if kind == NodeKind::Instruction {
+                    offset
+                } else {
+                    line
+                };
+                let frame = frame_name(kind, &name, &file, line_or_offset, &procedure);
+                let child_proc = if kind == NodeKind::Procedure {
+                    name.clone()
+                } else {
+                    procedure.clone()
+                };
+                out.contexts.push(Context {
+                    id,
+                    parent,
+                    kind: Some(kind),
+                    name,
+                    file,
+                    line: line_or_offset,
+                    frame,
+                });
+                let me = out.contexts.len() - 1;
+                if pch != 0 && sz != 0 {
+                    kids.push((pch, sz, Some(me), child_proc));
                 }
-                for k in kids.into_iter().rev() {
-                    work.push(k);
-                }
+                at = flex + 8 * n_flex;
+            }
+            for k in kids.into_iter().rev() {
+                work.push(k);
             }
         }
     }
