@@ -8,6 +8,8 @@
 //! Hatchet makes statement children only for functions sampled on several lines, perfscape
 //! always adds `[SAMPLE]` line events.
 
+mod common;
+use common::fields;
 use perfscape_formats::caliper::cali::parse_cali;
 use perfscape_formats::caliper::json::parse_json_split;
 use perfscape_formats::{Detected, LoadOptions, detect, load};
@@ -25,26 +27,6 @@ fn fixture(rel: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/fixtures/hatchet")
         .join(rel)
-}
-
-fn fields(line: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut cur = String::new();
-    let mut quoted = false;
-    let mut chars = line.chars().peekable();
-    while let Some(c) = chars.next() {
-        match c {
-            '"' if quoted && chars.peek() == Some(&'"') => {
-                cur.push('"');
-                chars.next();
-            }
-            '"' => quoted = !quoted,
-            ',' if !quoted => out.push(std::mem::take(&mut cur)),
-            c => cur.push(c),
-        }
-    }
-    out.push(cur);
-    out
 }
 
 /// Hatchet's table: metric columns, and per (function path, rank) the values, with

@@ -4,6 +4,8 @@
 //! sparse ping-pong database per node summed over threads (Hatchet's per-thread mode crashes
 //! on it, so its summary profile is the reference).
 
+mod common;
+use common::fields;
 use perfscape_formats::hpctoolkit::experiment::{metric_db_thread, parse_experiment, parse_metric_db};
 use perfscape_formats::hpctoolkit::sparse::{parse_meta, parse_profiles};
 use perfscape_formats::{Detected, LoadOptions, detect, load};
@@ -30,26 +32,6 @@ struct Table {
     metrics: Vec<String>,
     /// (node, rank, values) with NaN for empty fields.
     values: Vec<(usize, Option<u32>, Vec<f64>)>,
-}
-
-fn fields(line: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut cur = String::new();
-    let mut quoted = false;
-    let mut chars = line.chars().peekable();
-    while let Some(c) = chars.next() {
-        match c {
-            '"' if quoted && chars.peek() == Some(&'"') => {
-                cur.push('"');
-                chars.next();
-            }
-            '"' => quoted = !quoted,
-            ',' if !quoted => out.push(std::mem::take(&mut cur)),
-            c => cur.push(c),
-        }
-    }
-    out.push(cur);
-    out
 }
 
 fn read_table(name: &str) -> Table {

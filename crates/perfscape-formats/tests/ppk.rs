@@ -13,6 +13,8 @@
 //!    calls and exclusive time equal the sums over the callpaths ending in it; instruction
 //!    counters nest (PAPI_FP_INS <= PAPI_TOT_INS); user events have min <= mean <= max.
 
+mod common;
+use common::fields;
 use perfscape_formats::ppk::{parse_ppk, parse_ppk_stream};
 use perfscape_formats::{Detected, LoadOptions, detect, load};
 use perfscape_model::{MetricId, Profile, ThreadIndex, Unit, ValueKind};
@@ -43,27 +45,6 @@ fn load_ppk(rel: &str) -> Profile {
     );
     assert_eq!(loaded.report.format, "ppk");
     loaded.profile
-}
-
-/// Splits one CSV line with double-quoted fields.
-fn fields(line: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut cur = String::new();
-    let mut quoted = false;
-    let mut chars = line.chars().peekable();
-    while let Some(c) = chars.next() {
-        match c {
-            '"' if quoted && chars.peek() == Some(&'"') => {
-                cur.push('"');
-                chars.next();
-            }
-            '"' => quoted = !quoted,
-            ',' if !quoted => out.push(std::mem::take(&mut cur)),
-            c => cur.push(c),
-        }
-    }
-    out.push(cur);
-    out
 }
 
 fn near(a: f64, b: f64) -> bool {
