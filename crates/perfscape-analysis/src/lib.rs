@@ -1,5 +1,6 @@
 //! Analyses of a parallel profile: statistics of every event across threads (ParaProf's
-//! conventions), load imbalance, ranked event lists, per-thread totals and histograms.
+//! conventions), load imbalance, ranked event lists, per-thread totals, histograms and derived
+//! metrics (cycles as time).
 //!
 //! All functions are pure: they read a [`perfscape_model::Profile`] and return values.
 //!
@@ -21,6 +22,7 @@
 //! ```
 
 mod calltree;
+mod derived;
 mod histogram;
 pub mod pyramid;
 mod stats;
@@ -29,6 +31,7 @@ mod top;
 pub mod views;
 
 pub use calltree::{TreeNode, TreeScope, call_tree};
+pub use derived::{CyclesToTimeError, clock_hz_from_metadata, cycles_to_time};
 pub use histogram::{Bins, Histogram, histogram};
 pub use stats::{
     EventStats, Summary, ThreadTotals, all_event_stats, event_stats, run_total, thread_totals,

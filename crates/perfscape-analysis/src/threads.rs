@@ -168,8 +168,9 @@ pub fn cluster_threads(
             .map(|ch| {
                 let mut sums = vec![0.0; k * d];
                 let mut counts = vec![0usize; k];
-                for i in ch * CHUNK..((ch + 1) * CHUNK).min(n) {
-                    let c = assignment[i] as usize;
+                let end = ((ch + 1) * CHUNK).min(n);
+                for (i, &a) in assignment.iter().enumerate().take(end).skip(ch * CHUNK) {
+                    let c = a as usize;
                     counts[c] += 1;
                     for (s, v) in sums[c * d..(c + 1) * d].iter_mut().zip(row(i)) {
                         *s += v;

@@ -8,6 +8,7 @@ use perfscape_model::{EventId, MetricId, Profile, ThreadIndex, Unit};
 /// KiB/MiB/GiB, counts with thousands separators.
 pub fn value(v: f64, unit: &Unit) -> String {
     match unit {
+        Unit::Seconds => duration_us(v * 1e6),
         Unit::Microseconds => duration_us(v),
         Unit::Nanoseconds => duration_us(v / 1e3),
         Unit::Bytes => bytes(v),
@@ -130,10 +131,13 @@ pub fn table(header: &[&str], right_from: usize) -> Table {
     t
 }
 
-/// Resolves `--metric`: by name (case-insensitive), default the first metric.
+/// Resolves `--metric`: by name (case-insensitive), default the first metric measured in a
+/// unit of time (CUBE and HPCToolkit list visit counts first), else the first metric.
 pub fn metric(p: &Profile, name: Option<&str>) -> anyhow::Result<MetricId> {
     match name {
-        None => Ok(MetricId(0)),
+        None => Ok(MetricId::from(
+            p.metrics().iter().position(|m| m.unit.is_time()).unwrap_or(0),
+        )),
         Some(n) => p.metric_by_name(n).with_context(|| {
             let known: Vec<&str> = p.metrics().iter().map(|m| m.name.as_str()).collect();
             format!("no metric `{n}` in this run; it has: {}", known.join(", "))

@@ -46,6 +46,38 @@ pub fn open(input: &Input) -> anyhow::Result<Loaded> {
     }
     .with_context(|| format!("cannot load {}", input.run.display()))?;
     print_report(&loaded.report, input.verbose);
+    let loaded = match &input.clock_hz {
+        Some(spec) => cycles_as_time(loaded, spec)?,
+        None => loaded,
+    };
+    Ok(loaded)
+}
+
+/// `--clock-hz`: every metric counted in cycles becomes nanoseconds at the given frequency.
+fn cycles_as_time(mut loaded: Loaded, spec: &str) -> anyhow::Result<Loaded> {
+    let hz = if spec.eq_ignore_ascii_case("metadata") {
+        perfscape_analysis::clock_hz_from_metadata(&loaded.profile)
+            .context("--clock-hz metadata: the profile records no `CPU MHz` common to all threads")?
+    } else {
+        spec.trim()
+            .parse::<f64>()
+            .ok()
+            .filter(|hz| hz.is_finite() && *hz > 0.0)
+            .with_context(|| {
+                format!("--clock-hz `{spec}` is not a frequency in Hz above 0 (or `metadata`)")
+            })?
+    };
+    let cycles: Vec<_> = loaded
+        .profile
+        .metric_ids()
+        .filter(|&m| loaded.profile.metric(m).unit == perfscape_model::Unit::Cycles)
+        .collect();
+    if cycles.is_empty() {
+        eprintln!("perfscape: --clock-hz: no metric of this profile is counted in cycles; nothing converted");
+    }
+    for m in cycles {
+        loaded.profile = perfscape_analysis::cycles_to_time(loaded.profile, m, hz)?;
+    }
     Ok(loaded)
 }
 

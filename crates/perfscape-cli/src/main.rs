@@ -29,7 +29,9 @@ into one dataset and computes statistics across threads with the conventions of 
 ParaProf: totals, means over the threads that have an event and over all threads, min and \
 max with the thread that has them, standard deviations, load imbalance.\n\n\
 Input: a TAU run directory (profile.N.C.T files, or MULTI__<metric>/ directories for \
-multi-metric runs) or a single profile.N.C.T file; the format is detected from the content.",
+multi-metric runs) or a single profile.N.C.T file, a Score-P CUBE4 .cubex file, a ParaProf .ppk \
+file, an HPCToolkit database directory, or a Caliper .cali or json-split file; the format is \
+detected from the content.",
     after_help = "Exit status: 0 when every input file loaded, 3 when the output was produced but \
 some files could not be loaded (they are listed on stderr), 1 on error, 2 on a usage error.\n\n\
 Examples:\n  perfscape summary ../shared/corpus/tau-real/mpi-stencil-np64-callpath-commmatrix\n  \
@@ -57,7 +59,8 @@ pub enum OutputFormat {
 pub struct Input {
     /// Run directory or profile file to read.
     pub run: PathBuf,
-    /// Read the input as this format instead of detecting it from the content (known: tau).
+    /// Read the input as this format instead of detecting it from the content (known: tau,
+    /// cube, ppk, hpctoolkit, caliper).
     #[arg(long, value_name = "NAME")]
     pub input_format: Option<String>,
     /// Worker threads for parsing (default: one per core).
@@ -66,6 +69,11 @@ pub struct Input {
     /// Show every load warning (by default the first 5 are shown).
     #[arg(long, short = 'v')]
     pub verbose: bool,
+    /// Show metrics counted in processor cycles as time (nanoseconds) at this clock
+    /// frequency: a number in Hz (e.g. 2.1e9), or `metadata` for the `CPU MHz` the profile
+    /// records.
+    #[arg(long, value_name = "HZ|metadata")]
+    pub clock_hz: Option<String>,
 }
 
 /// Arguments every reporting command takes.

@@ -283,10 +283,10 @@ fn nothing_to_load_exits_1_with_the_reason() {
             .to_str()
             .unwrap(),
         "--input-format",
-        "cube",
+        "nosuchformat",
     ]);
     assert_eq!(o.status.code(), Some(1));
-    assert!(stderr(&o).contains("unknown format name `cube`"));
+    assert!(stderr(&o).contains("unknown format name `nosuchformat`"));
 }
 
 #[test]
@@ -306,4 +306,105 @@ fn help_lists_the_commands() {
     for c in ["summary", "top", "stats", "Exit status"] {
         assert!(s.contains(c), "{s}");
     }
+}
+
+#[test]
+fn clock_hz_shows_cycles_as_time() {
+    // A one-thread TAU profile whose metric is a cycle counter: 3e9 cycles at 1.5 GHz = 2 s.
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(
+        dir.path().join("profile.0.0.0"),
+        "2 templated_functions_MULTI_PAPI_TOT_CYC\n\
+         # Name Calls Subrs Excl Incl ProfileCalls # <metadata><attribute><name>Metric Name</name><value>PAPI_TOT_CYC</value></attribute><attribute><name>CPU MHz</name><value>1500.000</value></attribute></metadata>\n\
+         \".TAU application\" 1 1 1e9 3e9 0 GROUP=\"TAU_DEFAULT\"\n\
+         \"work\" 1 0 2e9 2e9 0 GROUP=\"TAU_USER\"\n\
+         0 aggregates\n",
+    )
+    .unwrap();
+    let run = dir.path().to_str().unwrap();
+    let plain = perfscape(&["top", run, "-f", "csv"]);
+    assert!(plain.status.success(), "{}", stderr(&plain));
+    assert!(
+        stdout(&plain).contains("work,,TAU_USER,2000000000"),
+        "{}",
+        stdout(&plain)
+    );
+    for spec in ["1.5e9", "metadata"] {
+        let o = perfscape(&["top", run, "-f", "csv", "--clock-hz", spec]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        // 2e9 cycles / 1.5e9 Hz = 1.333... s, shown in nanoseconds.
+        let line = stdout(&o)
+            .lines()
+            .find(|l| l.contains(",work,"))
+            .unwrap()
+            .to_string();
+        let sum: f64 = line.split(',').nth(4).unwrap().parse().unwrap();
+        assert!((sum - 2e9 / 1.5e9 * 1e9).abs() < 1e-3, "{line}");
+        let summary = perfscape(&["summary", run, "--clock-hz", spec]);
+        assert!(
+            stdout(&summary).contains("PAPI_TOT_CYC (ns)"),
+            "{}",
+            stdout(&summary)
+        );
+    }
+    let o = perfscape(&["top", run, "--clock-hz", "fast"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("not a frequency"), "{}", stderr(&o));
+}
+
+#[test]
+fn other_tools_formats_are_detected_and_summarized() {
+    let c = corpus();
+    for (rel, format, expect) in [
+        ("cube/pycubexr-time-p4/profile.cubex", "cube", "Threads: 4"),
+        (
+            "cube/pycubexr-bt-mz-p2/cube4.8_with_checksum_bug.cubex",
+            "cube",
+            "Threads: 8",
+        ),
+        (
+            "tau-ppk/tau224-mpas-papi-multimetric/mpas.ppk",
+            "ppk",
+            "Threads: 128",
+        ),
+        ("hpctoolkit/hatchet-cpi-database", "hpctoolkit", "Threads: 4"),
+        (
+            "hpctoolkit/pipit-ping-pong-hpctoolkit-db",
+            "hpctoolkit",
+            "Threads: 2",
+        ),
+        (
+            "caliper/thicket-mpi-scaling/64_cores.cali",
+            "caliper",
+            "Threads: 1",
+        ),
+        (
+            "caliper/hatchet-lulesh/lulesh-annotation-profile.json",
+            "caliper",
+            "Threads: 8",
+        ),
+    ] {
+        let path = c.join(rel);
+        let p = path.to_str().unwrap();
+        let o = perfscape(&["summary", p]);
+        assert!(o.status.success(), "{rel}: {}", stderr(&o));
+        assert!(
+            stdout(&o).contains(&format!("of {format}")),
+            "{rel}: {}",
+            stdout(&o)
+        );
+        assert!(stdout(&o).contains(expect), "{rel}: {}", stdout(&o));
+        let forced = perfscape(&["top", p, "--input-format", format, "-f", "csv"]);
+        assert!(forced.status.success(), "{rel}: {}", stderr(&forced));
+    }
+    // The default metric of a CUBE file is its time, not the visits listed first.
+    let o = perfscape(&[
+        "summary",
+        c.join("cube/pycubexr-time-p4/profile.cubex").to_str().unwrap(),
+    ]);
+    assert!(
+        stdout(&o).contains("Hot spots (exclusive time)"),
+        "{}",
+        stdout(&o)
+    );
 }

@@ -11,10 +11,14 @@ use std::path::Path;
 /// Human-readable list of what perfscape reads (used in error messages and `--help`).
 pub const SUPPORTED: &[&str] = &[
     "TAU profiles (a run directory of profile.N.C.T files or MULTI__<metric>/ directories, or one profile.N.C.T file)",
+    "Score-P/Scalasca CUBE4 profiles (.cubex)",
+    "ParaProf packed profiles (.ppk)",
+    "HPCToolkit databases (a directory with experiment.xml + *.metric-db, or meta.db + profile.db)",
+    "Caliper profiles (.cali, or json-split JSON)",
 ];
 
 /// Names accepted by `--format`.
-pub const FORMAT_NAMES: &[&str] = &["tau"];
+pub const FORMAT_NAMES: &[&str] = &["tau", "cube", "ppk", "hpctoolkit", "caliper"];
 
 /// What detection found.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -24,6 +28,15 @@ pub enum Detected {
     TauRunDirectory,
     /// One TAU text profile file.
     TauProfileFile,
+    /// A CUBE4 `.cubex` archive (a tar file).
+    Cube,
+    /// A ParaProf packed profile (`.ppk`, gzip-compressed).
+    Ppk,
+    /// An HPCToolkit database directory (classic or sparse), or its `experiment.xml` /
+    /// `meta.db` file.
+    Hpctoolkit,
+    /// A Caliper `.cali` file or json-split JSON file.
+    Caliper,
     /// Recognized, but not read by this version; the name says what it is.
     Unsupported(&'static str),
 }
@@ -39,18 +52,25 @@ pub fn sniff_bytes(head: &[u8]) -> Option<Detected> {
     {
         return Some(Detected::TauProfileFile);
     }
+    if crate::ppk::sniff(head) {
+        return Some(Detected::Ppk);
+    }
     if head.starts_with(&[0x1f, 0x8b]) {
         return Some(Detected::Unsupported(
             "a gzip-compressed file (a ParaProf .ppk, a pprof profile, or compressed JSON/XML)",
         ));
     }
+    if head.starts_with(b"HPCTOOLKITmeta") || t.contains("<HPCToolkitExperiment") {
+        return Some(Detected::Hpctoolkit);
+    }
+    if crate::caliper::sniff_cali(head) || crate::caliper::sniff_json(head) {
+        return Some(Detected::Caliper);
+    }
     if head.starts_with(b"PERFILE2") {
         return Some(Detected::Unsupported("a Linux perf.data file"));
     }
     if head.len() > 262 && &head[257..262] == b"ustar" {
-        return Some(Detected::Unsupported(
-            "a tar archive (a Score-P CUBE4 .cubex profile?)",
-        ));
+        return Some(Detected::Cube);
     }
     if t.starts_with("<profile_xml>") || t.contains("<profile_xml") {
         return Some(Detected::Unsupported(
@@ -104,8 +124,8 @@ pub fn detect(path: &Path) -> Result<Detected, LoadError> {
                 "a TAU trace (tautrace.N.C.T.trc + events.N.edf)",
             ));
         }
-        if has("experiment.xml") || has("meta.db") {
-            return Ok(Detected::Unsupported("an HPCToolkit database"));
+        if crate::hpctoolkit::is_classic(path) || crate::hpctoolkit::is_sparse(path) {
+            return Ok(Detected::Hpctoolkit);
         }
         let mut shown: Vec<&String> = names.iter().take(8).collect();
         shown.sort();
@@ -165,6 +185,25 @@ mod tests {
             sniff_bytes(b"  {\"traceEvents\": []}"),
             Some(Detected::Unsupported(_))
         ));
+        assert_eq!(sniff_bytes(b"HPCTOOLKITmeta\x04\x00"), Some(Detected::Hpctoolkit));
+        assert_eq!(
+            sniff_bytes(b"<?xml version=\"1.0\"?>\n<HPCToolkitExperiment version=\"2.0\">"),
+            Some(Detected::Hpctoolkit)
+        );
+        assert_eq!(
+            sniff_bytes(b"__rec=node,id=1,attr=8,data=x\n"),
+            Some(Detected::Caliper)
+        );
+        assert_eq!(
+            sniff_bytes(b"{\n    \"data\": [\n [1, 2]"),
+            Some(Detected::Caliper)
+        );
+        let mut tar = vec![0u8; 512];
+        tar[257..262].copy_from_slice(b"ustar");
+        assert_eq!(sniff_bytes(&tar), Some(Detected::Cube));
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+        std::io::Write::write_all(&mut gz, &[0, b'P', 0, b'P', 0, b'K', 0, 0, 0, 2]).unwrap();
+        assert_eq!(sniff_bytes(&gz.finish().unwrap()), Some(Detected::Ppk));
         assert_eq!(sniff_bytes(b"hello world"), None);
         assert_eq!(sniff_bytes(b""), None);
     }

@@ -156,3 +156,53 @@ impl LoadReport {
         !self.bad_files.is_empty() || !self.threads_skipped.is_empty()
     }
 }
+
+/// A problem found while parsing a binary (or archived) input held in memory: an optional
+/// byte offset from the start of the file and what is wrong. The caller knows the file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OffsetError {
+    /// Byte offset from the start of the file, when known.
+    pub byte_offset: Option<u64>,
+    /// What is wrong and what was expected.
+    pub message: String,
+}
+
+impl OffsetError {
+    /// A problem at byte `offset`.
+    pub fn at(offset: u64, message: impl Into<String>) -> Self {
+        Self {
+            byte_offset: Some(offset),
+            message: message.into(),
+        }
+    }
+
+    /// A problem with the whole input.
+    pub fn whole(message: impl Into<String>) -> Self {
+        Self {
+            byte_offset: None,
+            message: message.into(),
+        }
+    }
+
+    /// Attaches the file the problem belongs to.
+    pub fn in_file(self, path: impl Into<PathBuf>) -> FileError {
+        FileError {
+            path: path.into(),
+            line: None,
+            byte_offset: self.byte_offset,
+            message: self.message,
+        }
+    }
+}
+
+impl fmt::Display for OffsetError {
+    /// `byte N: message` or `message`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if let Some(off) = self.byte_offset {
+            write!(f, "byte {off}: ")?;
+        }
+        write!(f, "{}", self.message)
+    }
+}
+
+impl std::error::Error for OffsetError {}

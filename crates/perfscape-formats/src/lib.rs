@@ -17,12 +17,18 @@
 //! - Parsers take bytes (`&[u8]`) and return values or errors; only the `read_*`/`load`
 //!   functions touch the file system.
 
+pub mod caliper;
+mod calltree;
+pub mod cube;
 pub mod detect;
 mod error;
+pub mod hpctoolkit;
+pub mod ppk;
 pub mod tau;
+mod xml;
 
 pub use detect::{Detected, detect};
-pub use error::{FileError, LineError, LoadError, LoadReport};
+pub use error::{FileError, LineError, LoadError, LoadReport, OffsetError};
 use perfscape_model::Profile;
 use std::path::Path;
 
@@ -72,6 +78,10 @@ pub fn load(path: &Path, opts: &LoadOptions<'_>) -> Result<Loaded, LoadError> {
     match detect(path)? {
         Detected::TauRunDirectory => tau::read_run(path, opts),
         Detected::TauProfileFile => tau::read_single_file(path, opts),
+        Detected::Cube => cube::read_cubex(path, opts),
+        Detected::Ppk => ppk::read_ppk(path, opts),
+        Detected::Hpctoolkit => hpctoolkit::read_database(path, opts),
+        Detected::Caliper => caliper::read_caliper(path, opts),
         Detected::Unsupported(format) => Err(LoadError::UnsupportedFormat {
             path: path.to_path_buf(),
             format,
@@ -89,6 +99,10 @@ pub fn load_as(path: &Path, format: &str, opts: &LoadOptions<'_>) -> Result<Load
                 tau::read_single_file(path, opts)
             }
         }
+        "cube" => cube::read_cubex(path, opts),
+        "ppk" => ppk::read_ppk(path, opts),
+        "hpctoolkit" => hpctoolkit::read_database(path, opts),
+        "caliper" => caliper::read_caliper(path, opts),
         other => Err(LoadError::UnknownFormatName(other.to_string())),
     }
 }

@@ -6,6 +6,8 @@ use serde::{Deserialize, Serialize};
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Unit {
+    /// Seconds (Score-P/CUBE `sec`, HPCToolkit and Caliper times).
+    Seconds,
     /// Microseconds: TAU's `TIME`, `CPU_TIME`, `P_WALL_CLOCK_TIME`, ... are written in µs.
     Microseconds,
     /// Nanoseconds (Chrome traces with `displayTimeUnit: ns`, pprof wall/cpu profiles).
@@ -21,9 +23,10 @@ pub enum Unit {
 }
 
 impl Unit {
-    /// Short human-readable unit symbol: `µs`, `ns`, `cycles`, `B`, `count`, or the name given.
+    /// Short human-readable unit symbol: `s`, `µs`, `ns`, `cycles`, `B`, `count`, or the name given.
     pub fn symbol(&self) -> &str {
         match self {
+            Unit::Seconds => "s",
             Unit::Microseconds => "µs",
             Unit::Nanoseconds => "ns",
             Unit::Cycles => "cycles",
@@ -35,7 +38,7 @@ impl Unit {
 
     /// Whether values of this unit are durations (used to pick "time" metrics by default).
     pub fn is_time(&self) -> bool {
-        matches!(self, Unit::Microseconds | Unit::Nanoseconds)
+        matches!(self, Unit::Seconds | Unit::Microseconds | Unit::Nanoseconds)
     }
 }
 

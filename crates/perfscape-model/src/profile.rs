@@ -152,6 +152,26 @@ impl Profile {
         &self.call_tree
     }
 
+    /// The same profile with metric `m` described by `metric` and each of its exclusive and
+    /// inclusive values `v` replaced by `f(v)`; threads, events, calls and subcalls are
+    /// unchanged. Used for unit conversions such as processor cycles to time. Returns the
+    /// profile unchanged when `m` is out of range.
+    pub fn map_metric(mut self, m: MetricId, metric: Metric, f: impl Fn(f64) -> f64) -> Profile {
+        if m.index() >= self.metrics.len() {
+            return self;
+        }
+        self.metrics[m.index()] = metric;
+        for col in &mut self.interval {
+            for v in col.exclusive[m.index()]
+                .iter_mut()
+                .chain(col.inclusive[m.index()].iter_mut())
+            {
+                *v = f(*v);
+            }
+        }
+        self
+    }
+
     /// Number of (event, thread) cells that hold values.
     pub fn interval_cell_count(&self) -> usize {
         self.interval.iter().map(IntervalColumn::len).sum()

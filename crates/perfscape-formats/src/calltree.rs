@@ -1,0 +1,477 @@
+//! Turning a call tree with per-thread values (CUBE, HPCToolkit, Caliper) into TAU-shaped
+//! thread data: one callpath event per call-tree node and one flat event per routine.
+//!
+//! Rules (the "mapping call-tree formats" convention of perfscape):
+//! - a node at depth d >= 2 becomes the callpath event `f1 => ... => fd` (frames joined by
+//!   `" => "`); a root node (depth 1) is represented by the flat event of its routine;
+//! - nodes whose paths have the same name (siblings that differ only in something the name
+//!   does not show, e.g. a call site) are combined into one event;
+//! - the flat event of a routine has exclusive = the combination (sum, or min/max for
+//!   minimum/maximum metrics) of the exclusive values of all its nodes, inclusive = the
+//!   combination of the inclusive values of its nodes that have no ancestor of the same routine
+//!   on that thread (so recursion is not counted twice), calls and subcalls = the sums over all
+//!   its nodes (every entry counts, as in TAU);
+//! - subcalls of a node = the sum of the calls of its children present on the thread.
+
+use perfscape_model::ThreadData;
+use rustc_hash::FxHashMap as HashMap;
+
+/// How values of a metric combine over call-tree nodes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Combine {
+    /// Values add up (time, counts, bytes).
+    Sum,
+    /// The smallest value wins (CUBE `MINDOUBLE`).
+    Min,
+    /// The largest value wins (CUBE `MAXDOUBLE`).
+    Max,
+}
+
+impl Combine {
+    /// Combines two values.
+    pub(crate) fn apply(self, a: f64, b: f64) -> f64 {
+        match self {
+            Combine::Sum => a + b,
+            Combine::Min => a.min(b),
+            Combine::Max => a.max(b),
+        }
+    }
+}
+
+/// The shape of a call tree, shared by every thread.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Tree {
+    /// Parent of each node (`None` for roots). A parent must come before its children (a
+    /// later "parent" is ignored: the node becomes a root); any such order works.
+    pub parent: Vec<Option<usize>>,
+    /// Frame (routine) name of each node, as shown to users.
+    pub frame: Vec<String>,
+    /// TAU-style `|`-separated groups of each node (may be empty).
+    pub groups: Vec<String>,
+}
+
+impl Tree {
+    /// Adds a node and returns its index.
+    pub(crate) fn push(&mut self, parent: Option<usize>, frame: String, groups: String) -> usize {
+        self.parent.push(parent);
+        self.frame.push(frame);
+        self.groups.push(groups);
+        self.parent.len() - 1
+    }
+
+    /// Number of nodes.
+    pub(crate) fn len(&self) -> usize {
+        self.parent.len()
+    }
+}
+
+/// What [`Layout::new`] derives from a [`Tree`]: event names and the node -> event maps.
+#[derive(Debug, Clone)]
+pub(crate) struct Layout {
+    n_nodes: usize,
+    parent: Vec<Option<usize>>,
+    /// Callpath event of each node (`None` for roots).
+    slot_of: Vec<Option<usize>>,
+    slot_names: Vec<String>,
+    slot_groups: Vec<String>,
+    /// Routine (flat event) of each node.
+    routine_of: Vec<usize>,
+    routine_names: Vec<String>,
+    routine_groups: Vec<String>,
+    /// Per node, the range of `ancestor_list` holding its ancestors of the same routine.
+    same_routine_ancestors: Vec<(usize, usize)>,
+    ancestor_list: Vec<usize>,
+    /// Event name of each node: its callpath, or for a root its routine (flat) name.
+    node_names: Vec<String>,
+    /// Nodes combined into an event another node already had: (path, count).
+    pub merged_paths: Vec<(String, usize)>,
+}
+
+impl Layout {
+    /// Computes names and maps. Frame names containing `=>` would be split into frames by
+    /// the model, so `=>` inside a frame is written `= >` (counted in the second value).
+    pub(crate) fn new(tree: &Tree) -> (Self, usize) {
+        let n = tree.len();
+        let mut renamed = 0;
+        let frames: Vec<String> = tree
+            .frame
+            .iter()
+            .map(|f| {
+                let f = f.trim();
+                if f.contains("=>") {
+                    renamed += 1;
+                    f.replace("=>", "= >")
+                } else if f.is_empty() {
+                    "(unnamed)".to_string()
+                } else {
+                    f.to_string()
+                }
+            })
+            .collect();
+        let mut routine_index: HashMap<&str, usize> = HashMap::default();
+        let mut routine_of = Vec::with_capacity(n);
+        let mut routine_names = Vec::new();
+        let mut routine_groups = Vec::new();
+        for (i, f) in frames.iter().enumerate() {
+            let r = *routine_index.entry(f.as_str()).or_insert_with(|| {
+                routine_names.push(f.clone());
+                routine_groups.push(tree.groups[i].clone());
+                routine_names.len() - 1
+            });
+            routine_of.push(r);
+        }
+        let mut path: Vec<String> = Vec::with_capacity(n);
+        let mut slot_index: HashMap<String, usize> = HashMap::default();
+        let mut slot_of = Vec::with_capacity(n);
+        let mut slot_names = Vec::new();
+        let mut slot_groups = Vec::new();
+        let mut merged: HashMap<usize, usize> = HashMap::default();
+        for (i, frame) in frames.iter().enumerate() {
+            let p = match tree.parent[i] {
+                Some(p) if p < i => Some(p),
+                _ => None,
+            };
+            let name = match p {
+                Some(p) => format!("{} => {}", path[p], frame),
+                None => frame.clone(),
+            };
+            if p.is_some() {
+                let next = slot_names.len();
+                let s = *slot_index.entry(name.clone()).or_insert(next);
+                if s == next {
+                    slot_names.push(name.clone());
+                    slot_groups.push(tree.groups[i].clone());
+                } else {
+                    *merged.entry(s).or_insert(0) += 1;
+                }
+                slot_of.push(Some(s));
+            } else {
+                slot_of.push(None);
+            }
+            path.push(name);
+        }
+        let mut merged_paths: Vec<(String, usize)> = merged
+            .into_iter()
+            .map(|(s, c)| (slot_names[s].clone(), c))
+            .collect();
+        merged_paths.sort();
+        let parent: Vec<Option<usize>> = (0..n).map(|i| tree.parent[i].filter(|&p| p < i)).collect();
+        let mut same_routine_ancestors = Vec::with_capacity(n);
+        let mut ancestor_list = Vec::new();
+        for (i, &first) in parent.iter().enumerate() {
+            let start = ancestor_list.len();
+            let mut a = first;
+            while let Some(k) = a {
+                if routine_of[k] == routine_of[i] {
+                    ancestor_list.push(k);
+                }
+                a = parent[k];
+            }
+            same_routine_ancestors.push((start, ancestor_list.len()));
+        }
+        (
+            Self {
+                n_nodes: n,
+                parent,
+                same_routine_ancestors,
+                ancestor_list,
+                slot_of,
+                node_names: path,
+                slot_names,
+                slot_groups,
+                routine_of,
+                routine_names,
+                routine_groups,
+                merged_paths,
+            },
+            renamed,
+        )
+    }
+
+    /// Number of nodes of the tree.
+    pub(crate) fn n_nodes(&self) -> usize {
+        self.n_nodes
+    }
+
+    /// The event that represents node `i`: its callpath event, or for a root the flat event
+    /// of its routine.
+    pub(crate) fn node_names(&self) -> &[String] {
+        &self.node_names
+    }
+}
+
+/// The values of one thread: per node, presence, calls, and per metric exclusive and
+/// inclusive values (`n_nodes * n_metrics`, node-major).
+#[derive(Debug, Clone)]
+pub(crate) struct ThreadValues {
+    /// Metrics per node.
+    pub n_metrics: usize,
+    /// Whether the thread has the node (absent nodes contribute nothing).
+    pub present: Vec<bool>,
+    /// Calls (visits) per node.
+    pub calls: Vec<f64>,
+    /// Exclusive values, `[node * n_metrics + metric]`.
+    pub exclusive: Vec<f64>,
+    /// Inclusive values, `[node * n_metrics + metric]`.
+    pub inclusive: Vec<f64>,
+}
+
+impl ThreadValues {
+    /// All-absent values for `n_nodes` nodes and `n_metrics` metrics.
+    pub(crate) fn new(n_nodes: usize, n_metrics: usize) -> Self {
+        Self {
+            n_metrics,
+            present: vec![false; n_nodes],
+            calls: vec![0.0; n_nodes],
+            exclusive: vec![0.0; n_nodes * n_metrics],
+            inclusive: vec![0.0; n_nodes * n_metrics],
+        }
+    }
+}
+
+#[derive(Clone)]
+struct Acc {
+    set: bool,
+    incl_set: bool,
+    calls: f64,
+    subcalls: f64,
+    exclusive: Vec<f64>,
+    inclusive: Vec<f64>,
+}
+
+impl Acc {
+    fn new(m: usize) -> Self {
+        Self {
+            set: false,
+            incl_set: false,
+            calls: 0.0,
+            subcalls: 0.0,
+            exclusive: vec![0.0; m],
+            inclusive: vec![0.0; m],
+        }
+    }
+
+    fn add_exclusive(&mut self, combine: &[Combine], x: &[f64], calls: f64, subcalls: f64) {
+        for ((a, &v), c) in self.exclusive.iter_mut().zip(x).zip(combine) {
+            *a = if self.set { c.apply(*a, v) } else { v };
+        }
+        self.calls += calls;
+        self.subcalls += subcalls;
+        self.set = true;
+    }
+
+    fn add_inclusive(&mut self, combine: &[Combine], x: &[f64]) {
+        for ((a, &v), c) in self.inclusive.iter_mut().zip(x).zip(combine) {
+            *a = if self.incl_set { c.apply(*a, v) } else { v };
+        }
+        self.incl_set = true;
+    }
+}
+
+/// Builds one thread's [`ThreadData`] (flat routine events first, then callpath events, each
+/// in the order the tree first names them) and adds `metadata`. With `declare_absent`, the
+/// events of nodes this thread does not have are declared (named, no values), so that call
+/// tree nodes no thread measured still appear in the profile.
+pub(crate) fn thread_data(
+    layout: &Layout,
+    combine: &[Combine],
+    values: &ThreadValues,
+    metadata: &[(String, String)],
+    declare_absent: bool,
+) -> ThreadData {
+    let m = values.n_metrics;
+    let n = layout.n_nodes;
+    let mut subcalls = vec![0.0; n];
+    for (i, parent) in layout.parent.iter().enumerate() {
+        if values.present[i]
+            && let Some(p) = *parent
+        {
+            subcalls[p] += values.calls[i];
+        }
+    }
+    let mut slots = vec![Acc::new(m); layout.slot_names.len()];
+    let mut routines = vec![Acc::new(m); layout.routine_names.len()];
+    for (i, &sub) in subcalls.iter().enumerate() {
+        if !values.present[i] {
+            continue;
+        }
+        let r = layout.routine_of[i];
+        let x = &values.exclusive[i * m..(i + 1) * m];
+        let inc = &values.inclusive[i * m..(i + 1) * m];
+        if let Some(s) = layout.slot_of[i] {
+            slots[s].add_exclusive(combine, x, values.calls[i], sub);
+            slots[s].add_inclusive(combine, inc);
+        }
+        routines[r].add_exclusive(combine, x, values.calls[i], sub);
+        let (a, b) = layout.same_routine_ancestors[i];
+        let outermost = layout.ancestor_list[a..b].iter().all(|&k| !values.present[k]);
+        if outermost {
+            routines[r].add_inclusive(combine, inc);
+        }
+    }
+    let text: usize = layout.slot_names.iter().map(String::len).sum::<usize>()
+        + layout.routine_names.iter().map(String::len).sum::<usize>();
+    let mut data = ThreadData::with_capacity(m, slots.len() + routines.len(), text);
+    let rows = routines
+        .iter()
+        .zip(layout.routine_names.iter().zip(&layout.routine_groups))
+        .chain(
+            slots
+                .iter()
+                .zip(layout.slot_names.iter().zip(&layout.slot_groups)),
+        );
+    for (acc, (name, groups)) in rows {
+        if acc.set {
+            // Cannot fail: both slices have `m` values.
+            let _ = data.push_timer(
+                name,
+                groups,
+                acc.calls,
+                acc.subcalls,
+                &acc.exclusive,
+                &acc.inclusive,
+            );
+        } else if declare_absent {
+            data.declare_timer(name, groups);
+        }
+    }
+    for (k, v) in metadata {
+        data.push_metadata(k, v);
+    }
+    data
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use perfscape_model::{Metric, MetricId, ProfileBuilder, ThreadId, ValueKind};
+
+    /// main -> a -> a (recursion) -> b ; main -> b ; main -> c (twice, same name)
+    fn tree() -> Tree {
+        let mut t = Tree::default();
+        let main = t.push(None, "main".into(), "G".into());
+        let a = t.push(Some(main), "a".into(), String::new());
+        let a2 = t.push(Some(a), "a".into(), String::new());
+        t.push(Some(a2), "b".into(), String::new());
+        t.push(Some(main), "b".into(), String::new());
+        t.push(Some(main), "c".into(), String::new());
+        t.push(Some(main), "c".into(), String::new());
+        t
+    }
+
+    #[test]
+    fn flat_events_do_not_double_count_recursion_and_duplicates_combine() {
+        let t = tree();
+        let (layout, renamed) = Layout::new(&t);
+        assert_eq!(renamed, 0);
+        assert_eq!(layout.merged_paths, vec![("main => c".to_string(), 1)]);
+        let mut v = ThreadValues::new(t.len(), 2);
+        // exclusive (metric 0 sum, metric 1 min), inclusive
+        let excl = [
+            [1.0, 9.0],
+            [2.0, 8.0],
+            [3.0, 7.0],
+            [4.0, 6.0],
+            [5.0, 5.0],
+            [6.0, 4.0],
+            [7.0, 3.0],
+        ];
+        let incl = [
+            [28.0, 3.0],
+            [9.0, 6.0],
+            [7.0, 6.0],
+            [4.0, 6.0],
+            [5.0, 5.0],
+            [6.0, 4.0],
+            [7.0, 3.0],
+        ];
+        for i in 0..t.len() {
+            v.present[i] = true;
+            v.calls[i] = 1.0;
+            v.exclusive[i * 2..i * 2 + 2].copy_from_slice(&excl[i]);
+            v.inclusive[i * 2..i * 2 + 2].copy_from_slice(&incl[i]);
+        }
+        let d = thread_data(
+            &layout,
+            &[Combine::Sum, Combine::Min],
+            &v,
+            &[("k".into(), "v".into())],
+            false,
+        );
+        let mut b = ProfileBuilder::new(vec![Metric::tau("TIME"), Metric::tau("MIN")]);
+        b.add_thread(ThreadId::new(0, 0, 0), d).unwrap();
+        let (p, notes) = b.finish();
+        assert!(notes.is_empty(), "{notes:?}");
+        let get = |name: &str, kind: ValueKind, m: u32| {
+            p.value(p.event_by_name(name).unwrap(), 0usize.into(), kind, MetricId(m))
+                .unwrap()
+        };
+        // Flat `a`: exclusive 2 + 3; inclusive only of the outer node (9), not 9 + 7.
+        assert_eq!(get("a", ValueKind::Exclusive, 0), 5.0);
+        assert_eq!(get("a", ValueKind::Inclusive, 0), 9.0);
+        assert_eq!(get("a", ValueKind::Calls, 0), 2.0);
+        // Flat `b`: two non-nested nodes: inclusive adds up; min metric takes the minimum.
+        assert_eq!(get("b", ValueKind::Inclusive, 0), 9.0);
+        assert_eq!(get("b", ValueKind::Exclusive, 1), 5.0);
+        // The two `main => c` nodes are one event.
+        assert_eq!(get("main => c", ValueKind::Exclusive, 0), 13.0);
+        assert_eq!(get("main => c", ValueKind::Calls, 0), 2.0);
+        assert_eq!(get("main => c", ValueKind::Exclusive, 1), 3.0);
+        // Subcalls of main = calls of its 4 children.
+        assert_eq!(get("main", ValueKind::Subcalls, 0), 4.0);
+        assert_eq!(get("main => a => a => b", ValueKind::Inclusive, 0), 4.0);
+        assert_eq!(p.metadata().get_common("k"), Some("v"));
+        assert_eq!(p.call_tree().roots().len(), 1);
+    }
+
+    #[test]
+    fn recursion_is_found_in_any_parent_first_order() {
+        // main, a, b, then a's child `a` (not pre-order: b comes between a and its child).
+        let mut t = Tree::default();
+        let main = t.push(None, "main".into(), String::new());
+        let a = t.push(Some(main), "a".into(), String::new());
+        t.push(Some(main), "b".into(), String::new());
+        t.push(Some(a), "a".into(), String::new());
+        let (layout, _) = Layout::new(&t);
+        let mut v = ThreadValues::new(4, 1);
+        for (i, (x, inc)) in [(1.0, 10.0), (2.0, 6.0), (3.0, 3.0), (4.0, 4.0)]
+            .into_iter()
+            .enumerate()
+        {
+            v.present[i] = true;
+            v.exclusive[i] = x;
+            v.inclusive[i] = inc;
+        }
+        let d = thread_data(&layout, &[Combine::Sum], &v, &[], false);
+        let mut b = ProfileBuilder::new(vec![Metric::tau("TIME")]);
+        b.add_thread(ThreadId::new(0, 0, 0), d).unwrap();
+        let (p, _) = b.finish();
+        let a = p.event_by_name("a").unwrap();
+        assert_eq!(p.interval(a).exclusive(MetricId(0)), &[6.0]);
+        assert_eq!(p.interval(a).inclusive(MetricId(0)), &[6.0]);
+        // Without its outer `a` on this thread, the inner one is outermost.
+        v.present[1] = false;
+        let d = thread_data(&layout, &[Combine::Sum], &v, &[], false);
+        let mut b = ProfileBuilder::new(vec![Metric::tau("TIME")]);
+        b.add_thread(ThreadId::new(0, 0, 0), d).unwrap();
+        let (p, _) = b.finish();
+        let a = p.event_by_name("a").unwrap();
+        assert_eq!(p.interval(a).inclusive(MetricId(0)), &[4.0]);
+    }
+
+    #[test]
+    fn absent_nodes_are_left_out_and_frames_with_arrows_are_renamed() {
+        let mut t = Tree::default();
+        let r = t.push(None, "operator=>".into(), String::new());
+        t.push(Some(r), "x".into(), String::new());
+        let (layout, renamed) = Layout::new(&t);
+        assert_eq!(renamed, 1);
+        let mut v = ThreadValues::new(2, 1);
+        v.present[1] = true;
+        v.exclusive[1] = 2.0;
+        v.inclusive[1] = 2.0;
+        let d = thread_data(&layout, &[Combine::Sum], &v, &[], false);
+        assert_eq!(d.timer_count(), 2);
+        assert_eq!(d.timer_name(1), "operator= > => x");
+    }
+}

@@ -1,0 +1,114 @@
+//! HPCToolkit databases: the classic `experiment.xml` + `*.metric-db` files (hpcprof-mpi up to
+//! 2020) and the sparse `meta.db` + `profile.db` format (HPCToolkit 2022 and later).
+//!
+//! Both describe a calling context tree whose nodes are procedures (procedure frames), loops,
+//! source lines (statements) and, in the sparse format, single instructions, with metric
+//! values per node and thread. Mapping into the model (see also `calltree`):
+//! - **Events**: one callpath event per context node; names: a procedure by its name, a loop as
+//!   `Loop [{file} {line}]`, a source line as `[SAMPLE] <procedure> [{file} {line}]` (TAU's
+//!   name for time sampled on a line, with the enclosing procedure), an instruction as
+//!   `[SAMPLE] <procedure> [{module} {0x<offset>}]`. Call sites are not nodes (as in Hatchet);
+//!   same-named siblings (e.g. one procedure called from two lines of its caller) are combined
+//!   into one event, as TAU combines callpaths by name.
+//! - **Values**: exclusive = what is attributed to the node itself and not to a child node
+//!   (so exclusive values add up to the root's inclusive value), inclusive = the node and
+//!   everything below it. See each format's module for how that is read.
+//! - **Threads**: `ThreadId{node: MPI rank, context: 0, thread: thread id}`.
+
+pub mod experiment;
+pub mod sparse;
+
+use crate::calltree::{Layout, Tree};
+use crate::error::{LoadError, LoadReport};
+use crate::{LoadOptions, Loaded};
+use perfscape_model::Unit;
+use std::path::Path;
+
+/// The kind of a calling-context node.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NodeKind {
+    /// A procedure (frame, or inlined procedure).
+    Procedure,
+    /// A loop.
+    Loop,
+    /// A source line (statement).
+    Line,
+    /// A single machine instruction.
+    Instruction,
+}
+
+/// The event frame name of a node (see the module documentation). `procedure` is the
+/// enclosing procedure's name for lines and instructions.
+pub fn frame_name(kind: NodeKind, name: &str, file: &str, line: u64, procedure: &str) -> String {
+    match kind {
+        NodeKind::Procedure => name.to_string(),
+        NodeKind::Loop => format!("Loop [{{{file}}} {{{line}}}]"),
+        NodeKind::Line => format!("[SAMPLE] {procedure} [{{{file}}} {{{line}}}]"),
+        NodeKind::Instruction => format!("[SAMPLE] {procedure} [{{{file}}} {{0x{line:x}}}]"),
+    }
+}
+
+/// The unit of an HPCToolkit metric named like `CPUTIME (usec)` / `REALTIME (sec)` /
+/// `cycles`.
+pub fn unit_of(name: &str) -> Unit {
+    let lower = name.to_ascii_lowercase();
+    if lower.contains("(usec)") || lower.contains("(us)") {
+        Unit::Microseconds
+    } else if lower.contains("(nsec)") || lower.contains("(ns)") {
+        Unit::Nanoseconds
+    } else if lower.contains("(sec)") || lower.contains("(s)") || lower.starts_with("time") {
+        Unit::Seconds
+    } else if lower.contains("cyc") {
+        Unit::Cycles
+    } else if lower.contains("byte") {
+        Unit::Bytes
+    } else {
+        Unit::Count
+    }
+}
+
+/// The event name each node of a tree becomes (for tests and tools that map nodes back).
+pub(crate) fn node_event_names(tree: &Tree) -> Vec<String> {
+    Layout::new(tree).0.node_names().to_vec()
+}
+
+/// True when `dir` holds a classic HPCToolkit database (`experiment.xml`).
+pub fn is_classic(dir: &Path) -> bool {
+    dir.join("experiment.xml").is_file()
+}
+
+/// True when `dir` holds a sparse HPCToolkit database (`meta.db` and `profile.db`).
+pub fn is_sparse(dir: &Path) -> bool {
+    dir.join("meta.db").is_file() && dir.join("profile.db").is_file()
+}
+
+/// Loads an HPCToolkit database directory (or its `experiment.xml` / `meta.db` file):
+/// the sparse format when `meta.db` and `profile.db` are present, else the classic one.
+pub fn read_database(path: &Path, opts: &LoadOptions<'_>) -> Result<Loaded, LoadError> {
+    let dir = if path.is_file() {
+        path.parent().unwrap_or(Path::new("."))
+    } else {
+        path
+    };
+    let loaded = if is_sparse(dir) {
+        sparse::read_sparse(dir, opts)
+    } else if is_classic(dir) {
+        experiment::read_experiment(dir, opts)
+    } else {
+        Err(LoadError::UnknownFormat {
+            path: path.to_path_buf(),
+            detail: "not an HPCToolkit database: expected experiment.xml (classic) or meta.db and profile.db"
+                .into(),
+        })
+    }?;
+    Ok(loaded)
+}
+
+pub(crate) fn report(format: &'static str, files: usize, bytes: u64) -> LoadReport {
+    LoadReport {
+        format,
+        files_read: files,
+        bytes_read: bytes,
+        ..LoadReport::default()
+    }
+}
