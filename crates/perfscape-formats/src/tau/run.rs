@@ -152,7 +152,7 @@ struct ThreadResult {
     files: usize,
 }
 
-fn file_warnings(path: &Path, f: &ProfileFile, out: &mut Vec<FileError>) {
+pub(crate) fn file_warnings(path: &Path, f: &ProfileFile, out: &mut Vec<FileError>) {
     for (line, msg) in &f.warnings {
         out.push(FileError::at_line(path, *line, msg.clone()));
     }
