@@ -34,7 +34,11 @@ fn corpus() -> PathBuf {
 /// tau-real runs with ParaProf oracles: profile.N.C.T runs, and the snapshot and merged runs
 /// (whose oracles ParaProf computed from the final state: `paraprof -f snap`, `tauprofile.xml`).
 fn profile_runs() -> Vec<PathBuf> {
-    runs_detected_as(&[Detected::TauRunDirectory, Detected::TauSnapshotRun, Detected::TauMerged])
+    runs_detected_as(&[
+        Detected::TauRunDirectory,
+        Detected::TauSnapshotRun,
+        Detected::TauMerged,
+    ])
 }
 
 /// The runs whose `paraprof -v` statistics are ParaProf's own. Not the snapshot runs:

@@ -118,13 +118,22 @@ pub fn detect(path: &Path) -> Result<Detected, LoadError> {
             .filter_map(|e| e.ok().and_then(|e| e.file_name().to_str().map(str::to_string)))
             .collect();
         let has = |p: &str| names.iter().any(|n| n.starts_with(p));
-        if names.iter().any(|n| crate::tau::snapshot::snapshot_file_thread(n).is_some()) {
+        if names
+            .iter()
+            .any(|n| crate::tau::snapshot::snapshot_file_thread(n).is_some())
+        {
             return Ok(Detected::TauSnapshotRun);
         }
-        if names.iter().any(|n| n == "tauprofile.xml" || n == "tauprofile.xml.gz") {
+        if names
+            .iter()
+            .any(|n| n == "tauprofile.xml" || n == "tauprofile.xml.gz")
+        {
             return Ok(Detected::TauMerged);
         }
-        if names.iter().any(|n| crate::tau::dumps::dump_file_parts(n).is_some()) {
+        if names
+            .iter()
+            .any(|n| crate::tau::dumps::dump_file_parts(n).is_some())
+        {
             return Ok(Detected::TauDumps);
         }
         if has("tautrace.") {

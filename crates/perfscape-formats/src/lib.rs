@@ -103,7 +103,10 @@ pub fn load_series(path: &Path, opts: &LoadOptions<'_>) -> Result<LoadedSeries, 
             })?
             .filter_map(|e| e.ok().and_then(|e| e.file_name().to_str().map(str::to_string)))
             .collect();
-        if names.iter().any(|n| tau::snapshot::snapshot_file_thread(n).is_some()) {
+        if names
+            .iter()
+            .any(|n| tau::snapshot::snapshot_file_thread(n).is_some())
+        {
             return tau::read_snapshot_series(path, opts);
         }
         if names.iter().any(|n| tau::dumps::dump_file_parts(n).is_some()) {

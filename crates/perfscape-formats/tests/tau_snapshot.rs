@@ -12,8 +12,8 @@
 use perfscape_formats::tau::snapshot::{SnapshotStream, parse_snapshot};
 use perfscape_formats::{Detected, LoadOptions, detect, load, load_series};
 use perfscape_model::{
-    AtomicEventId, AtomicKind, EventId, Integrated, Integrator, IntegratorOptions, MetricId, Profile, SampleId,
-    SampleMode, SampleSeries, ThreadId, ThreadSample, ValueKind,
+    AtomicEventId, AtomicKind, EventId, Integrated, Integrator, IntegratorOptions, MetricId, Profile,
+    SampleId, SampleMode, SampleSeries, ThreadId, ThreadSample, ValueKind,
 };
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -81,7 +81,11 @@ fn assert_same_cells(ours: &Profile, theirs: &Profile, ctx: &str) {
         v.sort();
         v
     };
-    assert_eq!(with_values(ours), with_values(theirs), "{ctx}: events with values");
+    assert_eq!(
+        with_values(ours),
+        with_values(theirs),
+        "{ctx}: events with values"
+    );
     let mut cells = 0;
     for e in theirs.event_ids() {
         let name = &theirs.event(e).name;
@@ -92,16 +96,28 @@ fn assert_same_cells(ours: &Profile, theirs: &Profile, ctx: &str) {
         let oe = ours.event_by_name(name).unwrap();
         let ocol = ours.interval(oe);
         assert_eq!(ocol.threads(), col.threads(), "{ctx}: threads of `{name}`");
-        assert_eq!(ours.event_groups_joined(oe), theirs.event_groups_joined(e), "{ctx}: groups of `{name}`");
+        assert_eq!(
+            ours.event_groups_joined(oe),
+            theirs.event_groups_joined(e),
+            "{ctx}: groups of `{name}`"
+        );
         for m in theirs.metric_ids() {
             for kind in ValueKind::ALL {
-                assert_eq!(ocol.values(kind, m), col.values(kind, m), "{ctx}: {kind:?} of `{name}`");
+                assert_eq!(
+                    ocol.values(kind, m),
+                    col.values(kind, m),
+                    "{ctx}: {kind:?} of `{name}`"
+                );
             }
         }
         cells += col.len();
     }
     assert_eq!(cells, ours.interval_cell_count(), "{ctx}: cell count");
-    assert_eq!(ours.atomic_events().len(), theirs.atomic_events().len(), "{ctx}: user events");
+    assert_eq!(
+        ours.atomic_events().len(),
+        theirs.atomic_events().len(),
+        "{ctx}: user events"
+    );
     for (a, ev) in theirs.atomic_events().iter().enumerate() {
         let col = theirs.atomic(AtomicEventId::from(a));
         let oa = ours.atomic_event_by_name(&ev.name).unwrap();
@@ -123,7 +139,11 @@ fn final_state_equals_paraprofs_conversion_cell_by_cell() {
         assert_eq!(detect(&dir).unwrap(), Detected::TauSnapshotRun, "{name}");
         let ours = load(&dir, &LoadOptions::default()).unwrap();
         assert!(!ours.report.is_partial(), "{name}: {:?}", ours.report.bad_files);
-        assert!(ours.report.warnings.is_empty(), "{name}: {:?}", ours.report.warnings);
+        assert!(
+            ours.report.warnings.is_empty(),
+            "{name}: {:?}",
+            ours.report.warnings
+        );
         assert_eq!(ours.report.format, "tau-snapshot");
         let paraprof = load(&dir.join("oracle/paraprof-dump"), &LoadOptions::default()).unwrap();
         assert_same_cells(&ours.profile, &paraprof.profile, name);
@@ -144,7 +164,9 @@ fn names(s: &SampleSeries) -> Vec<String> {
 }
 
 fn iterations(step: usize, last: usize) -> Vec<String> {
-    (1..=last / step).map(|k| format!("iteration {}", k * step)).collect()
+    (1..=last / step)
+        .map(|k| format!("iteration {}", k * step))
+        .collect()
 }
 
 #[test]
@@ -161,7 +183,10 @@ fn series_are_integrated_in_program_order_with_missing_threads_reported() {
     // The sample's timestamp is the latest thread's; rank 0's `final` block says 1795290107012815.
     let fin = np8.series.sample_by_name("final").unwrap();
     let info = np8.series.sample(fin).unwrap();
-    assert_eq!(info.thread_timestamp_us(perfscape_model::ThreadIndex(0)), Some(1_795_290_107_012_815));
+    assert_eq!(
+        info.thread_timestamp_us(perfscape_model::ThreadIndex(0)),
+        Some(1_795_290_107_012_815)
+    );
     assert!(info.timestamp_us() >= 1_795_290_107_012_815);
 
     // Workers write `iteration 25..400` and `final`; the main thread `after_join` and `final`.
@@ -175,10 +200,23 @@ fn series_are_integrated_in_program_order_with_missing_threads_reported() {
     }
     assert_eq!(heat.series.missing_threads(SampleId(16)).len(), 4);
     assert!(heat.series.samples()[17].is_complete());
-    assert!(heat.report.notes.iter().any(|n| n.contains("17 sample(s) were not written by every thread")));
+    assert!(
+        heat.report
+            .notes
+            .iter()
+            .any(|n| n.contains("17 sample(s) were not written by every thread"))
+    );
 
-    let pps = load_series(&run("mpi-stencil-np4-profile-plus-snapshots"), &LoadOptions::default()).unwrap();
-    assert_eq!(names(&pps.series), iterations(40, 400), "no final block without TAU_PROFILE_FORMAT=snapshot");
+    let pps = load_series(
+        &run("mpi-stencil-np4-profile-plus-snapshots"),
+        &LoadOptions::default(),
+    )
+    .unwrap();
+    assert_eq!(
+        names(&pps.series),
+        iterations(40, 400),
+        "no final block without TAU_PROFILE_FORMAT=snapshot"
+    );
     let hec = load_series(
         &corpus().join("tau-snapshot/hecatoncheir-driver-snapshot/snapshot.0.0.0"),
         &LoadOptions::default(),
@@ -292,14 +330,23 @@ fn last_snapshot_differs_from_the_final_profile_only_where_timers_were_running()
     // stack then (.TAU application, main, timestep_loop, TAU_PROFILE_SNAPSHOT itself) are still
     // running and MPI_Finalize has not been called. Everything else is final.
     let dir = run("mpi-stencil-np4-profile-plus-snapshots");
-    assert_eq!(detect(&dir).unwrap(), Detected::TauRunDirectory, "profiles stay the default");
+    assert_eq!(
+        detect(&dir).unwrap(),
+        Detected::TauRunDirectory,
+        "profiles stay the default"
+    );
     let profile = load(&dir, &LoadOptions::default()).unwrap();
     assert!(profile.report.notes.iter().any(|n| n.contains("snapshot")));
     let series = load_series(&dir, &LoadOptions::default()).unwrap().series;
     let last = series.sample_by_name("iteration 400").unwrap();
     let snap = series.profile_at(last, SampleMode::Cumulative).unwrap();
     let fin = &profile.profile;
-    let running = [".TAU application", "main int (int, char **)", "timestep_loop", "TAU_PROFILE_SNAPSHOT()"];
+    let running = [
+        ".TAU application",
+        "main int (int, char **)",
+        "timestep_loop",
+        "TAU_PROFILE_SNAPSHOT()",
+    ];
     let is_running = |name: &str| {
         let frames: Vec<&str> = name.split(" => ").collect();
         // A path is running when every frame is.
@@ -311,10 +358,16 @@ fn last_snapshot_differs_from_the_final_profile_only_where_timers_were_running()
         let name = &fin.event(e).name;
         let col = fin.interval(e);
         if name.contains("MPI_Finalize()") {
-            assert!(snap.event_by_name(name).is_none_or(|se| snap.interval(se).is_empty()), "{name}");
+            assert!(
+                snap.event_by_name(name)
+                    .is_none_or(|se| snap.interval(se).is_empty()),
+                "{name}"
+            );
             continue;
         }
-        let se = snap.event_by_name(name).unwrap_or_else(|| panic!("snapshot lacks `{name}`"));
+        let se = snap
+            .event_by_name(name)
+            .unwrap_or_else(|| panic!("snapshot lacks `{name}`"));
         let scol = snap.interval(se);
         assert_eq!(scol.threads(), col.threads(), "{name}");
         assert_eq!(scol.calls(), col.calls(), "calls of {name}");
@@ -358,7 +411,14 @@ fn one_shot(path: &Path) -> Vec<ThreadSample> {
 fn nasty_cuts(bytes: &[u8]) -> Vec<usize> {
     let text = String::from_utf8_lossy(bytes);
     let mut cuts = Vec::new();
-    for pat in ["<name>iteration", "<name>final", "<interval_data", "<![CDATA[", "=&gt;", "</profile_xml>"] {
+    for pat in [
+        "<name>iteration",
+        "<name>final",
+        "<interval_data",
+        "<![CDATA[",
+        "=&gt;",
+        "</profile_xml>",
+    ] {
         if let Some(i) = text.find(pat) {
             cuts.push(i + pat.len() / 2);
             cuts.push(i + pat.len() + 3);
@@ -404,7 +464,12 @@ fn incremental_reading_returns_every_snapshot_once_for_any_chunking() {
             let mut from = 0;
             for &to in &cuts {
                 let pushed = stream.push(&bytes[from..to]);
-                assert!(pushed.errors.is_empty(), "{}: {:?}", path.display(), pushed.errors);
+                assert!(
+                    pushed.errors.is_empty(),
+                    "{}: {:?}",
+                    path.display(),
+                    pushed.errors
+                );
                 // Never more snapshots than complete blocks so far.
                 let complete = block_ends.partition_point(|&end| end <= to);
                 got.extend(pushed.samples);
@@ -464,7 +529,12 @@ fn assert_same_series(a: &SampleSeries, b: &SampleSeries, ctx: &str) {
 /// Feeds a run's snapshot files into streams and an integrator the way live mode would: in
 /// random-sized chunks, the threads interleaved, polling after every chunk. `delayed` threads
 /// get their bytes only after everyone else finished.
-fn live(dir: &Path, seed: u64, options: IntegratorOptions, delayed: &[ThreadId]) -> (SampleSeries, Vec<Integrated>) {
+fn live(
+    dir: &Path,
+    seed: u64,
+    options: IntegratorOptions,
+    delayed: &[ThreadId],
+) -> (SampleSeries, Vec<Integrated>) {
     let mut rng = Rng(seed);
     let mut files: Vec<(ThreadId, Vec<u8>, usize, SnapshotStream)> = std::fs::read_dir(dir)
         .unwrap()
@@ -527,7 +597,9 @@ fn live_integration_of_growing_files_equals_the_batch_load() {
         for seed in [1, 2, 3] {
             let (series, events) = live(&dir, seed, IntegratorOptions::default(), &[]);
             // Every sample announced exactly once, in sequence, none amended.
-            let expected: Vec<Integrated> = (0..batch.len()).map(|s| Integrated::Sample(SampleId::from(s))).collect();
+            let expected: Vec<Integrated> = (0..batch.len())
+                .map(|s| Integrated::Sample(SampleId::from(s)))
+                .collect();
             assert_eq!(events, expected, "{name} seed {seed}");
             assert_same_series(&series, &batch, &format!("{name} seed {seed}"));
         }
@@ -559,17 +631,28 @@ fn a_late_rank_is_reported_missing_then_its_samples_are_added_not_lost() {
             Integrated::Sample(_) => None,
         })
         .collect();
-    assert_eq!(new, (0..21).map(SampleId::from).collect::<Vec<_>>(), "each sample once, in order");
+    assert_eq!(
+        new,
+        (0..21).map(SampleId::from).collect::<Vec<_>>(),
+        "each sample once, in order"
+    );
     // Rank 3 delivered nothing until the others were done: every sample went out without it
     // and got its part later (other ranks may have been late for some samples too).
-    let late_samples: Vec<SampleId> = amended.iter().filter(|(_, t)| *t == late_i).map(|(s, _)| *s).collect();
+    let late_samples: Vec<SampleId> = amended
+        .iter()
+        .filter(|(_, t)| *t == late_i)
+        .map(|(s, _)| *s)
+        .collect();
     assert_eq!(late_samples, new, "rank 3 amended every sample, in order");
     let mut seen = std::collections::HashSet::new();
     for (s, t) in &amended {
         assert!(seen.insert((*s, *t)), "{s:?} amended twice for {t:?}");
     }
     for (s, _) in &amended {
-        assert!(series.sample(*s).unwrap().is_complete(), "amended {s:?} is complete now");
+        assert!(
+            series.sample(*s).unwrap().is_complete(),
+            "amended {s:?} is complete now"
+        );
     }
     assert_same_series(&series, &batch, "late rank");
 }
@@ -610,12 +693,20 @@ fn damaged_files_load_as_far_as_they_are_valid_with_the_place_named() {
     let second = junk[starts[1]..].find("</interval_data>").unwrap() + starts[1];
     junk.replace_range(second..second + 16, "</interval_dat>!");
     let f = parse_snapshot(junk.as_bytes(), &path).unwrap();
-    assert_eq!(f.samples.len(), full.len() - 1, "block 2 is malformed, the rest reads");
+    assert_eq!(
+        f.samples.len(),
+        full.len() - 1,
+        "block 2 is malformed, the rest reads"
+    );
     assert_eq!(f.samples[0], full[0]);
     assert_eq!(f.samples[1], full[2]);
     assert_eq!(f.warnings.len(), 2, "{:?}", f.warnings);
     assert!(f.warnings.iter().any(|w| w.message.contains("malformed XML")));
-    let g = f.warnings.iter().find(|w| w.message.contains("unexpected content")).unwrap();
+    let g = f
+        .warnings
+        .iter()
+        .find(|w| w.message.contains("unexpected content"))
+        .unwrap();
     assert_eq!(g.byte_offset, Some(starts[4] as u64));
     assert_eq!(g.line, Some(text[..starts[4]].matches('\n').count() + 1));
 
@@ -651,9 +742,15 @@ fn a_run_with_one_bad_file_loads_the_others_and_reports_it() {
     assert_eq!(loaded.report.threads_skipped, vec![ThreadId::new(5, 0, 0)]);
     assert_eq!(loaded.profile.threads().len(), 7);
     let msg = loaded.report.bad_files[0].to_string();
-    assert!(msg.contains("snapshot.5.0.0") && msg.contains("incomplete"), "{msg}");
+    assert!(
+        msg.contains("snapshot.5.0.0") && msg.contains("incomplete"),
+        "{msg}"
+    );
     // One thread written by nobody: every sample is incomplete, nothing waits forever.
     let series = load_series(tmp.path(), &LoadOptions::default()).unwrap();
     assert_eq!(series.series.len(), 21);
-    assert!(series.series.samples().iter().all(|s| s.is_complete()), "a bad file is not a thread of the run");
+    assert!(
+        series.series.samples().iter().all(|s| s.is_complete()),
+        "a bad file is not a thread of the run"
+    );
 }

@@ -330,6 +330,14 @@ impl Integrator {
         self.threads[t.index()].ended = true;
     }
 
+    /// Declares that `thread`'s next sample is lost (e.g. its dump file could not be read),
+    /// so that with [`Alignment::ByPosition`] its later samples keep their positions; the
+    /// sample it would have been part of lists the thread as missing.
+    pub fn skip_sample(&mut self, thread: ThreadId) {
+        let t = self.expect_thread(thread);
+        self.threads[t.index()].received += 1;
+    }
+
     /// True once every known thread ended.
     pub fn all_ended(&self) -> bool {
         self.threads.iter().all(|t| t.ended)

@@ -48,7 +48,10 @@ pub fn parse_dump_time(s: &str) -> Option<i64> {
         + 1;
     let day: i64 = day.parse().ok()?;
     let year: i64 = year.parse().ok()?;
-    let hms: Vec<i64> = hms.split(':').map(|x| x.parse().ok()).collect::<Option<Vec<_>>>()?;
+    let hms: Vec<i64> = hms
+        .split(':')
+        .map(|x| x.parse().ok())
+        .collect::<Option<Vec<_>>>()?;
     let [h, m, sec] = hms.as_slice() else {
         return None;
     };
@@ -84,13 +87,16 @@ fn utc_offset_seconds(local_time: &str) -> Option<i64> {
     Some(sign * (h.parse::<i64>().ok()? * 3600 + m.parse::<i64>().ok()? * 60))
 }
 
+/// Dump files by thread: `(seconds since the epoch read from the name, path)`, in order.
+pub type DumpFiles = BTreeMap<ThreadId, Vec<(Option<i64>, PathBuf)>>;
+
 /// The dump files of a directory: per thread, ordered by the time in their names.
-pub fn list_dump_files(dir: &Path) -> Result<BTreeMap<ThreadId, Vec<(Option<i64>, PathBuf)>>, LoadError> {
+pub fn list_dump_files(dir: &Path) -> Result<DumpFiles, LoadError> {
     let io = |source| LoadError::Io {
         path: dir.to_path_buf(),
         source,
     };
-    let mut files: BTreeMap<ThreadId, Vec<(Option<i64>, PathBuf)>> = BTreeMap::new();
+    let mut files = DumpFiles::new();
     for entry in std::fs::read_dir(dir).map_err(io)? {
         let entry = entry.map_err(io)?;
         let name = entry.file_name();
@@ -98,7 +104,10 @@ pub fn list_dump_files(dir: &Path) -> Result<BTreeMap<ThreadId, Vec<(Option<i64>
         if let Some((time, t)) = dump_file_parts(name)
             && entry.file_type().map(|t| !t.is_dir()).unwrap_or(false)
         {
-            files.entry(t).or_default().push((parse_dump_time(time), entry.path()));
+            files
+                .entry(t)
+                .or_default()
+                .push((parse_dump_time(time), entry.path()));
         }
     }
     for v in files.values_mut() {
@@ -108,7 +117,13 @@ pub fn list_dump_files(dir: &Path) -> Result<BTreeMap<ThreadId, Vec<(Option<i64>
 }
 
 /// Converts one parsed dump into a thread sample.
-fn to_sample(f: &ProfileFile<'_>, thread: ThreadId, k: usize, ctime_s: Option<i64>, warnings: &mut Vec<String>) -> ThreadSample {
+fn to_sample(
+    f: &ProfileFile<'_>,
+    thread: ThreadId,
+    k: usize,
+    ctime_s: Option<i64>,
+    warnings: &mut Vec<String>,
+) -> ThreadSample {
     let metric = f.metric_name().unwrap_or("Time").to_string();
     let metadata: Vec<(String, String)> = f
         .metadata
@@ -121,7 +136,9 @@ fn to_sample(f: &ProfileFile<'_>, thread: ThreadId, k: usize, ctime_s: Option<i6
         .find(|(k, _)| k == "Local Time")
         .and_then(|(_, v)| utc_offset_seconds(v));
     if offset.is_none() {
-        warnings.push("no UTC offset in the `Local Time` metadata: the time in the file name is read as UTC".into());
+        warnings.push(
+            "no UTC offset in the `Local Time` metadata: the time in the file name is read as UTC".into(),
+        );
     }
     let timestamp_us = ctime_s.map_or(0, |s| (s - offset.unwrap_or(0)) * 1_000_000);
     let mut timers = Vec::with_capacity(f.timers.len());
@@ -176,7 +193,8 @@ pub fn read_dumps_series(dir: &Path, opts: &LoadOptions<'_>) -> Result<LoadedSer
     if files.is_empty() {
         return Err(LoadError::UnknownFormat {
             path: dir.to_path_buf(),
-            detail: "no TAU incremental dumps here: expected dump__<time>__.<node>.<context>.<thread> files".into(),
+            detail: "no TAU incremental dumps here: expected dump__<time>__.<node>.<context>.<thread> files"
+                .into(),
         });
     }
     let jobs: Vec<(ThreadId, usize, Option<i64>, PathBuf)> = files
@@ -257,8 +275,12 @@ pub fn read_dumps_series(dir: &Path, opts: &LoadOptions<'_>) -> Result<LoadedSer
                 }
             }
             Err(e) => {
+                integ.skip_sample(*t);
                 report.bad_files.push(FileError {
-                    message: format!("{} (dump {k} of thread {t}; that sample will miss this thread)", e.message),
+                    message: format!(
+                        "{} (dump {k} of thread {t}; that sample will miss this thread)",
+                        e.message
+                    ),
                     ..e
                 });
             }
@@ -303,7 +325,12 @@ mod tests {
         assert_eq!(parse_dump_time(time), Some(1_795_290_109));
         assert_eq!(parse_dump_time("Thu-Jan-01-00:00:00-1970"), Some(0));
         assert_eq!(parse_dump_time("Tue-Feb-29-12:00:00-2028"), Some(1_835_438_400));
-        for bad in ["", "Sat-Nov-21-19:41-2026", "Sat-Foo-21-19:41:49-2026", "Sat-Nov-41-19:41:49-2026"] {
+        for bad in [
+            "",
+            "Sat-Nov-21-19:41-2026",
+            "Sat-Foo-21-19:41:49-2026",
+            "Sat-Nov-41-19:41:49-2026",
+        ] {
             assert_eq!(parse_dump_time(bad), None, "{bad}");
         }
         assert!(dump_file_parts("dump__x__.a.0.0").is_none());

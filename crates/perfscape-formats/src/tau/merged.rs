@@ -93,7 +93,10 @@ pub fn maybe_gunzip<'a>(bytes: &'a [u8], path: &Path) -> Result<std::borrow::Cow
         .map_err(|e| {
             FileError::whole(
                 path,
-                format!("gzip data is corrupt after {} decompressed byte(s): {e}", out.len()),
+                format!(
+                    "gzip data is corrupt after {} decompressed byte(s): {e}",
+                    out.len()
+                ),
             )
         })?;
     Ok(std::borrow::Cow::Owned(out))
@@ -176,7 +179,10 @@ pub fn parse_merged(bytes: &[u8], path: &Path) -> Result<MergedFile, FileError> 
                     path: path.to_path_buf(),
                     line: usize::try_from(raw.line).ok(),
                     byte_offset: Some(raw.offset),
-                    message: format!("<definitions thread=\"{}\"> for an undeclared thread; ignored", d.thread),
+                    message: format!(
+                        "<definitions thread=\"{}\"> for an undeclared thread; ignored",
+                        d.thread
+                    ),
                 });
                 continue;
             };
@@ -198,7 +204,10 @@ pub fn parse_merged(bytes: &[u8], path: &Path) -> Result<MergedFile, FileError> 
                             path: path.to_path_buf(),
                             line: usize::try_from(raw.line).ok(),
                             byte_offset: Some(raw.offset + p.offset as u64),
-                            message: format!("a second <profile> block for thread `{}`; the later one is read", p.thread),
+                            message: format!(
+                                "a second <profile> block for thread `{}`; the later one is read",
+                                p.thread
+                            ),
                         });
                     }
                     threads[i].data = Some((p.data, raw.offset + p.offset as u64, raw.line as usize));
@@ -207,7 +216,10 @@ pub fn parse_merged(bytes: &[u8], path: &Path) -> Result<MergedFile, FileError> 
                     path: path.to_path_buf(),
                     line: usize::try_from(raw.line).ok(),
                     byte_offset: Some(raw.offset + p.offset as u64),
-                    message: format!("<profile thread=\"{}\"> for an undeclared thread; ignored", p.thread),
+                    message: format!(
+                        "<profile thread=\"{}\"> for an undeclared thread; ignored",
+                        p.thread
+                    ),
                 }),
             }
         }
@@ -242,7 +254,10 @@ pub fn parse_merged(bytes: &[u8], path: &Path) -> Result<MergedFile, FileError> 
         let Some((rows, offset, line)) = &entry.data else {
             warnings.push(FileError::whole(
                 path,
-                format!("thread `{}` is declared but has no <profile> block; left out", entry.decl.id),
+                format!(
+                    "thread `{}` is declared but has no <profile> block; left out",
+                    entry.decl.id
+                ),
             ));
             continue;
         };
@@ -273,9 +288,10 @@ pub fn parse_merged(bytes: &[u8], path: &Path) -> Result<MergedFile, FileError> 
         }
     }
     if loaded == 0 {
-        return Err(bad.into_iter().next().unwrap_or_else(|| {
-            FileError::whole(path, "no thread <profile> block could be read")
-        }));
+        return Err(bad
+            .into_iter()
+            .next()
+            .unwrap_or_else(|| FileError::whole(path, "no thread <profile> block could be read")));
     }
     warnings.extend(bad);
     let (profile, notes) = builder.finish();
@@ -289,7 +305,10 @@ pub fn parse_merged(bytes: &[u8], path: &Path) -> Result<MergedFile, FileError> 
         .map(|d| resolve_derived(d.entity, &d.data, &global, &metric_names))
         .collect::<Result<Vec<_>, String>>()
         .unwrap_or_else(|message| {
-            warnings.push(FileError::whole(path, format!("TAU's derived statistics not read: {message}")));
+            warnings.push(FileError::whole(
+                path,
+                format!("TAU's derived statistics not read: {message}"),
+            ));
             Vec::new()
         });
     Ok(MergedFile {
@@ -304,7 +323,12 @@ fn event_def<'a>(id: u32, own: &'a Tables, global: &'a Tables) -> Option<&'a (St
 }
 
 /// Column positions of a block's metrics in the profile's metric list.
-fn columns(rows: &DataRows, own: &Tables, global: &Tables, metric_names: &[String]) -> Result<Vec<usize>, String> {
+fn columns(
+    rows: &DataRows,
+    own: &Tables,
+    global: &Tables,
+    metric_names: &[String],
+) -> Result<Vec<usize>, String> {
     rows.metrics
         .iter()
         .map(|id| {
@@ -313,10 +337,12 @@ fn columns(rows: &DataRows, own: &Tables, global: &Tables, metric_names: &[Strin
                 .get(id)
                 .or_else(|| global.metrics.get(id))
                 .ok_or_else(|| format!("metric id {id} is not defined"))?;
-            metric_names
-                .iter()
-                .position(|n| n == name)
-                .ok_or_else(|| format!("metric `{name}` is not one of the file's metrics ({})", metric_names.join(", ")))
+            metric_names.iter().position(|n| n == name).ok_or_else(|| {
+                format!(
+                    "metric `{name}` is not one of the file's metrics ({})",
+                    metric_names.join(", ")
+                )
+            })
         })
         .collect()
 }
@@ -339,8 +365,8 @@ fn thread_data(
     let mut dropped = 0usize;
     let per_row = 2 * cols.len();
     for (r, &(id, calls, subcalls)) in rows.timers.iter().enumerate() {
-        let (name, groups) =
-            event_def(id, &entry.tables, global).ok_or_else(|| format!("interval row for event id {id}, which is not defined"))?;
+        let (name, groups) = event_def(id, &entry.tables, global)
+            .ok_or_else(|| format!("interval row for event id {id}, which is not defined"))?;
         let values = &rows.timer_values[r * per_row..(r + 1) * per_row];
         excl.iter_mut().for_each(|x| *x = 0.0);
         incl.iter_mut().for_each(|x| *x = 0.0);
@@ -378,7 +404,12 @@ fn thread_data(
     Ok((data, warnings))
 }
 
-fn resolve_derived(entity: String, rows: &DataRows, global: &Tables, metric_names: &[String]) -> Result<TauDerived, String> {
+fn resolve_derived(
+    entity: String,
+    rows: &DataRows,
+    global: &Tables,
+    metric_names: &[String],
+) -> Result<TauDerived, String> {
     let empty = Tables::default();
     let cols = columns(rows, &empty, global, metric_names)?;
     let per_row = 2 * cols.len();

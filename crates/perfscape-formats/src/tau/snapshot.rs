@@ -248,7 +248,9 @@ impl SnapshotStream {
                 path: self.path.clone(),
                 line: usize::try_from(raw.line).ok(),
                 byte_offset: Some(raw.offset),
-                message: "derived statistics blocks belong to merged tauprofile.xml files, not snapshots; ignored".into(),
+                message:
+                    "derived statistics blocks belong to merged tauprofile.xml files, not snapshots; ignored"
+                        .into(),
             });
         }
     }
@@ -265,7 +267,9 @@ impl SnapshotStream {
                 .metric_names
                 .get(id as usize)
                 .and_then(Option::as_ref)
-                .ok_or_else(|| format!("metric id {id} of <interval_data metrics=...> is not defined in this file"))?;
+                .ok_or_else(|| {
+                    format!("metric id {id} of <interval_data metrics=...> is not defined in this file")
+                })?;
             metrics.push(Metric::tau(name.trim()));
         }
         let m = Arc::new(metrics);
@@ -297,7 +301,9 @@ impl SnapshotStream {
                 .timers
                 .get(id as usize)
                 .and_then(Option::as_ref)
-                .ok_or_else(|| format!("interval row for event id {id}, which no <definitions> of this file defines"))?;
+                .ok_or_else(|| {
+                    format!("interval row for event id {id}, which no <definitions> of this file defines")
+                })?;
             timers.push(TimerSample {
                 def: def.clone(),
                 calls,
@@ -310,7 +316,9 @@ impl SnapshotStream {
                 .user_events
                 .get(id as usize)
                 .and_then(Option::as_ref)
-                .ok_or_else(|| format!("atomic row for user event id {id}, which no <definitions> of this file defines"))?;
+                .ok_or_else(|| {
+                    format!("atomic row for user event id {id}, which no <definitions> of this file defines")
+                })?;
             user_events.push(UserEventSample {
                 def: def.clone(),
                 count: v[0],
@@ -417,7 +425,8 @@ pub fn read_snapshot_series(path: &Path, opts: &LoadOptions<'_>) -> Result<Loade
         if found.is_empty() {
             return Err(LoadError::UnknownFormat {
                 path: path.to_path_buf(),
-                detail: "no TAU snapshot files here: expected snapshot.<node>.<context>.<thread> files".into(),
+                detail: "no TAU snapshot files here: expected snapshot.<node>.<context>.<thread> files"
+                    .into(),
             });
         }
         found.into_iter().map(|(t, p)| (Some(t), p)).collect()
@@ -434,7 +443,8 @@ pub fn read_snapshot_series(path: &Path, opts: &LoadOptions<'_>) -> Result<Loade
             path: path.to_path_buf(),
             source: std::io::Error::other(e),
         })?;
-    let parsed: Vec<(PathBuf, Result<(SnapshotFile, u64), FileError>)> = pool.install(|| {
+    type Parsed = (PathBuf, Result<(SnapshotFile, u64), FileError>);
+    let parsed: Vec<Parsed> = pool.install(|| {
         files
             .par_iter()
             .map(|(_, p)| {
@@ -566,8 +576,8 @@ pub fn read_snapshot_run(path: &Path, opts: &LoadOptions<'_>) -> Result<Loaded, 
         path: path.to_path_buf(),
         source,
     })?;
-    report.notes.push(
-        "the profile is the final state: each thread's last snapshot (cumulative values)".to_string(),
-    );
+    report
+        .notes
+        .push("the profile is the final state: each thread's last snapshot (cumulative values)".to_string());
     Ok(Loaded { profile, report })
 }

@@ -113,7 +113,10 @@ impl DocSplitter {
             self.counted = 0;
             self.counted_line = self.base_line;
         }
-        let n = self.buf[self.counted..pos].iter().filter(|&&b| b == b'\n').count();
+        let n = self.buf[self.counted..pos]
+            .iter()
+            .filter(|&&b| b == b'\n')
+            .count();
         self.counted = pos;
         self.counted_line += n as u64;
         self.counted_line
@@ -494,7 +497,13 @@ impl Tag {
     fn collects_text(self) -> bool {
         matches!(
             self,
-            Tag::Name | Tag::Value | Tag::Group | Tag::Units | Tag::Timestamp | Tag::IntervalData | Tag::AtomicData
+            Tag::Name
+                | Tag::Value
+                | Tag::Group
+                | Tag::Units
+                | Tag::Timestamp
+                | Tag::IntervalData
+                | Tag::AtomicData
         )
     }
 }
@@ -593,7 +602,11 @@ fn parse_interval_rows(text: &str, start: usize, out: &mut DataRows) -> Result<(
         let subrs = number(toks[2], "subrs", off)?;
         out.timers.push((e, calls, subrs));
         for (k, t) in toks[3..].iter().enumerate() {
-            let what = if k % 2 == 0 { "exclusive value" } else { "inclusive value" };
+            let what = if k % 2 == 0 {
+                "exclusive value"
+            } else {
+                "inclusive value"
+            };
             out.timer_values.push(number(t, what, off)?);
         }
     }
@@ -753,30 +766,24 @@ pub fn parse_doc(text: &str) -> Result<Doc, DocError> {
                     _ => {}
                 }
             }
-            Event::Text(t) => {
-                if stack.last().is_some_and(|t| t.collects_text()) {
-                    buf_text.push_str(&t.xml10_content());
-                }
+            Event::Text(t) if stack.last().is_some_and(|t| t.collects_text()) => {
+                buf_text.push_str(&t.xml10_content());
             }
-            Event::CData(t) => {
-                if stack.last().is_some_and(|t| t.collects_text()) {
-                    buf_text.push_str(&t.xml10_content());
-                }
+            Event::CData(t) if stack.last().is_some_and(|t| t.collects_text()) => {
+                buf_text.push_str(&t.xml10_content());
             }
-            Event::GeneralRef(r) => {
-                if stack.last().is_some_and(|t| t.collects_text()) {
-                    if let Ok(Some(ch)) = r.resolve_char_ref() {
-                        buf_text.push(ch);
-                    } else {
-                        let ent = r.xml10_content();
-                        match quick_xml::escape::resolve_predefined_entity(&ent) {
-                            Some(s) => buf_text.push_str(s),
-                            None => {
-                                return Err(DocError {
-                                    offset: pos,
-                                    message: format!("unknown entity `&{ent};`"),
-                                });
-                            }
+            Event::GeneralRef(r) if stack.last().is_some_and(|t| t.collects_text()) => {
+                if let Ok(Some(ch)) = r.resolve_char_ref() {
+                    buf_text.push(ch);
+                } else {
+                    let ent = r.xml10_content();
+                    match quick_xml::escape::resolve_predefined_entity(&ent) {
+                        Some(s) => buf_text.push_str(s),
+                        None => {
+                            return Err(DocError {
+                                offset: pos,
+                                message: format!("unknown entity `&{ent};`"),
+                            });
                         }
                     }
                 }
@@ -807,7 +814,9 @@ pub fn parse_doc(text: &str) -> Result<Doc, DocError> {
                         let s = buf_text.trim();
                         let ts = s.parse::<i64>().map_err(|_| DocError {
                             offset: text_start,
-                            message: format!("<timestamp> is `{s}`, expected microseconds since the epoch (an integer)"),
+                            message: format!(
+                                "<timestamp> is `{s}`, expected microseconds since the epoch (an integer)"
+                            ),
                         })?;
                         if let Some(p) = profile.as_mut() {
                             p.timestamp_us = Some(ts);
@@ -921,7 +930,10 @@ mod tests {
         let d = parse_doc(DOC).unwrap();
         assert_eq!(d.threads.len(), 1);
         assert_eq!(d.threads[0].thread, ThreadId::new(0, 0, 1));
-        assert_eq!(d.threads[0].metadata, vec![("CWD".to_string(), "/a & b".to_string())]);
+        assert_eq!(
+            d.threads[0].metadata,
+            vec![("CWD".to_string(), "/a & b".to_string())]
+        );
         assert_eq!(d.definitions[0].metrics, vec![(0, "TIME".to_string())]);
         let ev = &d.definitions[1].events;
         assert_eq!(ev[1].1, "a => b ");
@@ -990,9 +1002,19 @@ mod tests {
         assert!(e.message.contains("has 4 fields, expected 5"), "{e:?}");
         assert_eq!(&bad[e.offset..e.offset + 5], "2 3 0");
         let bad = DOC.replace("2 3 0 1.5E+2 2e2", "2 3 0 NaN 2e2");
-        assert!(parse_doc(&bad).unwrap_err().message.contains("not a finite number"));
+        assert!(
+            parse_doc(&bad)
+                .unwrap_err()
+                .message
+                .contains("not a finite number")
+        );
         let bad = DOC.replace("<timestamp>1795290105252906", "<timestamp>17x");
-        assert!(parse_doc(&bad).unwrap_err().message.contains("<timestamp> is `17x`"));
+        assert!(
+            parse_doc(&bad)
+                .unwrap_err()
+                .message
+                .contains("<timestamp> is `17x`")
+        );
         let bad = DOC.replace("<event id=\"1\">", "<event>");
         assert!(parse_doc(&bad).unwrap_err().message.contains("no `id` attribute"));
         // Truncated at every point: an error, never a panic.
