@@ -131,6 +131,13 @@ fn a_dumps_only_directory_loads_its_last_dumps() {
             );
         }
     }
+    // One dump file alone is a one-thread profile of the thread its name gives.
+    let one = &list_dump_files(tmp.path()).unwrap()[&ThreadId::new(2, 0, 0)][0].1;
+    assert_eq!(detect(one).unwrap(), Detected::TauProfileFile);
+    assert_eq!(
+        load(one, &LoadOptions::default()).unwrap().profile.threads(),
+        &[ThreadId::new(2, 0, 0)]
+    );
     // A damaged dump: its rank misses that sample, reported with file and line.
     let victim = list_dump_files(tmp.path()).unwrap()[&ThreadId::new(1, 0, 0)][2]
         .1

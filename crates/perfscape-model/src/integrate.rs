@@ -351,12 +351,17 @@ impl Integrator {
     /// Queues one thread sample (in the order the thread wrote them). `now` starts the
     /// sample's [`IntegratorOptions::max_wait`]. Nothing is integrated until
     /// [`Integrator::poll`]. A sample named `final` ends its thread (TAU writes it last).
+    /// A refused sample counts as lost ([`Integrator::skip_sample`]).
     pub fn push(&mut self, sample: ThreadSample, now: Instant) -> Result<(), IntegrateError> {
         if !self.metrics_set {
             self.series.set_metrics(sample.metrics.as_ref().clone());
             self.metrics_set = true;
         }
-        self.check_shape(&sample)?;
+        if let Err(e) = self.check_shape(&sample) {
+            // Keep the thread's later samples in their positions.
+            self.skip_sample(sample.thread);
+            return Err(e);
+        }
         let t = self.expect_thread(sample.thread);
         let state = &mut self.threads[t.index()];
         let pos = state.received;
