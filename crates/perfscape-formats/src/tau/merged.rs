@@ -17,7 +17,8 @@
 //! 0, e.g. in the subrs column), and `mean_all` of a user event divides every column (count,
 //! max, min, ...) by the number of threads.
 
-use super::xml_doc::{DataRows, DocSplitter, ThreadDecl, parse_doc};
+use super::xml_doc::{DataRows, ThreadDecl, parse_doc};
+use super::xml_split::DocSplitter;
 use crate::error::{FileError, LoadError, LoadReport};
 use crate::{LoadOptions, Loaded};
 use perfscape_model::{Metric, Profile, ProfileBuilder, ThreadData, ThreadId};

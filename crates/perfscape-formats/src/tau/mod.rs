@@ -9,6 +9,7 @@ pub mod profile_text;
 pub mod run;
 pub mod snapshot;
 pub mod xml_doc;
+pub mod xml_split;
 
 pub use profile_text::{ProfileFile, TimerLine, UserEventLine, parse_profile_file, parse_profile_text};
 pub use run::{profile_file_thread, read_run, read_single_file};

@@ -17,7 +17,8 @@
 //! [`read_snapshot_run`] loads its final state (each thread's last snapshot, as ParaProf's
 //! `paraprof -f snap` shows it) as a [`perfscape_model::Profile`].
 
-use super::xml_doc::{Doc, DocError, DocSplitter, ProfileBlock, RawDoc, SplitError, ThreadDecl, parse_doc};
+use super::xml_doc::{Doc, DocError, ProfileBlock, ThreadDecl, parse_doc};
+use super::xml_split::{DocSplitter, RawDoc, SplitError};
 use crate::error::{FileError, LoadError, LoadReport};
 use crate::{LoadOptions, Loaded, LoadedSeries};
 use perfscape_model::{
