@@ -125,12 +125,7 @@ pub fn parse_merged(bytes: &[u8], path: &Path) -> Result<MergedFile, FileError> 
     let mut warnings: Vec<FileError> = split_errors
         .into_iter()
         .chain(splitter.finish())
-        .map(|e| FileError {
-            path: path.to_path_buf(),
-            line: usize::try_from(e.line).ok(),
-            byte_offset: Some(e.offset),
-            message: e.message,
-        })
+        .map(|e| e.in_file(path))
         .collect();
     let mut global = Tables::default();
     let mut threads: Vec<ThreadEntry> = Vec::new();
@@ -140,13 +135,11 @@ pub fn parse_merged(bytes: &[u8], path: &Path) -> Result<MergedFile, FileError> 
         let doc = match parse_doc(&raw.text) {
             Ok(d) => d,
             Err(e) => {
-                let prefix = raw.text.get(..e.offset).unwrap_or(&raw.text);
-                warnings.push(FileError {
-                    path: path.to_path_buf(),
-                    line: Some(raw.line as usize + prefix.bytes().filter(|&b| b == b'\n').count()),
-                    byte_offset: Some(raw.offset + e.offset as u64),
-                    message: format!("{}; this document is skipped", e.message),
-                });
+                warnings.push(raw.error_at(
+                    path,
+                    e.offset,
+                    format!("{}; this document is skipped", e.message),
+                ));
                 continue;
             }
         };

@@ -17,8 +17,8 @@
 //! [`read_snapshot_run`] loads its final state (each thread's last snapshot, as ParaProf's
 //! `paraprof -f snap` shows it) as a [`perfscape_model::Profile`].
 
-use super::xml_doc::{Doc, DocError, ProfileBlock, ThreadDecl, parse_doc};
-use super::xml_split::{DocSplitter, RawDoc, SplitError};
+use super::xml_doc::{Doc, ProfileBlock, ThreadDecl, parse_doc};
+use super::xml_split::{DocSplitter, RawDoc};
 use crate::error::{FileError, LoadError, LoadReport};
 use crate::{LoadOptions, Loaded, LoadedSeries};
 use perfscape_model::{
@@ -129,33 +129,13 @@ impl SnapshotStream {
         self.splitter.buffered()
     }
 
-    fn split_error(&self, e: SplitError) -> FileError {
-        FileError {
-            path: self.path.clone(),
-            line: usize::try_from(e.line).ok(),
-            byte_offset: Some(e.offset),
-            message: e.message,
-        }
-    }
-
-    fn doc_error(&self, doc: &RawDoc, e: DocError) -> FileError {
-        let prefix = doc.text.get(..e.offset).unwrap_or(&doc.text);
-        let line = doc.line as usize + prefix.bytes().filter(|&b| b == b'\n').count();
-        FileError {
-            path: self.path.clone(),
-            line: Some(line),
-            byte_offset: Some(doc.offset + e.offset as u64),
-            message: e.message,
-        }
-    }
-
     /// Feeds the bytes appended to the file since the last push (the whole file at once is
     /// fine too). Returns the snapshots completed by them and any problems.
     pub fn push(&mut self, bytes: &[u8]) -> Pushed {
         let (docs, split_errors) = self.splitter.push(bytes);
         let mut out = Pushed::default();
         out.errors
-            .extend(split_errors.into_iter().map(|e| self.split_error(e)));
+            .extend(split_errors.into_iter().map(|e| e.in_file(&self.path)));
         for raw in docs {
             if raw.lossy {
                 out.errors.push(FileError {
@@ -167,7 +147,7 @@ impl SnapshotStream {
             }
             match parse_doc(&raw.text) {
                 Ok(doc) => self.take_doc(&raw, doc, &mut out),
-                Err(e) => out.errors.push(self.doc_error(&raw, e)),
+                Err(e) => out.errors.push(raw.error_at(&self.path, e.offset, e.message)),
             }
         }
         out
@@ -176,16 +156,11 @@ impl SnapshotStream {
     /// The end of the file: reports an incomplete last document (truncated, or still being
     /// written) and trailing garbage.
     pub fn finish(self) -> Vec<FileError> {
-        let path = self.path.clone();
+        let path = self.path;
         self.splitter
             .finish()
             .into_iter()
-            .map(|e| FileError {
-                path: path.clone(),
-                line: usize::try_from(e.line).ok(),
-                byte_offset: Some(e.offset),
-                message: e.message,
-            })
+            .map(|e| e.in_file(&path))
             .collect()
     }
 
@@ -235,13 +210,7 @@ impl SnapshotStream {
                     self.samples_read += 1;
                     out.samples.push(s);
                 }
-                Err(message) => {
-                    let e = DocError {
-                        offset: p.offset,
-                        message,
-                    };
-                    out.errors.push(self.doc_error(raw, e));
-                }
+                Err(message) => out.errors.push(raw.error_at(&self.path, p.offset, message)),
             }
         }
         if !doc.derived.is_empty() {

@@ -7,6 +7,9 @@
 //! bytes. It tracks `<![CDATA[ ... ]]>` so an end tag inside a name does not end the
 //! document. [`super::xml_doc::parse_doc`] parses the documents.
 
+use crate::error::FileError;
+use std::path::Path;
+
 const OPEN: &[u8] = b"<profile_xml";
 const CLOSE: &[u8] = b"</profile_xml>";
 const CDATA_OPEN: &[u8] = b"<![CDATA[";
@@ -25,6 +28,20 @@ pub struct RawDoc {
     pub lossy: bool,
 }
 
+impl RawDoc {
+    /// A problem at byte `offset` of this document, as a [`FileError`] naming `path`, the
+    /// line and the byte offset in the file.
+    pub fn error_at(&self, path: &Path, offset: usize, message: impl Into<String>) -> FileError {
+        let prefix = self.text.get(..offset).unwrap_or(&self.text);
+        FileError {
+            path: path.to_path_buf(),
+            line: Some(self.line as usize + prefix.bytes().filter(|&b| b == b'\n').count()),
+            byte_offset: Some(self.offset + offset as u64),
+            message: message.into(),
+        }
+    }
+}
+
 /// Something in the stream that is not a document: garbage between documents or a document
 /// cut off by the start of another.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -35,6 +52,18 @@ pub struct SplitError {
     pub line: u64,
     /// What is wrong.
     pub message: String,
+}
+
+impl SplitError {
+    /// This problem as a [`FileError`] naming `path`.
+    pub fn in_file(self, path: &Path) -> FileError {
+        FileError {
+            path: path.to_path_buf(),
+            line: usize::try_from(self.line).ok(),
+            byte_offset: Some(self.offset),
+            message: self.message,
+        }
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
