@@ -10,7 +10,7 @@ use crate::thread_data::ThreadData;
 impl SampleSeries {
     /// A [`Profile`] of sample `s`: the threads present in it, their cumulative values or
     /// their deltas, so every analysis of a profile works on one sample. Every timer of the
-    /// series is declared, so the profile's [`EventId`]s equal the series'. A thread has a
+    /// series is declared, so the profile's [`crate::EventId`]s equal the series'. A thread has a
     /// timer (user event) when its cumulative calls (count) at `s` are non-zero, in both
     /// modes; in delta mode its values may be 0 for the interval. Errors only if the series
     /// is inconsistent (a bug), never for data.
