@@ -80,6 +80,28 @@ def timed(cmd, repeat):
     return statistics.median(walls), max(rss)
 
 
+# tau-real/README.md: ParaProf reading the same snapshot / merged runs (`--pack`, incl. ~0.36 s JVM start).
+PARAPROF_SERIES = {"mpi-stencil-np8-snapshot": 0.690, "mpi-stencil-np4-merged": 0.631}
+
+
+def series_section(exe, repeat):
+    """Snapshot / merged loads beside ParaProf, and the live-mode scale example."""
+    lines = ["", "## TAU snapshots and merged profiles", "",
+             "| input | perfscape `summary` wall | peak RSS | ParaProf `--pack` (ref.) |", "|---|---|---|---|"]
+    for rel in ["tau-real/mpi-stencil-np8-snapshot", "tau-real/mpi-stencil-np4-merged",
+                "tau-xml/tau224-classbreakdown-openmp/tauprofile.xml.gz"]:
+        wall, rss = timed([str(exe), "summary", str(CORPUS / rel)], repeat)
+        ref = PARAPROF_SERIES.get(Path(rel).name)
+        lines.append(f"| {rel} | {wall:.3f} s | {rss:.0f} MB | {'%.3f s' % ref if ref else '-'} |")
+    out = subprocess.run(["cargo", "run", "--release", "-q", "-p", "perfscape-formats", "--example",
+                          "series_scale", "--", "1024", "100"], cwd=ROOT, check=True,
+                         capture_output=True, text=True).stdout.strip()
+    lines += ["", "Live-mode path (`cargo run --release -p perfscape-formats --example series_scale -- 1024 100`,",
+              "one thread; synthetic snapshot files fed block by block through `SnapshotStream` + `Integrator`):", "",
+              "> " + out]
+    return lines
+
+
 def hatchet_cmd(run):
     code = ("import hatchet, sys; gf = hatchet.GraphFrame.from_tau(sys.argv[1]); "
             "print(len(gf.dataframe))")
@@ -154,6 +176,7 @@ def main():
                 lines.append(f"| {r['label']} | {hw:.2f} s | {hr:.0f} MB | {hw / r['wall']:.0f}x |")
             elif "hatchet_error" in r:
                 lines.append(f"| {r['label']} | failed: {r['hatchet_error']} | - | - |")
+    lines += series_section(exe, a.repeat)
     if not a.no_serve and 4096 in [r["ranks"] for r in rows]:
         run4096 = [r for r in inputs if r[2] == 4096][0][1]
         out = subprocess.run(["node", str(ROOT / "bench" / "serve_bench.mjs"), str(exe), str(run4096), "200"],

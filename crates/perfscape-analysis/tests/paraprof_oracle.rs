@@ -31,13 +31,32 @@ fn corpus() -> PathBuf {
     p
 }
 
-/// tau-real runs stored as profile.N.C.T files (not snapshot/merged/trace runs).
+/// tau-real runs with ParaProf oracles: profile.N.C.T runs, and the snapshot and merged runs
+/// (whose oracles ParaProf computed from the final state: `paraprof -f snap`, `tauprofile.xml`).
 fn profile_runs() -> Vec<PathBuf> {
+    runs_detected_as(&[
+        Detected::TauRunDirectory,
+        Detected::TauSnapshotRun,
+        Detected::TauMerged,
+    ])
+}
+
+/// The runs whose `paraprof -v` statistics are ParaProf's own. Not the snapshot runs:
+/// `paraprof -v -f snap` writes every statistic as 0 there (see their
+/// `oracle/paraprof-derived`), so their final states are checked cell by cell instead
+/// (`per_thread_values_equal_paraprof_csv`, and `perfscape-formats/tests/tau_snapshot.rs`
+/// against `paraprof --dump`). Not the merged run: ParaProf shows TAU's own derived blocks
+/// there (TAU's conventions, e.g. `-1` in `min_no_null`), which `tau_derived.rs` checks.
+fn runs_with_paraprof_statistics() -> Vec<PathBuf> {
+    runs_detected_as(&[Detected::TauRunDirectory])
+}
+
+fn runs_detected_as(kinds: &[Detected]) -> Vec<PathBuf> {
     let mut runs: Vec<PathBuf> = std::fs::read_dir(corpus().join("tau-real"))
         .unwrap()
         .map(|e| e.unwrap().path())
         .filter(|p| p.join("oracle/paraprof-derived").is_dir())
-        .filter(|p| matches!(detect(p), Ok(Detected::TauRunDirectory)))
+        .filter(|p| detect(p).is_ok_and(|d| kinds.contains(&d)))
         .collect();
     runs.sort();
     runs
@@ -173,7 +192,7 @@ fn check_derived(run: &Path, profile: &Profile, m: MetricId, file: &Path, stat: 
 
 #[test]
 fn statistics_equal_paraprof_derived_profiles() {
-    let runs = profile_runs();
+    let runs = runs_with_paraprof_statistics();
     assert!(
         runs.len() >= 10,
         "expected the tau-real profile runs, found {runs:?}"
@@ -211,7 +230,14 @@ fn statistics_equal_paraprof_derived_profiles() {
 fn per_thread_values_equal_paraprof_csv() {
     let mut rows_checked = 0;
     let mut user_rows_checked = 0;
-    for run in profile_runs() {
+    let runs = profile_runs();
+    for kind in ["-snapshot", "-merged"] {
+        assert!(
+            runs.iter().any(|r| r.to_string_lossy().ends_with(kind)),
+            "no {kind} run among {runs:?}"
+        );
+    }
+    for run in runs {
         let loaded = load(&run, &LoadOptions::default()).unwrap();
         let p = &loaded.profile;
         let text = std::fs::read_to_string(run.join("oracle/paraprof.csv")).unwrap();

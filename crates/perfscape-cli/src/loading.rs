@@ -3,7 +3,10 @@
 use crate::{EXIT_PARTIAL, Input};
 use anyhow::Context;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use perfscape_formats::{LoadOptions, LoadReport, Loaded, ProgressSink, load, load_as};
+use perfscape_formats::{
+    LoadOptions, LoadReport, Loaded, LoadedSeries, ProgressSink, load, load_as, load_series, load_series_as,
+};
+use perfscape_model::{SampleId, SampleMode, SampleSeries};
 use std::io::IsTerminal;
 use std::process::ExitCode;
 
@@ -40,11 +43,49 @@ pub fn open(input: &Input) -> anyhow::Result<Loaded> {
         threads: input.jobs,
         progress: Some(&sink),
     };
-    let loaded = match &input.input_format {
-        Some(f) => load_as(&input.run, f, &opts),
-        None => load(&input.run, &opts),
-    }
-    .with_context(|| format!("cannot load {}", input.run.display()))?;
+    let loaded = match &input.sample {
+        Some(sample) => {
+            let LoadedSeries { series, mut report } = match &input.input_format {
+                Some(f) => load_series_as(&input.run, f, &opts),
+                None => load_series(&input.run, &opts),
+            }
+            .with_context(|| format!("cannot load the samples of {}", input.run.display()))?;
+            let s = find_sample(&series, sample)?;
+            let mode = if input.delta {
+                SampleMode::Delta
+            } else {
+                SampleMode::Cumulative
+            };
+            let profile = series
+                .profile_at(s, mode)
+                .with_context(|| format!("cannot build sample {sample}"))?;
+            let info = series
+                .sample(s)
+                .map(|i| (i.name().to_string(), i.missing_threads().len()));
+            let (name, missing) = info.unwrap_or_default();
+            report.notes.push(format!(
+                "sample {} `{name}` of {} ({}){}",
+                s.0,
+                series.len(),
+                if input.delta {
+                    "change since each thread's previous sample"
+                } else {
+                    "cumulative values"
+                },
+                if missing > 0 {
+                    format!("; {missing} thread(s) did not write it")
+                } else {
+                    String::new()
+                }
+            ));
+            Loaded { profile, report }
+        }
+        None => match &input.input_format {
+            Some(f) => load_as(&input.run, f, &opts),
+            None => load(&input.run, &opts),
+        }
+        .with_context(|| format!("cannot load {}", input.run.display()))?,
+    };
     print_report(&loaded.report, input.verbose);
     let loaded = match &input.clock_hz {
         Some(spec) => cycles_as_time(loaded, spec)?,
@@ -79,6 +120,28 @@ fn cycles_as_time(mut loaded: Loaded, spec: &str) -> anyhow::Result<Loaded> {
         loaded.profile = perfscape_analysis::cycles_to_time(loaded.profile, m, hz)?;
     }
     Ok(loaded)
+}
+
+/// The sample a `--sample` value names: a name, a sequence number, or `last`.
+fn find_sample(series: &SampleSeries, wanted: &str) -> anyhow::Result<SampleId> {
+    if let Some(s) = series.sample_by_name(wanted) {
+        return Ok(s);
+    }
+    if wanted == "last" && !series.is_empty() {
+        return Ok(SampleId::from(series.len() - 1));
+    }
+    if let Ok(n) = wanted.parse::<usize>()
+        && n < series.len()
+    {
+        return Ok(SampleId::from(n));
+    }
+    let names: Vec<&str> = series.samples().iter().map(|s| s.name()).collect();
+    anyhow::bail!(
+        "no sample `{wanted}`: the run has {} samples (0..{}): {}",
+        series.len(),
+        series.len().saturating_sub(1),
+        names.join(", ")
+    )
 }
 
 /// Prints the load problems to stderr.

@@ -29,14 +29,16 @@ into one dataset and computes statistics across threads with the conventions of 
 ParaProf: totals, means over the threads that have an event and over all threads, min and \
 max with the thread that has them, standard deviations, load imbalance.\n\n\
 Input: a TAU run directory (profile.N.C.T files, or MULTI__<metric>/ directories for \
-multi-metric runs) or a single profile.N.C.T file, a Score-P CUBE4 .cubex file, a ParaProf .ppk \
-file, an HPCToolkit database directory, or a Caliper .cali or json-split file; the format is \
-detected from the content.",
+multi-metric runs) or a single profile.N.C.T file, TAU snapshots (snapshot.N.C.T: the final \
+state, or one sample with --sample), a merged tauprofile.xml(.gz), TAU incremental dumps \
+(dump__<time>__.N.C.T), a Score-P CUBE4 .cubex file, a ParaProf .ppk file, an HPCToolkit \
+database directory, or a Caliper .cali or json-split file; the format is detected from the content.",
     after_help = "Exit status: 0 when every input file loaded, 3 when the output was produced but \
 some files could not be loaded (they are listed on stderr), 1 on error, 2 on a usage error.\n\n\
 Examples:\n  perfscape summary ../shared/corpus/tau-real/mpi-stencil-np64-callpath-commmatrix\n  \
 perfscape top RUN --by inclusive -n 10\n  perfscape stats RUN --format csv > stats.csv\n  \
-perfscape stats RUN 'MPI_Allreduce()' --bins 8\n  perfscape serve RUN            (then open the printed URL)"
+perfscape stats RUN 'MPI_Allreduce()' --bins 8\n  \
+perfscape top SNAPSHOT_RUN --sample 'iteration 200' --delta\n  perfscape serve RUN            (then open the printed URL)"
 )]
 struct Cli {
     #[command(subcommand)]
@@ -60,9 +62,18 @@ pub struct Input {
     /// Run directory or profile file to read.
     pub run: PathBuf,
     /// Read the input as this format instead of detecting it from the content (known: tau,
-    /// cube, ppk, hpctoolkit, caliper).
+    /// tau-snapshot, tau-merged, tau-dumps, cube, ppk, hpctoolkit, caliper).
     #[arg(long, value_name = "NAME")]
     pub input_format: Option<String>,
+    /// Analyze one sample of a run observed over time (TAU snapshots or incremental dumps)
+    /// instead of its final state: the sample's name (`iteration 40`, `final`), its sequence
+    /// number (0 = first), or `last`.
+    #[arg(long, value_name = "SAMPLE")]
+    pub sample: Option<String>,
+    /// With --sample: the change since each thread's previous sample instead of the values
+    /// accumulated since the program started.
+    #[arg(long, requires = "sample")]
+    pub delta: bool,
     /// Worker threads for parsing (default: one per core).
     #[arg(long, value_name = "N")]
     pub jobs: Option<usize>,

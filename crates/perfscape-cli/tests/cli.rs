@@ -408,3 +408,112 @@ fn other_tools_formats_are_detected_and_summarized() {
         stdout(&o)
     );
 }
+
+/// Calls and inclusive value of event `event` in block `block` of a snapshot file, read with
+/// plain string handling (independent of perfscape's XML reader).
+fn raw_snapshot_cell(file: &Path, block: &str, event: &str) -> (f64, f64) {
+    let text = fs::read_to_string(file).unwrap();
+    let def = format!("<name>{event}");
+    let at = text.find(&def).unwrap();
+    let id_start = text[..at].rfind("id=\"").unwrap() + 4;
+    let id: &str = &text[id_start..id_start + text[id_start..].find('"').unwrap()];
+    let b = text.find(&format!("<name>{block}</name>")).unwrap();
+    let data = &text[b..b + text[b..].find("</interval_data>").unwrap()];
+    let row = data
+        .lines()
+        .find(|l| l.split_whitespace().next() == Some(id))
+        .unwrap();
+    let f: Vec<f64> = row.split_whitespace().map(|x| x.parse().unwrap()).collect();
+    (f[1], f[4])
+}
+
+#[test]
+fn one_sample_of_a_snapshot_run_cumulative_and_delta() {
+    let run = corpus().join("tau-real/mpi-stencil-np8-snapshot");
+    let run_s = run.to_str().unwrap();
+    let csv = |extra: &[&str]| {
+        let mut args = vec!["top", run_s, "--format", "csv", "-n", "50", "--by", "inclusive"];
+        args.extend_from_slice(extra);
+        let o = perfscape(&args);
+        assert!(o.status.success(), "{}", stderr(&o));
+        stdout(&o)
+    };
+    let field = |out: &str, event: &str, col: &str| -> f64 {
+        let mut lines = out.lines();
+        let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+        let i = header.iter().position(|h| *h == col).unwrap();
+        let line = lines.find(|l| l.contains(event)).unwrap();
+        // Event names here contain no commas.
+        line.split(',').nth(i).unwrap().parse().unwrap()
+    };
+    let cum = csv(&["--sample", "iteration 200"]);
+    let delta = csv(&["--sample", "9", "--delta"]);
+    let (mut calls, mut incl, mut dcalls, mut dincl) = (0.0, 0.0, 0.0, 0.0);
+    for r in 0..8 {
+        let f = run.join(format!("snapshot.{r}.0.0"));
+        let (c200, i200) = raw_snapshot_cell(&f, "iteration 200", "MPI_Allreduce()");
+        let (c180, i180) = raw_snapshot_cell(&f, "iteration 180", "MPI_Allreduce()");
+        calls += c200;
+        incl += i200;
+        dcalls += c200 - c180;
+        dincl += i200 - i180;
+    }
+    assert_eq!(field(&cum, "MPI_Allreduce()", "calls"), calls);
+    assert_eq!(field(&cum, "MPI_Allreduce()", "sum"), incl);
+    assert_eq!(field(&delta, "MPI_Allreduce()", "calls"), dcalls);
+    assert_eq!(dcalls, 8.0 * 20.0, "20 iterations on 8 ranks");
+    assert_eq!(field(&delta, "MPI_Allreduce()", "sum"), dincl);
+    // Unknown samples are named with the list of those that exist.
+    let o = perfscape(&["summary", run_s, "--sample", "iteration 999"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("the run has 21 samples") && stderr(&o).contains("final"));
+    // --delta needs --sample.
+    assert_eq!(perfscape(&["summary", run_s, "--delta"]).status.code(), Some(2));
+    // A run without samples says so.
+    let o = perfscape(&[
+        "summary",
+        corpus()
+            .join("tau-real/mpi-stencil-np4-profile")
+            .to_str()
+            .unwrap(),
+        "--sample",
+        "0",
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("no series of samples"), "{}", stderr(&o));
+}
+
+#[test]
+fn snapshot_merged_and_dump_runs_summarize() {
+    for (rel, format) in [
+        ("tau-real/mpi-stencil-np8-snapshot", "tau-snapshot"),
+        ("tau-real/mpi-stencil-np4-merged/tauprofile.xml", "tau-merged"),
+        (
+            "tau-xml/tau224-classbreakdown-openmp/tauprofile.xml.gz",
+            "tau-merged",
+        ),
+        (
+            "tau-snapshot/hecatoncheir-driver-snapshot/snapshot.0.0.0",
+            "tau-snapshot",
+        ),
+    ] {
+        let p = corpus().join(rel);
+        let o = perfscape(&["summary", p.to_str().unwrap(), "--format", "json"]);
+        assert!(o.status.success(), "{rel}: {}", stderr(&o));
+        let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+        assert!(
+            v.to_string().contains(format),
+            "{rel}: format {format} not reported"
+        );
+    }
+    // With profiles and snapshots both present, the profiles are read and the snapshots noted.
+    let o = perfscape(&[
+        "summary",
+        corpus()
+            .join("tau-real/mpi-stencil-np4-dumpincr")
+            .to_str()
+            .unwrap(),
+    ]);
+    assert!(o.status.success());
+    assert!(stdout(&o).contains("snapshot files") && stdout(&o).contains("incremental dumps"));
+}

@@ -11,14 +11,26 @@ use std::path::Path;
 /// Human-readable list of what perfscape reads (used in error messages and `--help`).
 pub const SUPPORTED: &[&str] = &[
     "TAU profiles (a run directory of profile.N.C.T files or MULTI__<metric>/ directories, or one profile.N.C.T file)",
+    "TAU snapshots (snapshot.N.C.T files: their final state, or the series of samples)",
+    "TAU merged profiles (tauprofile.xml, tauprofile.xml.gz)",
+    "TAU incremental dumps (dump__<time>__.N.C.T files)",
     "Score-P/Scalasca CUBE4 profiles (.cubex)",
     "ParaProf packed profiles (.ppk)",
     "HPCToolkit databases (a directory with experiment.xml + *.metric-db, or meta.db + profile.db)",
     "Caliper profiles (.cali, or json-split JSON)",
 ];
 
-/// Names accepted by `--format`.
-pub const FORMAT_NAMES: &[&str] = &["tau", "cube", "ppk", "hpctoolkit", "caliper"];
+/// Names accepted by `--input-format`.
+pub const FORMAT_NAMES: &[&str] = &[
+    "tau",
+    "tau-snapshot",
+    "tau-merged",
+    "tau-dumps",
+    "cube",
+    "ppk",
+    "hpctoolkit",
+    "caliper",
+];
 
 /// What detection found.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -28,6 +40,15 @@ pub enum Detected {
     TauRunDirectory,
     /// One TAU text profile file.
     TauProfileFile,
+    /// A directory of TAU snapshot files (`snapshot.N.C.T`) without `profile.N.C.T` files.
+    TauSnapshotRun,
+    /// One TAU snapshot file.
+    TauSnapshotFile,
+    /// A TAU merged profile (`tauprofile.xml`, maybe gzip), or a directory holding one.
+    TauMerged,
+    /// A directory of TAU incremental dumps (`dump__<time>__.N.C.T`) and no profiles or
+    /// snapshots.
+    TauDumps,
     /// A CUBE4 `.cubex` archive (a tar file).
     Cube,
     /// A ParaProf packed profile (`.ppk`, gzip-compressed).
@@ -56,6 +77,9 @@ pub fn sniff_bytes(head: &[u8]) -> Option<Detected> {
         return Some(Detected::Ppk);
     }
     if head.starts_with(&[0x1f, 0x8b]) {
+        if gunzip_head(head).is_some_and(|h| matches!(sniff_bytes(&h), Some(Detected::TauMerged))) {
+            return Some(Detected::TauMerged);
+        }
         return Some(Detected::Unsupported(
             "a gzip-compressed file (a ParaProf .ppk, a pprof profile, or compressed JSON/XML)",
         ));
@@ -72,10 +96,13 @@ pub fn sniff_bytes(head: &[u8]) -> Option<Detected> {
     if head.len() > 262 && &head[257..262] == b"ustar" {
         return Some(Detected::Cube);
     }
-    if t.starts_with("<profile_xml>") || t.contains("<profile_xml") {
-        return Some(Detected::Unsupported(
-            "TAU snapshot or merged XML (snapshot.N.C.T / tauprofile.xml)",
-        ));
+    if t.starts_with("<profile_xml") {
+        // The merged format starts with the global definitions `thread="*"` and separates
+        // documents with NUL bytes; a snapshot file starts with a <thread> declaration.
+        if t.contains("thread=\"*\"") || head.contains(&0) {
+            return Some(Detected::TauMerged);
+        }
+        return Some(Detected::TauSnapshotFile);
     }
     if t.starts_with('{') || t.starts_with('[') {
         return Some(Detected::Unsupported(
@@ -88,6 +115,18 @@ pub fn sniff_bytes(head: &[u8]) -> Option<Detected> {
         ));
     }
     None
+}
+
+/// The first decompressed bytes of a gzip stream (up to 4 KiB), if it decompresses.
+fn gunzip_head(head: &[u8]) -> Option<Vec<u8>> {
+    let mut out = Vec::with_capacity(4096);
+    let mut d = flate2::read::GzDecoder::new(head).take(4096);
+    match d.read_to_end(&mut out) {
+        Ok(_) => Some(out),
+        // The head is cut off: what was decompressed is still good for sniffing.
+        Err(_) if !out.is_empty() => Some(out),
+        Err(_) => None,
+    }
 }
 
 /// Detects the format of a file or directory.
@@ -108,16 +147,23 @@ pub fn detect(path: &Path) -> Result<Detected, LoadError> {
             .filter_map(|e| e.ok().and_then(|e| e.file_name().to_str().map(str::to_string)))
             .collect();
         let has = |p: &str| names.iter().any(|n| n.starts_with(p));
-        if has("snapshot.") {
-            return Ok(Detected::Unsupported("a TAU snapshot run (snapshot.N.C.T files)"));
+        if names
+            .iter()
+            .any(|n| crate::tau::snapshot::snapshot_file_thread(n).is_some())
+        {
+            return Ok(Detected::TauSnapshotRun);
         }
-        if has("tauprofile.xml") {
-            return Ok(Detected::Unsupported("a TAU merged profile (tauprofile.xml)"));
+        if names
+            .iter()
+            .any(|n| n == "tauprofile.xml" || n == "tauprofile.xml.gz")
+        {
+            return Ok(Detected::TauMerged);
         }
-        if has("dump__") {
-            return Ok(Detected::Unsupported(
-                "TAU incremental dumps (dump__<time>__.N.C.T)",
-            ));
+        if names
+            .iter()
+            .any(|n| crate::tau::dumps::dump_file_parts(n).is_some())
+        {
+            return Ok(Detected::TauDumps);
         }
         if has("tautrace.") {
             return Ok(Detected::Unsupported(
@@ -177,10 +223,14 @@ mod tests {
             sniff_bytes(&[0x1f, 0x8b, 8, 0]),
             Some(Detected::Unsupported(_))
         ));
-        assert!(matches!(
-            sniff_bytes(b"<profile_xml><thread"),
-            Some(Detected::Unsupported(_))
-        ));
+        assert_eq!(
+            sniff_bytes(b"<profile_xml>\n\n<thread id=\"0.0.0.1\""),
+            Some(Detected::TauSnapshotFile)
+        );
+        assert_eq!(
+            sniff_bytes(b"<profile_xml>\n\n<definitions thread=\"*\">"),
+            Some(Detected::TauMerged)
+        );
         assert!(matches!(
             sniff_bytes(b"  {\"traceEvents\": []}"),
             Some(Detected::Unsupported(_))

@@ -29,7 +29,7 @@ mod xml;
 
 pub use detect::{Detected, detect};
 pub use error::{FileError, LineError, LoadError, LoadReport, OffsetError};
-use perfscape_model::Profile;
+use perfscape_model::{Profile, SampleSeries};
 use std::path::Path;
 
 /// Receives progress while a run loads (implemented by the CLI's progress bar). Called from
@@ -69,6 +69,15 @@ pub struct Loaded {
     pub report: LoadReport,
 }
 
+/// A series of samples (a run observed over time) and the report of what was loaded.
+#[derive(Debug)]
+pub struct LoadedSeries {
+    /// The integrated samples.
+    pub series: SampleSeries,
+    /// Files read, files rejected with reasons, warnings, notes about the integration.
+    pub report: LoadReport,
+}
+
 /// Loads a profile from a file or directory, detecting its format from its content.
 ///
 /// Errors when the path cannot be read, its format is not recognized or not supported, or
@@ -82,10 +91,52 @@ pub fn load(path: &Path, opts: &LoadOptions<'_>) -> Result<Loaded, LoadError> {
         Detected::Ppk => ppk::read_ppk(path, opts),
         Detected::Hpctoolkit => hpctoolkit::read_database(path, opts),
         Detected::Caliper => caliper::read_caliper(path, opts),
+        Detected::TauSnapshotRun | Detected::TauSnapshotFile => tau::read_snapshot_run(path, opts),
+        Detected::TauMerged => tau::merged::read_merged(path, opts),
+        Detected::TauDumps => tau::dumps::read_dumps_run(path, opts),
         Detected::Unsupported(format) => Err(LoadError::UnsupportedFormat {
             path: path.to_path_buf(),
             format,
         }),
+    }
+}
+
+/// Loads a run observed over time (a series of samples): TAU snapshot files (a directory of
+/// `snapshot.N.C.T`, also when `profile.N.C.T` files are beside them, or one file) or TAU
+/// incremental dumps (`dump__<time>__.N.C.T`). Errors for inputs without samples.
+pub fn load_series(path: &Path, opts: &LoadOptions<'_>) -> Result<LoadedSeries, LoadError> {
+    if path.is_dir() {
+        let names: Vec<String> = std::fs::read_dir(path)
+            .map_err(|source| LoadError::Io {
+                path: path.to_path_buf(),
+                source,
+            })?
+            .filter_map(|e| e.ok().and_then(|e| e.file_name().to_str().map(str::to_string)))
+            .collect();
+        if names
+            .iter()
+            .any(|n| tau::snapshot::snapshot_file_thread(n).is_some())
+        {
+            return tau::read_snapshot_series(path, opts);
+        }
+        if names.iter().any(|n| tau::dumps::dump_file_parts(n).is_some()) {
+            return tau::dumps::read_dumps_series(path, opts);
+        }
+    } else if detect(path)? == Detected::TauSnapshotFile {
+        return tau::read_snapshot_series(path, opts);
+    }
+    Err(LoadError::UnknownFormat {
+        path: path.to_path_buf(),
+        detail: "no series of samples here: perfscape reads samples from TAU snapshot files (snapshot.N.C.T) and TAU incremental dumps (dump__<time>__.N.C.T)".into(),
+    })
+}
+
+/// Loads a series in the named format: `tau-snapshot` or `tau-dumps`.
+pub fn load_series_as(path: &Path, format: &str, opts: &LoadOptions<'_>) -> Result<LoadedSeries, LoadError> {
+    match format {
+        "tau-snapshot" => tau::read_snapshot_series(path, opts),
+        "tau-dumps" => tau::dumps::read_dumps_series(path, opts),
+        other => Err(LoadError::UnknownFormatName(other.to_string())),
     }
 }
 
@@ -103,6 +154,9 @@ pub fn load_as(path: &Path, format: &str, opts: &LoadOptions<'_>) -> Result<Load
         "ppk" => ppk::read_ppk(path, opts),
         "hpctoolkit" => hpctoolkit::read_database(path, opts),
         "caliper" => caliper::read_caliper(path, opts),
+        "tau-snapshot" => tau::read_snapshot_run(path, opts),
+        "tau-merged" => tau::merged::read_merged(path, opts),
+        "tau-dumps" => tau::dumps::read_dumps_run(path, opts),
         other => Err(LoadError::UnknownFormatName(other.to_string())),
     }
 }

@@ -344,10 +344,10 @@ fn not_a_tau_run_gets_a_clear_error() {
     fs::write(other.path().join("notes.txt"), "hello").unwrap();
     let e = load(other.path(), &opts()).unwrap_err().to_string();
     assert!(e.contains("notes.txt"), "{e}");
-    let e = load(&corpus().join("tau-real/mpi-stencil-np8-snapshot"), &opts())
+    let e = load(&corpus().join("tau-real/mpi-stencil-np4-trace"), &opts())
         .unwrap_err()
         .to_string();
-    assert!(e.contains("snapshot") && e.contains("does not read yet"), "{e}");
+    assert!(e.contains("trace") && e.contains("does not read yet"), "{e}");
     let e = load(Path::new("/nonexistent/run"), &opts())
         .unwrap_err()
         .to_string();

@@ -30,16 +30,23 @@ mod builder;
 mod columns;
 pub mod event;
 mod ids;
+mod integrate;
 mod metadata;
 mod metric;
 mod profile;
+mod series;
 mod thread_data;
 
 pub use builder::{BuildError, BuildNote, ProfileBuilder};
 pub use columns::{AtomicColumn, IntervalColumn, ValueKind};
 pub use event::{AtomicEvent, Event, EventKind, SourceLocation};
 pub use ids::{AtomicEventId, EventId, GroupId, MetricId, ParseThreadIdError, ThreadId, ThreadIndex};
+pub use integrate::{
+    Alignment, IntegrateError, Integrated, IntegrationReport, Integrator, IntegratorOptions, ThreadSample,
+    TimerDef, TimerSample, UserEventDef, UserEventSample,
+};
 pub use metadata::Metadata;
 pub use metric::{Metric, Unit};
 pub use profile::{CallTree, Profile};
+pub use series::{AcrossThreads, AtomicKind, SampleId, SampleInfo, SampleMode, SampleSeries, SampleValues};
 pub use thread_data::{MetricValue, ThreadData};

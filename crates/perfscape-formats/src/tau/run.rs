@@ -152,7 +152,7 @@ struct ThreadResult {
     files: usize,
 }
 
-fn file_warnings(path: &Path, f: &ProfileFile, out: &mut Vec<FileError>) {
+pub(crate) fn file_warnings(path: &Path, f: &ProfileFile, out: &mut Vec<FileError>) {
     for (line, msg) in &f.warnings {
         out.push(FileError::at_line(path, *line, msg.clone()));
     }
@@ -496,10 +496,13 @@ pub fn read_run(dir: &Path, opts: &LoadOptions<'_>) -> Result<Loaded, LoadError>
 }
 
 /// Loads a single TAU profile file as a one-thread run. The thread address comes from the
-/// file name (`profile.N.C.T`), or is `0.0.0` for any other name.
+/// file name (`profile.N.C.T`, or an incremental dump `dump__<time>__.N.C.T`), or is `0.0.0`
+/// for any other name.
 pub fn read_single_file(path: &Path, opts: &LoadOptions<'_>) -> Result<Loaded, LoadError> {
     let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
-    let thread = profile_file_thread(name).unwrap_or(ThreadId::new(0, 0, 0));
+    let thread = profile_file_thread(name)
+        .or_else(|| super::dumps::dump_file_parts(name).map(|(_, t)| t))
+        .unwrap_or(ThreadId::new(0, 0, 0));
     let (f, _) = read_file(path).map_err(|e| LoadError::NothingLoaded {
         path: path.to_path_buf(),
         errors: vec![e],
