@@ -8,6 +8,7 @@ import type { OverviewResponse } from './api/OverviewResponse';
 import type { RowsResponse } from './api/RowsResponse';
 import type { RunInfo } from './api/RunInfo';
 import type { TerrainResponse } from './api/TerrainResponse';
+import type { ThreadsResponse } from './api/ThreadsResponse';
 import type { Selection } from './state';
 
 export class ApiError extends Error {}
@@ -29,17 +30,29 @@ async function get<T>(path: string, params: Record<string, string | number | boo
   return (await res.json()) as T;
 }
 
-/** Parameters every view request carries. */
+/** Parameters every view request carries (rows and the thread axis). */
 export function common(s: Selection) {
-  return { metric: s.metric, kind: s.kind, rows: s.rows, callpaths: s.callpaths };
+  const subset = s.subset === 'reps' && s.threads !== 'cluster' ? 'all' : s.subset;
+  return {
+    metric: s.metric,
+    kind: s.kind,
+    rows: s.rows,
+    callpaths: s.callpaths,
+    threads: s.threads === 'value' && s.event === null ? 'id' : s.threads,
+    by_event: s.threads === 'value' ? s.event : null,
+    clusters: s.threads === 'cluster' ? s.clusters : null,
+    subset,
+    top: subset === 'top' ? s.top : null,
+  };
 }
 
 export const api = {
   run: () => get<RunInfo>('run'),
   events: (s: Selection) => get<EventsResponse>('events', { metric: s.metric, kind: s.kind, callpaths: s.callpaths }),
-  rows: (s: Selection) => get<RowsResponse>('rows', common(s)),
+  rows: (s: Selection) => get<RowsResponse>('rows', { metric: s.metric, kind: s.kind, rows: s.rows, callpaths: s.callpaths }),
   matrix: (s: Selection, r: { r0: number; r1: number; t0: number; t1: number; h: number; w: number }) =>
-    get<MatrixResponse>('matrix', { ...common(s), reduce: s.reduce, ...r }),
+    get<MatrixResponse>('matrix', { ...common(s), reduce: s.reduce, thread: s.thread, ...r }),
+  threads: (s: Selection) => get<ThreadsResponse>('threads', common(s)),
   overview: (s: Selection, w: number) =>
     get<OverviewResponse>('overview', { ...common(s), reduce: s.reduce, skip: s.skip, bin: s.bin, strips: s.strips, w }),
   event: (s: Selection, id: number, points: number) =>

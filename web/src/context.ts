@@ -10,11 +10,9 @@ export class Context {
   readonly run: RunInfo;
   private rowsCache = new Map<string, Promise<RowsResponse>>();
   private eventsCache = new Map<string, Promise<EventsResponse>>();
-  private threadIndex = new Map<string, number>();
 
   constructor(run: RunInfo) {
     this.run = run;
-    run.thread_ids.forEach((t, i) => this.threadIndex.set(t, i));
   }
 
   /** Unit of the values shown for the selection. */
@@ -47,11 +45,6 @@ export class Context {
       this.eventsCache.set(key, p);
     }
     return p;
-  }
-
-  /** Position of a thread on the thread axis (id order). */
-  threadPos(label: string): number | undefined {
-    return this.threadIndex.get(label);
   }
 
   /** Row position of an event in the current row space (or of its routine's row). */

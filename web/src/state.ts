@@ -38,6 +38,13 @@ export interface Selection {
   ty: number;
   tx: number;
   peaks: number;
+  /** Thread axis order: by id, by the value of the selected event, or by similarity (clusters). */
+  threads: 'id' | 'value' | 'cluster';
+  /** Number of clusters for the similarity order. */
+  clusters: number;
+  /** Which threads to show: all, the first `top` of the order, or each cluster's min/median/max. */
+  subset: 'all' | 'top' | 'reps';
+  top: number;
   /** Ranked table filter (name or group substring). */
   filter: string;
   /** A maximized panel, if any. */
@@ -65,6 +72,10 @@ export const defaults: Selection = {
   ty: 32,
   tx: 64,
   peaks: 5,
+  threads: 'id',
+  clusters: 8,
+  subset: 'all',
+  top: 64,
   filter: '',
   focus: null,
 };
@@ -80,7 +91,7 @@ function parse(search: string): Selection {
     const n = Number(v);
     if (Number.isFinite(n)) (s as unknown as Record<string, unknown>)[k] = n;
   };
-  (['metric', 'event', 'r0', 'r1', 't0', 't1', 'skip', 'bin', 'strips', 'bins', 'ty', 'tx', 'peaks'] as const).forEach(num);
+  (['metric', 'event', 'r0', 'r1', 't0', 't1', 'skip', 'bin', 'strips', 'bins', 'ty', 'tx', 'peaks', 'clusters', 'top'] as const).forEach(num);
   const str = <K extends keyof Selection>(k: K, allowed?: string[]) => {
     const v = q.get(k);
     if (v !== null && (!allowed || allowed.includes(v))) (s as unknown as Record<string, unknown>)[k] = v;
@@ -90,6 +101,8 @@ function parse(search: string): Selection {
   str('norm', ['event', 'global']);
   str('reduce', ['max', 'sum']);
   str('scope', ['total', 'mean', 'thread']);
+  str('threads', ['id', 'value', 'cluster']);
+  str('subset', ['all', 'top', 'reps']);
   str('thread');
   str('filter');
   str('focus');
@@ -144,4 +157,12 @@ export const store = new Store();
 /** True when any of `keys` changed. */
 export function touched(changed: Set<keyof Selection>, ...keys: (keyof Selection)[]): boolean {
   return keys.some((k) => changed.has(k));
+}
+
+/** Selection keys that change the thread axis (its order or which threads it shows). */
+export const AXIS_KEYS: (keyof Selection)[] = ['threads', 'clusters', 'subset', 'top'];
+
+/** True when the thread axis changed: its order, its subset, or (for the value order) the event. */
+export function axisChanged(s: Selection, changed: Set<keyof Selection>): boolean {
+  return AXIS_KEYS.some((k) => changed.has(k)) || (s.threads === 'value' && changed.has('event'));
 }

@@ -185,3 +185,45 @@ test('a run that fails to load shows the error in the page', async () => {
     server.stop();
   }
 });
+
+describe('thread axis on the 64-rank run', () => {
+  let server;
+  let br;
+  before(async () => {
+    server = await serve(np64);
+    br = await browser();
+  });
+  after(async () => {
+    await br?.close();
+    server?.stop();
+  });
+
+  test('order by similarity draws cluster boundaries; first-N and representatives subsets', async () => {
+    const { page, errors } = await open(br, `${server.url}?threads=cluster&clusters=4`);
+    const hm = await option(page, 'heatmap');
+    assert.match(hm.xAxis[0].name, /of 64 \(4 clusters\)/);
+    const lines = hm.graphic[0].elements.filter((e) => e.type === 'line');
+    assert.ok(lines.length >= 1 && lines.length <= 3, `cluster boundaries: ${lines.length}`);
+    assert.match(await page.textContent('#panel-heatmap .status'), /4 clusters of/);
+    // Representatives: at most 3 threads per cluster.
+    await page.selectOption('#panel-heatmap .tools select >> nth=1', 'reps');
+    await page.waitForTimeout(1500);
+    const reps = await option(page, 'heatmap');
+    const n = reps.xAxis[0].data.length;
+    assert.ok(n >= 4 && n <= 12, `representatives: ${n}`);
+    // By the value of the selected event, first 8 threads: the event view's max thread comes first.
+    await page.selectOption('#panel-heatmap .tools select >> nth=0', 'value');
+    await page.selectOption('#panel-heatmap .tools select >> nth=1', 'top');
+    await page.fill('#panel-heatmap .tools input[type=number] >> nth=1', '8');
+    await page.press('#panel-heatmap .tools input[type=number] >> nth=1', 'Enter');
+    await page.waitForTimeout(1500);
+    const top = await option(page, 'heatmap');
+    assert.equal(top.xAxis[0].data.length, 8);
+    const sel = await selection(page);
+    assert.equal(sel.threads, 'value');
+    const ev = await option(page, 'event-bars');
+    assert.equal(top.xAxis[0].data[0], ev.xAxis[0].data[0], 'the first column is the thread with the largest value');
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+});

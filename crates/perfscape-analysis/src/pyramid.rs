@@ -14,7 +14,7 @@
 //! Only levels whose size stays under a cell budget are stored; finer blocks are read from the
 //! source itself (cheap, because such blocks are short).
 
-use crate::views::{Reduce, bins};
+use crate::views::{Overview, OverviewParams, OverviewRow, Reduce, bins, kept_segments};
 use perfscape_model::{MetricId, Profile, ValueKind};
 use std::ops::Range;
 
@@ -143,6 +143,7 @@ pub struct Pyramid {
     cols: usize,
     levels: Vec<Level>,
     row_max: Vec<Option<(usize, f64)>>,
+    row_nonzero: Vec<bool>,
 }
 
 fn combine(a: f64, b: f64, reduce: Reduce) -> f64 {
@@ -180,6 +181,7 @@ impl Pyramid {
         let rows = src.n_rows();
         let cols = src.n_cols();
         let mut row_max: Vec<Option<(usize, f64)>> = vec![None; rows];
+        let mut row_nonzero = vec![false; rows];
         // First stored level: the smallest k >= 1 whose size fits the budget.
         let mut first = 1u32;
         while rows.saturating_mul(cols.div_ceil(1 << first)) > max_level_cells
@@ -195,7 +197,9 @@ impl Pyramid {
             for r in 0..rows {
                 let (mx, sm) = (&mut max[r * c..(r + 1) * c], &mut sum[r * c..(r + 1) * c]);
                 let best = &mut row_max[r];
+                let nz = &mut row_nonzero[r];
                 src.for_each_in_row(r, &mut |p, v| {
+                    *nz |= v != 0.0;
                     let b = p >> first;
                     mx[b] = combine(mx[b], v, Reduce::Max);
                     sm[b] = combine(sm[b], v, Reduce::Sum);
@@ -240,8 +244,9 @@ impl Pyramid {
                 });
             }
         } else {
-            for (r, best) in row_max.iter_mut().enumerate() {
+            for (r, (best, nz)) in row_max.iter_mut().zip(row_nonzero.iter_mut()).enumerate() {
                 src.for_each_in_row(r, &mut |p, v| {
+                    *nz |= v != 0.0;
                     if best.is_none_or(|(bp, bv)| v > bv || (v == bv && p < bp)) {
                         *best = Some((p, v));
                     }
@@ -253,6 +258,7 @@ impl Pyramid {
             cols,
             levels,
             row_max,
+            row_nonzero,
         }
     }
 
@@ -278,6 +284,52 @@ impl Pyramid {
     /// The largest value of row `r` and its position (lowest position on ties).
     pub fn row_max(&self, r: usize) -> Option<(usize, f64)> {
         self.row_max.get(r).copied().flatten()
+    }
+
+    /// True when row `r` has no value, or only zeros, on every thread.
+    pub fn row_is_empty(&self, r: usize) -> bool {
+        !self.row_nonzero.get(r).copied().unwrap_or(false)
+    }
+
+    /// The overview of seed 000 (see [`crate::views::overview`], which computes the same by
+    /// brute force) from the pyramid: cost `O(rows × max_cols)`, independent of the threads.
+    pub fn overview(&self, src: &dyn MatrixSource, p: OverviewParams) -> Overview {
+        let empty: Vec<bool> = (0..self.rows).map(|r| self.row_is_empty(r)).collect();
+        let (segments, skipped_rows) = kept_segments(&empty, p.skip_empty_over);
+        let bin = p.bin.max(1);
+        let mut col_bins = Vec::new();
+        let mut out_rows: Vec<OverviewRow> = Vec::new();
+        for (skip, seg) in segments {
+            for (i, chunk) in seg.chunks(bin).enumerate() {
+                let (first, last) = (chunk[0], chunk[chunk.len() - 1]);
+                let g = self.grid(src, first..last + 1, 0..self.cols, 1, p.max_cols, p.reduce);
+                col_bins = g.col_bins;
+                out_rows.push(OverviewRow {
+                    first,
+                    last,
+                    skipped_before: if i == 0 { skip } else { 0 },
+                    values: g.values,
+                });
+            }
+        }
+        if col_bins.is_empty() {
+            col_bins = self
+                .grid(src, 0..0, 0..self.cols, 1, p.max_cols, p.reduce)
+                .col_bins;
+        }
+        let max = out_rows
+            .iter()
+            .flat_map(|r| r.values.iter().flatten())
+            .copied()
+            .reduce(f64::max);
+        let per_strip = out_rows.len().div_ceil(p.strips.max(1)).max(1);
+        Overview {
+            strips: out_rows.chunks(per_strip).map(<[OverviewRow]>::to_vec).collect(),
+            col_bins,
+            empty_rows: empty.iter().filter(|e| **e).count(),
+            skipped_rows,
+            max,
+        }
     }
 
     /// Reduction of row `r` over the aligned block `[b << k, (b + 1) << k)`.
@@ -479,6 +531,36 @@ mod tests {
             let m = dense(rows, cols, &cells);
             let (t0, t1) = (a.min(b), a.max(b) + 1);
             check(&m, budget, 0..rows, t0..t1, h, w, if sum { Reduce::Sum } else { Reduce::Max })?;
+        }
+    }
+
+    proptest! {
+        #[test]
+        fn overview_from_the_pyramid_equals_brute_force(
+            rows in 1usize..30, cols in 1usize..70, skip in 0usize..5, bin in 1usize..4, strips in 1usize..4, w in 1usize..20,
+            cells in proptest::collection::vec(prop_oneof![2 => Just(0.0f64), 2 => 0.0f64..1e6, 1 => Just(f64::NAN)], 30 * 70),
+            sum in any::<bool>(),
+        ) {
+            let m = dense(rows, cols, &cells);
+            let pyr = Pyramid::build(&m, 64);
+            let reduce = if sum { Reduce::Sum } else { Reduce::Max };
+            let ov = pyr.overview(&m, OverviewParams { skip_empty_over: skip, bin, reduce, strips, max_cols: w });
+            let all: Vec<&OverviewRow> = ov.strips.iter().flatten().collect();
+            // Rows kept and skipped as the brute-force rule says.
+            let empty: Vec<bool> = (0..rows).map(|r| m.values[r * cols..(r + 1) * cols].iter().all(|v| v.is_nan() || *v == 0.0)).collect();
+            let (segments, skipped) = kept_segments(&empty, skip);
+            prop_assert_eq!(ov.skipped_rows, skipped);
+            prop_assert_eq!(all.len(), segments.iter().map(|(_, s)| s.len().div_ceil(bin)).sum::<usize>());
+            for row in &all {
+                let expect = brute_force(&m, std::slice::from_ref(&(row.first..row.last + 1)), &ov.col_bins, reduce);
+                for (a, b) in expect.iter().zip(&row.values) {
+                    match (a, b) {
+                        (None, None) => {}
+                        (Some(a), Some(b)) => prop_assert!((a - b).abs() <= 1e-9 * a.abs().max(1.0)),
+                        _ => prop_assert!(false, "{:?} vs {:?}", a, b),
+                    }
+                }
+            }
         }
     }
 

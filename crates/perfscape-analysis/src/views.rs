@@ -381,33 +381,7 @@ pub fn overview(
                 .all(|v| v.is_none_or(|x| x == 0.0))
         })
         .collect();
-    // Segments of kept rows, with the number of skipped rows before each.
-    let mut segments: Vec<(usize, Vec<usize>)> = Vec::new();
-    let mut current: Vec<usize> = Vec::new();
-    let mut pending_empty: Vec<usize> = Vec::new();
-    let mut skipped_rows = 0;
-    let mut skipped_before = 0;
-    for (r, &is_empty) in empty.iter().enumerate() {
-        if is_empty {
-            pending_empty.push(r);
-            continue;
-        }
-        if pending_empty.len() > p.skip_empty_over {
-            if !current.is_empty() {
-                segments.push((skipped_before, std::mem::take(&mut current)));
-            }
-            skipped_before = pending_empty.len();
-            skipped_rows += pending_empty.len();
-        } else {
-            current.append(&mut pending_empty);
-        }
-        pending_empty.clear();
-        current.push(r);
-    }
-    if !current.is_empty() {
-        segments.push((skipped_before, current));
-    }
-    skipped_rows += pending_empty.len(); // trailing empty rows
+    let (segments, skipped_rows) = kept_segments(&empty, p.skip_empty_over);
     let bin = p.bin.max(1);
     let mut out_rows: Vec<OverviewRow> = Vec::new();
     for (skip, seg) in segments {
@@ -442,6 +416,40 @@ pub fn overview(
         skipped_rows,
         max,
     }
+}
+
+/// Splits rows into segments of kept rows: runs of more than `skip_empty_over` consecutive
+/// empty rows are dropped, shorter runs stay inside their segment, and the empty rows after
+/// the last non-empty row are always dropped. Returns (rows skipped before the segment, the
+/// segment's rows) per segment and the number of rows skipped in all.
+pub(crate) fn kept_segments(empty: &[bool], skip_empty_over: usize) -> (Vec<(usize, Vec<usize>)>, usize) {
+    let mut segments: Vec<(usize, Vec<usize>)> = Vec::new();
+    let mut current: Vec<usize> = Vec::new();
+    let mut pending_empty: Vec<usize> = Vec::new();
+    let mut skipped_rows = 0;
+    let mut skipped_before = 0;
+    for (r, &is_empty) in empty.iter().enumerate() {
+        if is_empty {
+            pending_empty.push(r);
+            continue;
+        }
+        if pending_empty.len() > skip_empty_over {
+            if !current.is_empty() {
+                segments.push((skipped_before, std::mem::take(&mut current)));
+            }
+            skipped_before = pending_empty.len();
+            skipped_rows += pending_empty.len();
+        } else {
+            current.append(&mut pending_empty);
+        }
+        pending_empty.clear();
+        current.push(r);
+    }
+    if !current.is_empty() {
+        segments.push((skipped_before, current));
+    }
+    skipped_rows += pending_empty.len(); // trailing empty rows
+    (segments, skipped_rows)
 }
 
 /// One labelled peak of the terrain (seed 001's TerrainDenotator).

@@ -176,6 +176,8 @@ pub struct Bin {
     pub label: String,
     /// The event of a single-event row bin (for selection), if any.
     pub event: Option<u32>,
+    /// The thread of a single-thread column bin (for selection), if any.
+    pub thread: Option<String>,
 }
 
 /// `GET /api/matrix`: rows × threads reduced to at most h × w cells.
@@ -200,6 +202,14 @@ pub struct MatrixResponse {
     pub reduce: String,
     /// Unit of the values.
     pub unit: String,
+    /// Thread axis: `id`, `value` (by the value of `by_event`) or `cluster`; with `subset`.
+    pub thread_order: String,
+    /// Position on the thread axis of the `thread` asked about, if it is shown.
+    pub thread_position: Option<u32>,
+    /// With `threads=cluster`: the position where each cluster starts.
+    pub cluster_starts: Vec<u32>,
+    /// Size of the pyramid level the columns came from (bin width `2^level` threads).
+    pub level: u32,
 }
 
 /// One row of the overview.
@@ -238,6 +248,8 @@ pub struct OverviewResponse {
     pub max: Option<f64>,
     /// Unit of the values.
     pub unit: String,
+    /// With `threads=cluster`: the position where each cluster starts.
+    pub cluster_starts: Vec<u32>,
 }
 
 /// A thread's value of one event.
@@ -379,6 +391,36 @@ pub struct RowsResponse {
     pub rows_kind: String,
     /// Rows.
     pub rows: Vec<RowJson>,
+}
+
+/// One cluster of threads.
+#[derive(Debug, Clone, Serialize, TS)]
+#[ts(export)]
+pub struct ClusterJson {
+    /// Cluster number (0 = largest).
+    pub id: u32,
+    /// Threads in the cluster.
+    pub size: u32,
+    /// The cluster's threads with the smallest, median and largest total time.
+    pub representatives: Vec<String>,
+    /// Centroid: the mean value of each feature event over the cluster (metric's unit).
+    pub centroid: Vec<f64>,
+}
+
+/// `GET /api/threads`: the thread axis for the given ordering.
+#[derive(Debug, Clone, Serialize, TS)]
+#[ts(export)]
+pub struct ThreadsResponse {
+    /// `id`, `value` or `cluster`, with the subset.
+    pub thread_order: String,
+    /// Threads on the axis.
+    pub count: u32,
+    /// Their addresses in axis order (the first 10,000).
+    pub threads: Vec<String>,
+    /// With `threads=cluster`: the clusters, largest first.
+    pub clusters: Vec<ClusterJson>,
+    /// With `threads=cluster`: the feature events (their names) the clustering used.
+    pub features: Vec<String>,
 }
 
 /// An error answer (`4xx`/`5xx`).

@@ -186,6 +186,10 @@ async fn get_terrain(State(s): State<Shared>, Query(q): Query<ViewParams>) -> Re
     compute(s, move |p, c| query::terrain(p, c, &q)).await
 }
 
+async fn get_threads(State(s): State<Shared>, Query(q): Query<ViewParams>) -> Response {
+    compute(s, move |p, c| query::threads(p, c, &q)).await
+}
+
 async fn get_rows(State(s): State<Shared>, Query(q): Query<ViewParams>) -> Response {
     compute(s, move |p, c| query::rows(p, c, &q)).await
 }
@@ -260,6 +264,7 @@ pub fn router(state: Shared) -> Router {
         .route("/calltree", get(get_calltree))
         .route("/terrain", get(get_terrain))
         .route("/rows", get(get_rows))
+        .route("/threads", get(get_threads))
         .fallback(api_not_found);
     Router::new()
         .nest("/api", api)

@@ -2,7 +2,11 @@
 //! the request parameters (so tests can call them without HTTP).
 
 use crate::api::*;
-use perfscape_analysis::views::{self, OverviewParams, Reduce, RowKind, RowOrder, RowSet, ThreadAxis};
+use perfscape_analysis::pyramid::{DEFAULT_LEVEL_CELLS, ProfileMatrix, Pyramid};
+use perfscape_analysis::threads::{
+    Clustering, cluster_order, cluster_threads, order_by_value, representatives,
+};
+use perfscape_analysis::views::{OverviewParams, Reduce, RowKind, RowOrder, RowSet, ThreadAxis};
 use perfscape_analysis::{
     Bins, EventStats, RankBy, Summary, TopOptions, TreeScope, call_tree, event_stats, histogram, run_total,
     top_events,
@@ -79,6 +83,20 @@ pub struct ViewParams {
     pub scope: Option<String>,
     /// Terrain: number of labelled peaks (default 5).
     pub peaks: Option<u32>,
+    /// Thread axis order: `id` (default), `value` (by the value of `by_event`, largest first)
+    /// or `cluster` (by similarity: k-means clusters, largest first).
+    pub threads: Option<String>,
+    /// The event ordering the threads with `threads=value`.
+    pub by_event: Option<u32>,
+    /// Number of clusters with `threads=cluster` (default 8, at most 64).
+    pub clusters: Option<u32>,
+    /// Which threads to show: `all` (default), `top` (the first `top` threads of the order) or
+    /// `reps` (the min/median/max representatives of each cluster).
+    pub subset: Option<String>,
+    /// Threads shown with `subset=top` (default 64).
+    pub top: Option<u32>,
+    /// A thread `N.C.T` whose position on the axis the answer should give.
+    pub thread: Option<String>,
 }
 
 /// Row sets computed once per (metric, kind, rows, callpaths, order) and reused: ranking the
@@ -87,12 +105,89 @@ pub struct ViewParams {
 pub struct ViewCache {
     events: Memo<(u32, &'static str, bool), EventsResponse>,
     rows: Memo<(u32, &'static str, RowKind, bool, RowOrder), RowSet>,
+    axes: Memo<AxisKey, AxisInfo>,
+    pyramids: std::sync::Mutex<Vec<(PyramidKey, std::sync::Arc<Pyramid>)>>,
 }
+
+/// How many pyramids are kept (least recently used ones are dropped).
+const PYRAMIDS_KEPT: usize = 6;
+
+/// What defines a thread axis.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub(crate) struct AxisKey {
+    order: AxisOrder,
+    subset: Subset,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+enum AxisOrder {
+    Id,
+    Value {
+        event: u32,
+        metric: u32,
+        kind: &'static str,
+    },
+    Cluster {
+        k: u32,
+        metric: u32,
+        kind: &'static str,
+    },
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+enum Subset {
+    All,
+    Top(u32),
+    Reps,
+}
+
+/// A thread axis and, for cluster orders, the clustering.
+#[derive(Debug)]
+pub(crate) struct AxisInfo {
+    axis: ThreadAxis,
+    clustering: Option<Clustering>,
+    cluster_starts: Vec<u32>,
+    label: String,
+}
+
+type PyramidKey = (u32, &'static str, RowKind, bool, RowOrder, AxisKey);
 
 /// A map of computed answers shared between requests.
 type Memo<K, V> = std::sync::Mutex<std::collections::HashMap<K, std::sync::Arc<V>>>;
 
 impl ViewCache {
+    fn axis(&self, p: &Profile, key: &AxisKey) -> std::sync::Arc<AxisInfo> {
+        if let Ok(map) = self.axes.lock()
+            && let Some(a) = map.get(key)
+        {
+            return a.clone();
+        }
+        let info = std::sync::Arc::new(build_axis(p, key));
+        if let Ok(mut map) = self.axes.lock() {
+            map.insert(key.clone(), info.clone());
+        }
+        info
+    }
+
+    fn pyramid(&self, key: PyramidKey, build: impl FnOnce() -> Pyramid) -> std::sync::Arc<Pyramid> {
+        if let Ok(mut list) = self.pyramids.lock()
+            && let Some(i) = list.iter().position(|(k, _)| *k == key)
+        {
+            let entry = list.remove(i);
+            let pyr = entry.1.clone();
+            list.push(entry);
+            return pyr;
+        }
+        let pyr = std::sync::Arc::new(build());
+        if let Ok(mut list) = self.pyramids.lock() {
+            if list.len() >= PYRAMIDS_KEPT {
+                list.remove(0);
+            }
+            list.push((key, pyr.clone()));
+        }
+        pyr
+    }
+
     fn rows(&self, p: &Profile, r: &Resolved) -> std::sync::Arc<RowSet> {
         let key = (r.metric.0, r.kind.as_str(), r.rows, r.callpaths, r.order);
         if let Ok(map) = self.rows.lock()
@@ -420,21 +515,198 @@ fn thread_bin_label(p: &Profile, axis: &ThreadAxis, b: &std::ops::Range<usize>) 
     }
 }
 
+/// Budget of stored pyramid cells per level; bins narrower than the first stored level read
+/// the profile's columns directly.
+const LEVEL_CELLS: usize = DEFAULT_LEVEL_CELLS >> 4;
+
+fn axis_key(p: &Profile, r: &Resolved, q: &ViewParams) -> Result<AxisKey, ApiError> {
+    let order = match q.threads.as_deref().unwrap_or("id") {
+        "id" => AxisOrder::Id,
+        "value" => {
+            let event = q
+                .by_event
+                .ok_or_else(|| ApiError::bad("threads=value needs by_event=<event id>"))?;
+            if event as usize >= p.events().len() {
+                return Err(ApiError::not_found(format!("no event {event}")));
+            }
+            AxisOrder::Value {
+                event,
+                metric: r.metric.0,
+                kind: r.kind.as_str(),
+            }
+        }
+        "cluster" => AxisOrder::Cluster {
+            k: q.clusters.unwrap_or(8).clamp(1, 64),
+            metric: r.metric.0,
+            kind: r.kind.as_str(),
+        },
+        other => {
+            return Err(ApiError::bad(format!(
+                "threads `{other}`: expected id, value or cluster"
+            )));
+        }
+    };
+    let subset = match q.subset.as_deref().unwrap_or("all") {
+        "all" => Subset::All,
+        "top" => Subset::Top(q.top.unwrap_or(64).max(1)),
+        "reps" => {
+            if !matches!(order, AxisOrder::Cluster { .. }) {
+                return Err(ApiError::bad("subset=reps needs threads=cluster"));
+            }
+            Subset::Reps
+        }
+        other => {
+            return Err(ApiError::bad(format!(
+                "subset `{other}`: expected all, top or reps"
+            )));
+        }
+    };
+    Ok(AxisKey { order, subset })
+}
+
+fn kind_of(name: &str) -> ValueKind {
+    match name {
+        "inclusive" => ValueKind::Inclusive,
+        "calls" => ValueKind::Calls,
+        "subcalls" => ValueKind::Subcalls,
+        _ => ValueKind::Exclusive,
+    }
+}
+
+fn build_axis(p: &Profile, key: &AxisKey) -> AxisInfo {
+    let n = p.threads().len();
+    let (order, clustering, label) = match key.order {
+        AxisOrder::Id => (
+            (0..n).map(perfscape_model::ThreadIndex::from).collect(),
+            None,
+            "id".to_string(),
+        ),
+        AxisOrder::Value { event, metric, kind } => (
+            order_by_value(p, EventId(event), kind_of(kind), MetricId(metric)),
+            None,
+            format!("value of event {event}"),
+        ),
+        AxisOrder::Cluster { k, metric, kind } => {
+            let c = cluster_threads(p, MetricId(metric), kind_of(kind), k as usize, 32);
+            (cluster_order(&c), Some(c), format!("{k} clusters"))
+        }
+    };
+    let (order, label) = match (key.subset, &clustering, &key.order) {
+        (Subset::All, _, _) => (order, label),
+        (Subset::Top(t), _, _) => (
+            order.into_iter().take(t as usize).collect(),
+            format!("{label}, first {t}"),
+        ),
+        (Subset::Reps, Some(c), AxisOrder::Cluster { metric, .. }) => (
+            representatives(p, c, MetricId(*metric)),
+            format!("{label}, min/median/max of each"),
+        ),
+        (Subset::Reps, _, _) => (order, label),
+    };
+    // Cluster starts: positions where the cluster number changes along the axis.
+    let cluster_starts = match &clustering {
+        Some(c) => {
+            let mut starts = Vec::new();
+            let mut prev = u32::MAX;
+            for (pos, t) in order.iter().enumerate() {
+                let k = c.assignment[t.index()];
+                if k != prev {
+                    starts.push(pos as u32);
+                    prev = k;
+                }
+            }
+            starts
+        }
+        None => Vec::new(),
+    };
+    AxisInfo {
+        axis: ThreadAxis::from_order(n, order),
+        clustering,
+        cluster_starts,
+        label,
+    }
+}
+
+/// The pyramid of the current rows × thread axis (built once per view key).
+fn pyramid_for(
+    p: &Profile,
+    cache: &ViewCache,
+    r: &Resolved,
+    rows: &RowSet,
+    key: &AxisKey,
+    info: &AxisInfo,
+) -> std::sync::Arc<Pyramid> {
+    let pkey: PyramidKey = (
+        r.metric.0,
+        r.kind.as_str(),
+        r.rows,
+        r.callpaths,
+        r.order,
+        key.clone(),
+    );
+    cache.pyramid(pkey, || {
+        let src = ProfileMatrix {
+            profile: p,
+            rows,
+            axis: &info.axis,
+            kind: r.kind,
+            metric: r.metric,
+        };
+        Pyramid::build(&src, LEVEL_CELLS)
+    })
+}
+
+fn col_bins_json(p: &Profile, axis: &ThreadAxis, bins: &[std::ops::Range<usize>]) -> Vec<Bin> {
+    bins.iter()
+        .map(|b| Bin {
+            first: b.start as u32,
+            last: (b.end - 1) as u32,
+            label: thread_bin_label(p, axis, b),
+            event: None,
+            thread: (b.len() == 1).then(|| p.thread(axis.order[b.start]).to_string()),
+        })
+        .collect()
+}
+
 pub(crate) fn matrix_of(
     p: &Profile,
+    cache: &ViewCache,
     r: &Resolved,
     rows: &RowSet,
     q: &ViewParams,
     h_default: u32,
     w_default: u32,
-) -> MatrixResponse {
-    let axis = ThreadAxis::identity(p);
+) -> Result<MatrixResponse, ApiError> {
+    let key = axis_key(p, r, q)?;
+    let info = cache.axis(p, &key);
+    let axis = &info.axis;
+    let pyr = pyramid_for(p, cache, r, rows, &key, &info);
+    let src = ProfileMatrix {
+        profile: p,
+        rows,
+        axis,
+        kind: r.kind,
+        metric: r.metric,
+    };
     let rr = clamp_range(q.r0, q.r1, rows.len());
     let tr = clamp_range(q.t0, q.t1, axis.len());
     let h = q.h.unwrap_or(h_default).clamp(1, 4096) as usize;
     let w = q.w.unwrap_or(w_default).clamp(1, 4096) as usize;
-    let g = views::grid(p, rows, rr, &axis, tr, h, w, r.kind, r.metric, r.reduce);
-    MatrixResponse {
+    let g = pyr.grid(&src, rr, tr, h, w, r.reduce);
+    let min = g.values.iter().flatten().copied().reduce(f64::min);
+    let max = g.values.iter().flatten().copied().reduce(f64::max);
+    let thread_position = match &q.thread {
+        Some(t) => {
+            let id = t
+                .parse()
+                .map_err(|_| ApiError::bad(format!("thread `{t}`: expected N.C.T")))?;
+            p.thread_index(id)
+                .and_then(|ti| axis.position(ti))
+                .map(|x| x as u32)
+        }
+        None => None,
+    };
+    Ok(MatrixResponse {
         row_count: rows.len() as u32,
         thread_count: axis.len() as u32,
         rows: g
@@ -453,41 +725,46 @@ pub(crate) fn matrix_of(
                 } else {
                     None
                 },
+                thread: None,
             })
             .collect(),
-        cols: g
-            .col_bins
-            .iter()
-            .map(|b| Bin {
-                first: b.start as u32,
-                last: (b.end - 1) as u32,
-                label: thread_bin_label(p, &axis, b),
-                event: None,
-            })
-            .collect(),
-        min: g.min(),
-        max: g.max(),
+        cols: col_bins_json(p, axis, &g.col_bins),
+        min,
+        max,
         values: g.values,
         reduce: match r.reduce {
             Reduce::Max => "max".into(),
             Reduce::Sum => "sum".into(),
         },
         unit: unit(p, r),
-    }
+        thread_order: info.label.clone(),
+        thread_position,
+        cluster_starts: info.cluster_starts.clone(),
+        level: g.level,
+    })
 }
 
 /// `GET /api/matrix`.
 pub fn matrix(p: &Profile, cache: &ViewCache, q: &ViewParams) -> Result<MatrixResponse, ApiError> {
     let r = resolve(p, q)?;
     let rows = cache.rows(p, &r);
-    Ok(matrix_of(p, &r, &rows, q, 200, 400))
+    matrix_of(p, cache, &r, &rows, q, 200, 400)
 }
 
 /// `GET /api/overview`.
 pub fn overview(p: &Profile, cache: &ViewCache, q: &ViewParams) -> Result<OverviewResponse, ApiError> {
     let r = resolve(p, q)?;
     let rows = cache.rows(p, &r);
-    let axis = ThreadAxis::identity(p);
+    let key = axis_key(p, &r, q)?;
+    let info = cache.axis(p, &key);
+    let pyr = pyramid_for(p, cache, &r, &rows, &key, &info);
+    let src = ProfileMatrix {
+        profile: p,
+        rows: &rows,
+        axis: &info.axis,
+        kind: r.kind,
+        metric: r.metric,
+    };
     let params = OverviewParams {
         skip_empty_over: q.skip.unwrap_or(10) as usize,
         bin: q.bin.unwrap_or(1).max(1) as usize,
@@ -495,20 +772,11 @@ pub fn overview(p: &Profile, cache: &ViewCache, q: &ViewParams) -> Result<Overvi
         strips: q.strips.unwrap_or(1).clamp(1, 64) as usize,
         max_cols: q.w.unwrap_or(64).clamp(1, 4096) as usize,
     };
-    let ov = views::overview(p, &rows, &axis, r.kind, r.metric, params);
+    let ov = pyr.overview(&src, params);
     Ok(OverviewResponse {
         row_count: rows.len() as u32,
-        thread_count: axis.len() as u32,
-        cols: ov
-            .col_bins
-            .iter()
-            .map(|b| Bin {
-                first: b.start as u32,
-                last: (b.end - 1) as u32,
-                label: thread_bin_label(p, &axis, b),
-                event: None,
-            })
-            .collect(),
+        thread_count: info.axis.len() as u32,
+        cols: col_bins_json(p, &info.axis, &ov.col_bins),
         strips: ov
             .strips
             .iter()
@@ -528,6 +796,49 @@ pub fn overview(p: &Profile, cache: &ViewCache, q: &ViewParams) -> Result<Overvi
         skipped_rows: ov.skipped_rows as u32,
         max: ov.max,
         unit: unit(p, &r),
+        cluster_starts: info.cluster_starts.clone(),
+    })
+}
+
+/// `GET /api/threads`: the thread axis, and the clusters of a cluster order.
+pub fn threads(p: &Profile, cache: &ViewCache, q: &ViewParams) -> Result<ThreadsResponse, ApiError> {
+    let r = resolve(p, q)?;
+    let key = axis_key(p, &r, q)?;
+    let info = cache.axis(p, &key);
+    let clusters = match &info.clustering {
+        Some(c) => {
+            let reps = representatives(p, c, r.metric);
+            (0..c.sizes.len())
+                .map(|k| ClusterJson {
+                    id: k as u32,
+                    size: c.sizes[k] as u32,
+                    representatives: reps
+                        .iter()
+                        .filter(|t| c.assignment[t.index()] as usize == k)
+                        .map(|t| p.thread(*t).to_string())
+                        .collect(),
+                    centroid: c.centroids[k].clone(),
+                })
+                .collect()
+        }
+        None => Vec::new(),
+    };
+    Ok(ThreadsResponse {
+        thread_order: info.label.clone(),
+        count: info.axis.len() as u32,
+        threads: info
+            .axis
+            .order
+            .iter()
+            .take(10_000)
+            .map(|t| p.thread(*t).to_string())
+            .collect(),
+        clusters,
+        features: info
+            .clustering
+            .as_ref()
+            .map(|c| c.features.iter().map(|e| p.event(*e).name.clone()).collect())
+            .unwrap_or_default(),
     })
 }
 
@@ -650,9 +961,16 @@ pub fn terrain(p: &Profile, cache: &ViewCache, q: &ViewParams) -> Result<Terrain
     q.reduce = Some("max".into());
     let r = resolve(p, &q)?;
     let rows = cache.rows(p, &r);
-    let grid = matrix_of(p, &r, &rows, &q, 40, 64);
-    let axis = ThreadAxis::identity(p);
+    let grid = matrix_of(p, cache, &r, &rows, &q, 40, 64)?;
+    let key = axis_key(p, &r, &q)?;
+    let info = cache.axis(p, &key);
+    let pyr = pyramid_for(p, cache, &r, &rows, &key, &info);
     let k = q.peaks.unwrap_or(5).min(50) as usize;
+    // The largest cell of each row (from the pyramid), largest first.
+    let mut best: Vec<(usize, usize, f64)> = (0..rows.len())
+        .filter_map(|row| pyr.row_max(row).map(|(pos, v)| (row, pos, v)))
+        .collect();
+    best.sort_by(|a, b| b.2.total_cmp(&a.2).then(a.0.cmp(&b.0)));
     let row_bin_of = |row: usize| {
         grid.rows
             .iter()
@@ -663,19 +981,20 @@ pub fn terrain(p: &Profile, cache: &ViewCache, q: &ViewParams) -> Result<Terrain
             .iter()
             .position(|b| (b.first as usize..=b.last as usize).contains(&col))
     };
-    let peaks = views::peaks(p, &rows, &axis, r.kind, r.metric, k)
+    let peaks = best
         .into_iter()
-        .filter_map(|pk| {
-            let e = *rows.rows[pk.row].events.first()?;
+        .filter_map(|(row, pos, value)| {
+            let e = *rows.rows[row].events.first()?;
             Some(PeakJson {
-                row_bin: row_bin_of(pk.row)? as u32,
-                col_bin: col_bin_of(pk.col)? as u32,
+                row_bin: row_bin_of(row)? as u32,
+                col_bin: col_bin_of(pos)? as u32,
                 event: e.0,
-                name: rows.rows[pk.row].label.clone(),
-                thread: p.thread(pk.thread).to_string(),
-                value: pk.value,
+                name: rows.rows[row].label.clone(),
+                thread: p.thread(info.axis.order[pos]).to_string(),
+                value,
             })
         })
+        .take(k)
         .collect();
     Ok(TerrainResponse { grid, peaks })
 }

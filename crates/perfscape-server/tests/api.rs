@@ -490,3 +490,161 @@ fn thread_positions_follow_id_order() {
         .collect();
     assert_eq!(labels, expect.iter().map(String::as_str).collect::<Vec<_>>());
 }
+
+#[test]
+fn thread_axis_orders_and_subsets() {
+    let l = example();
+    let p = &l.profile;
+    let cache = query::ViewCache::default();
+    let wait = p.event_by_name("MPI_Waitall()").unwrap();
+    // By value: the full-resolution row of MPI_Waitall() descends.
+    let by = ViewParams {
+        threads: Some("value".into()),
+        by_event: Some(wait.0),
+        h: Some(4096),
+        w: Some(4096),
+        thread: Some("7.0.0".into()),
+        ..q()
+    };
+    let m = query::matrix(p, &cache, &by).unwrap();
+    let row = m.rows.iter().position(|b| b.event == Some(wait.0)).unwrap();
+    let vals: Vec<f64> = m.values[row * m.cols.len()..(row + 1) * m.cols.len()]
+        .iter()
+        .map(|v| v.unwrap())
+        .collect();
+    assert!(vals.windows(2).all(|w| w[0] >= w[1]), "{vals:?}");
+    let sorted = thread_values_sorted(p, wait, ValueKind::Exclusive, MetricId(0));
+    assert_eq!(
+        m.cols[0].thread.as_deref(),
+        Some(p.thread(sorted[0].0).to_string().as_str())
+    );
+    let pos7 = sorted
+        .iter()
+        .position(|(t, _)| p.thread(*t).to_string() == "7.0.0")
+        .unwrap();
+    assert_eq!(m.thread_position, Some(pos7 as u32));
+    // The first 8 threads of that order.
+    let top = query::matrix(
+        p,
+        &cache,
+        &ViewParams {
+            subset: Some("top".into()),
+            top: Some(8),
+            ..by.clone()
+        },
+    )
+    .unwrap();
+    assert_eq!(top.thread_count, 8);
+    assert_eq!(top.cols.len(), 8);
+    // Clusters: sizes add up, the order groups them, and the answer is deterministic.
+    let cl = ViewParams {
+        threads: Some("cluster".into()),
+        clusters: Some(4),
+        ..q()
+    };
+    let t = query::threads(p, &cache, &cl).unwrap();
+    assert_eq!(t.clusters.iter().map(|c| c.size).sum::<u32>(), 64);
+    assert!(t.clusters.windows(2).all(|w| w[0].size >= w[1].size));
+    assert!(!t.features.is_empty());
+    let again = query::threads(p, &query::ViewCache::default(), &cl).unwrap();
+    assert_eq!(t.threads, again.threads);
+    let m = query::matrix(
+        p,
+        &cache,
+        &ViewParams {
+            h: Some(4096),
+            w: Some(4096),
+            ..cl.clone()
+        },
+    )
+    .unwrap();
+    assert_eq!(m.cluster_starts.len(), t.clusters.len());
+    assert_eq!(m.cluster_starts[0], 0);
+    let mut expect = vec![0u32];
+    for c in &t.clusters[..t.clusters.len() - 1] {
+        expect.push(expect.last().unwrap() + c.size);
+    }
+    assert_eq!(m.cluster_starts, expect);
+    // Representatives: at most 3 per cluster, the min/median/max of each.
+    let reps = query::threads(
+        p,
+        &cache,
+        &ViewParams {
+            subset: Some("reps".into()),
+            ..cl.clone()
+        },
+    )
+    .unwrap();
+    assert!(reps.count as usize <= 3 * t.clusters.len() && reps.count as usize >= t.clusters.len());
+    // Bad combinations are 400s.
+    assert_eq!(
+        query::matrix(
+            p,
+            &cache,
+            &ViewParams {
+                threads: Some("value".into()),
+                ..q()
+            }
+        )
+        .unwrap_err()
+        .status,
+        400
+    );
+    assert_eq!(
+        query::matrix(
+            p,
+            &cache,
+            &ViewParams {
+                subset: Some("reps".into()),
+                ..q()
+            }
+        )
+        .unwrap_err()
+        .status,
+        400
+    );
+    assert_eq!(
+        query::matrix(
+            p,
+            &cache,
+            &ViewParams {
+                threads: Some("random".into()),
+                ..q()
+            }
+        )
+        .unwrap_err()
+        .status,
+        400
+    );
+}
+
+#[test]
+fn overview_and_terrain_follow_the_thread_axis() {
+    let l = example();
+    let p = &l.profile;
+    let cache = query::ViewCache::default();
+    let ov = query::overview(
+        p,
+        &cache,
+        &ViewParams {
+            threads: Some("cluster".into()),
+            clusters: Some(3),
+            w: Some(64),
+            ..q()
+        },
+    )
+    .unwrap();
+    assert_eq!(ov.thread_count, 64);
+    assert!(!ov.cluster_starts.is_empty());
+    let t = query::terrain(
+        p,
+        &cache,
+        &ViewParams {
+            subset: Some("top".into()),
+            top: Some(16),
+            ..q()
+        },
+    )
+    .unwrap();
+    assert_eq!(t.grid.thread_count, 16);
+}

@@ -19,4 +19,8 @@ label: string,
 /**
  * The event of a single-event row bin (for selection), if any.
  */
-event: number | null, };
+event: number | null, 
+/**
+ * The thread of a single-thread column bin (for selection), if any.
+ */
+thread: string | null, };

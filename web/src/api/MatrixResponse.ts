@@ -40,4 +40,20 @@ reduce: string,
 /**
  * Unit of the values.
  */
-unit: string, };
+unit: string, 
+/**
+ * Thread axis: `id`, `value` (by the value of `by_event`) or `cluster`; with `subset`.
+ */
+thread_order: string, 
+/**
+ * Position on the thread axis of the `thread` asked about, if it is shown.
+ */
+thread_position: number | null, 
+/**
+ * With `threads=cluster`: the position where each cluster starts.
+ */
+cluster_starts: Array<number>, 
+/**
+ * Size of the pyramid level the columns came from (bin width `2^level` threads).
+ */
+level: number, };

@@ -37,4 +37,8 @@ max: number | null,
 /**
  * Unit of the values.
  */
-unit: string, };
+unit: string, 
+/**
+ * With `threads=cluster`: the position where each cluster starts.
+ */
+cluster_starts: Array<number>, };

@@ -9,7 +9,7 @@ import { api } from '../client';
 import type { Context, View } from '../context';
 import { charts, showError } from '../context';
 import { compact, esc, value } from '../format';
-import { store, touched, type Selection } from '../state';
+import { axisChanged, store, touched, type Selection } from '../state';
 
 export const HOT = ['#313695', '#4575b4', '#74add1', '#abd9e9', '#e0f3f8', '#ffffbf', '#fee090', '#fdae61', '#f46d43', '#d73027', '#a50026'];
 
@@ -25,6 +25,9 @@ export class HeatmapView implements View {
   private data: MatrixResponse | null = null;
   private region: Region = { r0: 0, r1: 0, t0: 0, t1: 0 };
   private rowCount = 0;
+  /** Length of the thread axis of the last answer (all threads, or a subset). */
+  private axisLen: number;
+  private clusterNote = '';
   private dragFrom: { x: number; y: number } | null = null;
   private info: HTMLDivElement;
   private seq = 0;
@@ -34,21 +37,60 @@ export class HeatmapView implements View {
     div.className = 'chart';
     el.appendChild(div);
     this.info = document.createElement('div');
-    this.info.className = 'note';
-    this.info.style.position = 'absolute';
-    this.info.style.bottom = '0';
-    this.info.style.left = '0';
+    this.info.className = 'note status';
     el.appendChild(this.info);
     this.chart = echarts.init(div, undefined, { renderer: 'canvas' });
+    this.axisLen = ctx.run.threads;
     charts.set('heatmap', this.chart);
     const norm = document.createElement('select');
-    norm.innerHTML = '<option value="event">colour per event</option><option value="global">colour over the run</option>';
+    norm.innerHTML = '<option value="event">colour per event</option><option value="global">colour per run</option>';
     norm.value = store.get().norm;
     norm.addEventListener('change', () => store.set({ norm: norm.value as Selection['norm'] }));
     const reset = document.createElement('button');
-    reset.textContent = 'whole run';
+    reset.textContent = 'all';
+    reset.title = 'show the whole run';
     reset.addEventListener('click', () => store.set({ r0: null, r1: null, t0: null, t1: null }));
-    tools.append(norm, reset);
+    const sel0 = store.get();
+    const order = document.createElement('select');
+    order.title = 'order of the thread axis (also used by the overview and the terrain)';
+    order.innerHTML = '<option value="id">threads by id</option><option value="value">by event value</option><option value="cluster">by similarity</option>';
+    order.value = sel0.threads;
+    const k = document.createElement('input');
+    k.type = 'number';
+    k.min = '1';
+    k.max = '64';
+    k.value = String(sel0.clusters);
+    k.title = 'number of clusters';
+    k.style.width = '3.5em';
+    const subset = document.createElement('select');
+    subset.title = 'which threads to show';
+    subset.innerHTML = '<option value="all">all threads</option><option value="top">first N</option><option value="reps">cluster min/med/max</option>';
+    subset.value = sel0.subset;
+    const top = document.createElement('input');
+    top.type = 'number';
+    top.min = '1';
+    top.value = String(sel0.top);
+    top.title = 'N';
+    top.style.width = '4.5em';
+    const sync = () => {
+      k.style.display = order.value === 'cluster' ? '' : 'none';
+      top.style.display = subset.value === 'top' ? '' : 'none';
+      (subset.querySelector('option[value="reps"]') as HTMLOptionElement).disabled = order.value !== 'cluster';
+    };
+    const apply = () => {
+      sync();
+      store.set({
+        threads: order.value as Selection['threads'],
+        clusters: Math.max(1, Math.min(64, Number(k.value) || 8)),
+        subset: (subset.value === 'reps' && order.value !== 'cluster' ? 'all' : subset.value) as Selection['subset'],
+        top: Math.max(1, Number(top.value) || 64),
+        t0: null,
+        t1: null,
+      });
+    };
+    for (const el of [order, k, subset, top]) el.addEventListener('change', apply);
+    sync();
+    tools.append(order, k, subset, top, norm, reset);
     this.chart.on('click', (p) => this.onClick(p as unknown as { data: number[] }));
     const zr = this.chart.getZr();
     zr.on('mousewheel', (e) => this.onWheel(e as unknown as { offsetX: number; offsetY: number; wheelDelta: number; event: Event }));
@@ -64,7 +106,7 @@ export class HeatmapView implements View {
   }
 
   private currentRegion(s: Selection, rowCount: number): Region {
-    const threads = this.ctx.run.threads;
+    const threads = this.axisLen;
     const r0 = Math.max(0, Math.min(s.r0 ?? 0, rowCount));
     const r1 = Math.max(r0 + 1, Math.min(s.r1 ?? rowCount, rowCount));
     const t0 = Math.max(0, Math.min(s.t0 ?? 0, threads));
@@ -85,10 +127,27 @@ export class HeatmapView implements View {
         return;
       }
     }
-    if (touched(changed, 'metric', 'kind', 'rows', 'callpaths', 'reduce', 'r0', 'r1', 't0', 't1', 'norm')) {
+    if (axisChanged(s, changed)) {
+      await this.fetchClusters(s);
+    }
+    if (touched(changed, 'metric', 'kind', 'rows', 'callpaths', 'reduce', 'r0', 'r1', 't0', 't1', 'norm') || axisChanged(s, changed)) {
       await this.fetch(s);
-    } else if (touched(changed, 'event', 'thread')) {
+    } else if (touched(changed, 'thread')) {
+      await this.fetch(s); // the answer gives the thread's position on the axis
+    } else if (touched(changed, 'event')) {
       this.draw(s);
+    }
+  }
+
+  private async fetchClusters(s: Selection): Promise<void> {
+    this.clusterNote = '';
+    if (s.threads !== 'cluster') return;
+    try {
+      const t = await api.threads(s);
+      const sizes = t.clusters.map((c) => c.size.toLocaleString('en-US'));
+      this.clusterNote = ` · ${t.clusters.length} clusters of ${sizes.join(', ')} threads`;
+    } catch (e) {
+      console.error(e);
     }
   }
 
@@ -109,6 +168,11 @@ export class HeatmapView implements View {
       const data = await api.matrix(s, { ...this.region, h, w });
       if (seq !== this.seq) return;
       this.data = data;
+      if (data.thread_count !== this.axisLen) {
+        // The axis changed length (a subset): show all of it.
+        this.axisLen = data.thread_count;
+        this.region = this.currentRegion({ ...s, t0: null, t1: null }, this.rowCount);
+      }
       this.draw(s);
     } catch (e) {
       showError(this.el, e);
@@ -140,11 +204,19 @@ export class HeatmapView implements View {
     d.rows.forEach((b, i) => {
       if (s.event !== null && b.event === s.event) selRows.push(i);
     });
-    const tpos = s.thread !== null ? this.ctx.threadPos(s.thread) : undefined;
-    const selCol = tpos === undefined ? -1 : d.cols.findIndex((b) => tpos >= b.first && tpos <= b.last);
+    const tpos = d.thread_position;
+    const selCol = tpos === null ? -1 : d.cols.findIndex((b) => tpos >= b.first && tpos <= b.last);
+    // Cluster starts as fractional column positions (a start may fall inside a bin).
+    const clusterCols = d.cluster_starts
+      .filter((p) => p > d.cols[0]?.first)
+      .map((p) => {
+        const c = d.cols.findIndex((b) => p >= b.first && p <= b.last);
+        return c < 0 ? -1 : c + (p - d.cols[c].first) / (d.cols[c].last - d.cols[c].first + 1);
+      })
+      .filter((c) => c > 0);
     const option: echarts.EChartsOption = {
       animation: false,
-      grid: { left: 210, right: 70, top: 10, bottom: 62 },
+      grid: { left: 210, right: 70, top: 10, bottom: 72 },
       tooltip: {
         position: 'top',
         formatter: (p: unknown) => {
@@ -156,7 +228,7 @@ export class HeatmapView implements View {
       xAxis: {
         type: 'category',
         data: d.cols.map((b) => b.label),
-        name: `threads ${this.region.t0}–${this.region.t1 - 1} of ${d.thread_count}`,
+        name: `threads ${this.region.t0}–${this.region.t1 - 1} of ${d.thread_count} (${d.thread_order})`,
         nameLocation: 'middle',
         nameGap: 24,
         axisLabel: { hideOverlap: true, fontSize: 10 },
@@ -196,19 +268,19 @@ export class HeatmapView implements View {
       ],
     };
     this.chart.setOption(option, true);
-    this.overlay(selRows, selCol, nr, nc);
-    this.info.textContent = `rows ${this.region.r0}–${this.region.r1 - 1} of ${d.row_count} in ${nr} bins × threads in ${nc} bins · ${d.reduce} · wheel: zoom, drag: pan, click: select`;
+    this.overlay(selRows, selCol, nr, nc, clusterCols);
+    this.info.textContent = `rows ${this.region.r0}–${this.region.r1 - 1} of ${d.row_count} in ${nr} bins × threads in ${nc} bins of ${2 ** d.level} · ${d.reduce}${this.clusterNote} · wheel: zoom, drag: pan, click: select`;
   }
 
   /** Outlines the selected event's row(s) and the selected thread's column. */
-  private overlay(rows: number[], col: number, nr: number, nc: number): void {
+  private overlay(rows: number[], col: number, nr: number, nc: number, clusterCols: number[] = []): void {
     const px = (axis: 'x' | 'y', i: number) =>
       this.chart.convertToPixel(axis === 'x' ? { xAxisIndex: 0 } : { yAxisIndex: 0 }, i) as unknown as number;
     const { width, height } = this.el.getBoundingClientRect();
     const top = 10;
     const left = 210;
     const gridW = width - 210 - 70;
-    const gridH = height - 10 - 62;
+    const gridH = height - 10 - 72;
     const bandH = nr > 1 ? Math.abs(px('y', 1) - px('y', 0)) : gridH;
     const bandW = nc > 1 ? Math.abs(px('x', 1) - px('x', 0)) : gridW;
     const shapes: object[] = [];
@@ -220,6 +292,10 @@ export class HeatmapView implements View {
       const x = px('x', col) - bandW / 2;
       shapes.push({ type: 'rect', silent: true, z: 100, shape: { x, y: top, width: bandW, height: gridH }, style: { fill: 'none', stroke: '#111', lineWidth: 2, lineDash: [4, 3] } });
     }
+    for (const c of clusterCols) {
+      const x = px('x', Math.floor(c)) - bandW / 2 + (c - Math.floor(c)) * bandW;
+      shapes.push({ type: 'line', silent: true, z: 99, shape: { x1: x, y1: top - 4, x2: x, y2: top + gridH + 4 }, style: { stroke: '#000', lineWidth: 2 } });
+    }
     this.chart.setOption({ graphic: shapes as never }, { replaceMerge: ['graphic'] });
   }
 
@@ -230,7 +306,7 @@ export class HeatmapView implements View {
     const rb = d.rows[r];
     const cb = d.cols[c];
     if (rb.first === rb.last && cb.first === cb.last) {
-      const patch: Partial<Selection> = { thread: this.ctx.run.thread_ids[cb.first] ?? null };
+      const patch: Partial<Selection> = { thread: cb.thread ?? null };
       if (rb.event !== null) patch.event = rb.event;
       store.set(patch);
     } else {
@@ -260,7 +336,7 @@ export class HeatmapView implements View {
       return [start, start + size];
     };
     const [nr0, nr1] = zoom(r0, r1, at.row, this.rowCount);
-    const [nt0, nt1] = zoom(t0, t1, at.col, this.ctx.run.threads);
+    const [nt0, nt1] = zoom(t0, t1, at.col, this.axisLen);
     store.set({ r0: nr0, r1: nr1, t0: nt0, t1: nt1 });
   }
 
@@ -276,7 +352,7 @@ export class HeatmapView implements View {
     const dt = a.col - b.col;
     const clamp = (s: number, size: number, n: number) => Math.max(0, Math.min(n - size, s));
     const nr0 = clamp(r0 + dr, r1 - r0, this.rowCount);
-    const nt0 = clamp(t0 + dt, t1 - t0, this.ctx.run.threads);
+    const nt0 = clamp(t0 + dt, t1 - t0, this.axisLen);
     store.set({ r0: nr0, r1: nr0 + (r1 - r0), t0: nt0, t1: nt0 + (t1 - t0) });
   }
 }

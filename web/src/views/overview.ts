@@ -9,7 +9,7 @@ import { api } from '../client';
 import type { Context, View } from '../context';
 import { charts, showError } from '../context';
 import { esc, value } from '../format';
-import { store, touched, type Selection } from '../state';
+import { axisChanged, store, touched, type Selection } from '../state';
 import { HOT } from './heatmap';
 
 function numberInput(label: string, v: number, min: number, max: number, on: (n: number) => void): HTMLElement {
@@ -37,12 +37,10 @@ export class OverviewView implements View {
   constructor(private el: HTMLElement, tools: HTMLElement, private ctx: Context) {
     const div = document.createElement('div');
     div.className = 'chart';
-    div.style.bottom = '34px';
+    div.style.bottom = '22px';
     el.appendChild(div);
     this.info = document.createElement('div');
-    this.info.className = 'note';
-    this.info.style.position = 'absolute';
-    this.info.style.bottom = '0';
+    this.info.className = 'note status';
     el.appendChild(this.info);
     this.chart = echarts.init(div);
     charts.set('overview', this.chart);
@@ -93,7 +91,7 @@ export class OverviewView implements View {
   }
 
   async update(s: Selection, changed: Set<keyof Selection>): Promise<void> {
-    if (touched(changed, 'metric', 'kind', 'rows', 'callpaths', 'reduce', 'skip', 'bin', 'strips')) {
+    if (touched(changed, 'metric', 'kind', 'rows', 'callpaths', 'reduce', 'skip', 'bin', 'strips') || axisChanged(s, changed)) {
       try {
         const { width } = this.el.getBoundingClientRect();
         const w = Math.max(4, Math.min(this.ctx.run.threads, Math.floor(width / Math.max(1, s.strips) / 3)));

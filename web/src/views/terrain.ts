@@ -9,7 +9,7 @@ import { api } from '../client';
 import type { Context, View } from '../context';
 import { charts, showError } from '../context';
 import { esc, shorten, value } from '../format';
-import { store, touched, type Selection } from '../state';
+import { axisChanged, store, touched, type Selection } from '../state';
 import { HOT } from './heatmap';
 
 function resSelect(label: string, v: number, options: number[], on: (n: number) => void): HTMLElement {
@@ -50,7 +50,7 @@ export class TerrainView implements View {
   }
 
   async update(s: Selection, changed: Set<keyof Selection>): Promise<void> {
-    if (touched(changed, 'metric', 'kind', 'rows', 'callpaths', 'tx', 'ty', 'peaks')) {
+    if (touched(changed, 'metric', 'kind', 'rows', 'callpaths', 'tx', 'ty', 'peaks') || axisChanged(s, changed)) {
       try {
         this.data = await api.terrain(s);
       } catch (e) {
