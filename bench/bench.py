@@ -115,6 +115,8 @@ def main():
     ap.add_argument("--out", default=str(ROOT / "BENCHMARKS.md"))
     ap.add_argument("--hatchet", action="store_true")
     ap.add_argument("--no-serve", action="store_true", help="skip the serving benchmark (needs node + chromium)")
+    ap.add_argument("--million", action="store_true",
+                    help="also run the in-memory 1,000,000-thread x 1,000-event pyramid benchmark (about 90 s, 8 GB)")
     a = ap.parse_args()
     exe = build()
     CACHE.mkdir(parents=True, exist_ok=True)
@@ -194,6 +196,23 @@ def main():
         for key, label in labels:
             lines.append("| %s | %.1f ms | %.1f ms |" % (label, sv[key]["p50_ms"], sv[key]["p99_ms"]))
         lines += ["", "Time to first complete draw of the page (7 views, 4,096 ranks): %.2f s." % (sv["first_draw_ms"]["median"] / 1000.0)]
+    if a.million:
+        subprocess.run(["cargo", "build", "--release", "-p", "perfscape-analysis", "--example", "million"], cwd=ROOT, check=True)
+        out = subprocess.run([str(target_dir() / "release" / "examples" / "million"), "1000000", "1000", "200"],
+                             check=True, capture_output=True, text=True).stdout
+        mm = json.loads(out.strip().splitlines()[-1])
+        lines += ["", "## In memory: 1,000,000 threads x 1,000 events (10^9 values of one kind)", "",
+                  "`cargo run --release -p perfscape-analysis --example million` builds the matrix with tau_scale.py's logic "
+                  "(f32, %.1f GB), the max/sum pyramid (%.2f GB, built in %.1f s), and times 200 screen-sized requests of each kind "
+                  "(the computation the server does; JSON encoding of the answer adds a few ms)." % (
+                      mm["matrix_bytes"] / 1e9, mm["pyramid_bytes"] / 1e9, mm["pyramid_build_s"]), "",
+                  "| request | p50 | p99 |", "|---|---|---|"]
+        for key, label in [("heatmap_whole_ms", "heat map, whole run -> 200 x 400 cells"),
+                           ("heatmap_zoom_ms", "heat map, random regions -> 200 x 400"),
+                           ("heatmap_deep_zoom_ms", "heat map, 50 rows x 2,000 threads (below the stored levels)"),
+                           ("overview_ms", "overview (skip > 20, bins of 4, 3 strips, 64 thread bins)"),
+                           ("terrain_ms", "terrain grid 40 x 64")]:
+            lines.append("| %s | %.1f ms | %.1f ms |" % (label, mm[key][0], mm[key][1]))
     base_wall, base_rss = timed([str(exe), "--help"], 3)
     lines += [
         "",

@@ -16,6 +16,7 @@
 
 use crate::views::{Overview, OverviewParams, OverviewRow, Reduce, bins, kept_segments};
 use perfscape_model::{MetricId, Profile, ValueKind};
+use rayon::prelude::*;
 use std::ops::Range;
 
 use crate::views::{RowSet, ThreadAxis};
@@ -30,6 +31,17 @@ pub trait MatrixSource: Sync {
     fn for_each_in_row(&self, r: usize, f: &mut dyn FnMut(usize, f64));
     /// The value of one cell, if it has data.
     fn get(&self, r: usize, pos: usize) -> Option<f64>;
+    /// The reduction of row `r` over positions `range` (NaN when no cell has data). The
+    /// default reads cell by cell; dense sources override it with a slice scan.
+    fn fold_range(&self, r: usize, range: Range<usize>, reduce: Reduce) -> f64 {
+        let mut acc = f64::NAN;
+        for p in range {
+            if let Some(v) = self.get(r, p) {
+                acc = combine(acc, v, reduce);
+            }
+        }
+        acc
+    }
 }
 
 /// A profile seen as a matrix: rows of a [`RowSet`] × threads of a [`ThreadAxis`], one value
@@ -133,8 +145,9 @@ struct Level {
     sum: Vec<f64>,
 }
 
-/// Default budget of stored cells per level (each costs 16 bytes: max and sum).
-pub const DEFAULT_LEVEL_CELLS: usize = 1 << 26;
+/// Default budget of stored cells per level (each costs 16 bytes: max and sum): 2^24 cells,
+/// 256 MiB for the first stored level, about twice that for all levels.
+pub const DEFAULT_LEVEL_CELLS: usize = 1 << 24;
 
 /// The pyramid of one matrix source (see the module documentation).
 #[derive(Clone, Debug)]
@@ -146,7 +159,8 @@ pub struct Pyramid {
     row_nonzero: Vec<bool>,
 }
 
-fn combine(a: f64, b: f64, reduce: Reduce) -> f64 {
+/// Combines two partial reductions; NaN stands for "no data".
+pub fn combine(a: f64, b: f64, reduce: Reduce) -> f64 {
     match (a.is_nan(), b.is_nan()) {
         (true, _) => b,
         (_, true) => a,
@@ -194,20 +208,23 @@ impl Pyramid {
             let c = cols.div_ceil(1 << first);
             let mut max = vec![f64::NAN; rows * c];
             let mut sum = vec![f64::NAN; rows * c];
-            for r in 0..rows {
-                let (mx, sm) = (&mut max[r * c..(r + 1) * c], &mut sum[r * c..(r + 1) * c]);
-                let best = &mut row_max[r];
-                let nz = &mut row_nonzero[r];
-                src.for_each_in_row(r, &mut |p, v| {
-                    *nz |= v != 0.0;
-                    let b = p >> first;
-                    mx[b] = combine(mx[b], v, Reduce::Max);
-                    sm[b] = combine(sm[b], v, Reduce::Sum);
-                    if best.is_none_or(|(bp, bv)| v > bv || (v == bv && p < bp)) {
-                        *best = Some((p, v));
-                    }
+            // Rows are independent: one task per row, each reducing its row in position order,
+            // so the result does not depend on the number of workers.
+            max.par_chunks_mut(c)
+                .zip(sum.par_chunks_mut(c))
+                .zip(row_max.par_iter_mut().zip(row_nonzero.par_iter_mut()))
+                .enumerate()
+                .for_each(|(r, ((mx, sm), (best, nz)))| {
+                    src.for_each_in_row(r, &mut |p, v| {
+                        *nz |= v != 0.0;
+                        let b = p >> first;
+                        mx[b] = combine(mx[b], v, Reduce::Max);
+                        sm[b] = combine(sm[b], v, Reduce::Sum);
+                        if best.is_none_or(|(bp, bv)| v > bv || (v == bv && p < bp)) {
+                            *best = Some((p, v));
+                        }
+                    });
                 });
-            }
             levels.push(Level {
                 log2: first,
                 cols: c,
@@ -218,23 +235,20 @@ impl Pyramid {
                 let c2 = prev.cols.div_ceil(2);
                 let mut max = vec![f64::NAN; rows * c2];
                 let mut sum = vec![f64::NAN; rows * c2];
-                for r in 0..rows {
-                    for b in 0..c2 {
-                        let i0 = r * prev.cols + 2 * b;
-                        let i1 = i0 + 1;
-                        let has1 = 2 * b + 1 < prev.cols;
-                        max[r * c2 + b] = if has1 {
-                            combine(prev.max[i0], prev.max[i1], Reduce::Max)
-                        } else {
-                            prev.max[i0]
-                        };
-                        sum[r * c2 + b] = if has1 {
-                            combine(prev.sum[i0], prev.sum[i1], Reduce::Sum)
-                        } else {
-                            prev.sum[i0]
+                let halve = |dst: &mut [f64], row: &[f64], reduce: Reduce| {
+                    for (b, d) in dst.iter_mut().enumerate() {
+                        *d = match row.get(2 * b + 1) {
+                            Some(&x1) => combine(row[2 * b], x1, reduce),
+                            None => row[2 * b],
                         };
                     }
-                }
+                };
+                max.par_chunks_mut(c2)
+                    .zip(prev.max.par_chunks(prev.cols))
+                    .for_each(|(d, s)| halve(d, s, Reduce::Max));
+                sum.par_chunks_mut(c2)
+                    .zip(prev.sum.par_chunks(prev.cols))
+                    .for_each(|(d, s)| halve(d, s, Reduce::Sum));
                 let log2 = prev.log2 + 1;
                 levels.push(Level {
                     log2,
@@ -345,13 +359,7 @@ impl Pyramid {
         let end = ((b + 1) << k).min(self.cols);
         if k == 0 || self.levels.first().is_none_or(|l| k < l.log2) {
             // Below the stored levels: read the source.
-            let mut acc = f64::NAN;
-            for p in start..end {
-                if let Some(v) = src.get(r, p) {
-                    acc = combine(acc, v, reduce);
-                }
-            }
-            return acc;
+            return src.fold_range(r, start..end, reduce);
         }
         f64::NAN
     }

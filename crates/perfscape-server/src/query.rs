@@ -517,7 +517,7 @@ fn thread_bin_label(p: &Profile, axis: &ThreadAxis, b: &std::ops::Range<usize>) 
 
 /// Budget of stored pyramid cells per level; bins narrower than the first stored level read
 /// the profile's columns directly.
-const LEVEL_CELLS: usize = DEFAULT_LEVEL_CELLS >> 4;
+const LEVEL_CELLS: usize = DEFAULT_LEVEL_CELLS;
 
 fn axis_key(p: &Profile, r: &Resolved, q: &ViewParams) -> Result<AxisKey, ApiError> {
     let order = match q.threads.as_deref().unwrap_or("id") {
