@@ -45,9 +45,11 @@ export function serve(run, extra = []) {
   });
 }
 
-/** A 4,096-rank run made by ../shared/tools/tau_scale.py (cached in $PERFSCAPE_BIG_RUN or a temp dir). */
+/** A large run made by ../shared/tools/tau_scale.py: 4,096 ranks in $PERFSCAPE_BIG_RUN, 65,536
+ * in $PERFSCAPE_HUGE_RUN (made once and kept there), else in a temporary directory. */
 export function bigRun(ranks = 4096) {
-  const dir = process.env.PERFSCAPE_BIG_RUN ?? path.join(mkdtempSync(path.join(tmpdir(), 'perfscape-big-')), `np${ranks}`);
+  const env = ranks === 4096 ? process.env.PERFSCAPE_BIG_RUN : process.env.PERFSCAPE_HUGE_RUN;
+  const dir = env ?? path.join(mkdtempSync(path.join(tmpdir(), 'perfscape-big-')), `np${ranks}`);
   if (!existsSync(path.join(dir, `profile.${ranks - 1}.0.0`))) {
     execFileSync('python3', [
       path.join(shared, 'tools/tau_scale.py'),

@@ -227,3 +227,37 @@ describe('thread axis on the 64-rank run', () => {
     await page.close();
   });
 });
+
+describe('65,536-rank run from tau_scale.py', () => {
+  let server;
+  let br;
+  before(async () => {
+    server = await serve(bigRun(65536));
+    br = await browser();
+  }, { timeout: 600000 });
+  after(async () => {
+    await br?.close();
+    server?.stop();
+  });
+
+  test('every view draws at screen resolution; the thread axis can be clustered', { timeout: 600000 }, async () => {
+    const { page, errors } = await open(br, server.url);
+    const hm = await option(page, 'heatmap');
+    assert.match(hm.xAxis[0].name, /of 65536/);
+    assert.ok(hm.xAxis[0].data.length <= 512, `heat map columns ${hm.xAxis[0].data.length}`);
+    assert.ok((await drawn(page, '#panel-heatmap')).colours > 50);
+    assert.ok((await drawn(page, '#panel-overview')).colours > 20);
+    assert.ok((await drawn(page, '#panel-terrain .chart')).colours > 30);
+    const bars = await option(page, 'event-bars');
+    assert.ok(bars.series[0].data.length <= 4096, 'per-thread bars are reduced');
+    assert.match(await page.textContent('#panel-event .event-title'), /65,536 threads/);
+    assert.match(await page.textContent('#panel-runinfo'), /65,536 \(65,536 nodes\/ranks\)/);
+    // Cluster the 65,536 threads.
+    await page.selectOption('#panel-heatmap .tools select >> nth=0', 'cluster');
+    await page.waitForFunction(() => /clusters of/.test(document.querySelector('#panel-heatmap .status')?.textContent ?? ''), null, { timeout: 120000 });
+    const cl = await option(page, 'heatmap');
+    assert.match(cl.xAxis[0].name, /8 clusters/);
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+});

@@ -1,6 +1,7 @@
 //! The browser tests (web/tests/*.test.mjs, headless Debian Chromium via playwright-core),
 //! run against this build of `perfscape`: every view draws real data on the 64-rank example
-//! and on a 4,096-rank run, the views are linked, the URL reproduces the state, a failed load is
+//! and on 4,096- and 65,536-rank runs (made once by tau_scale.py and kept in the target
+//! directory), the views are linked, the URL reproduces the state, a failed load is
 //! shown in the page. Needs Node.js, npm and `/usr/bin/chromium` (`scripts/test.sh` installs
 //! it); set `PERFSCAPE_SKIP_BROWSER_TESTS=1` to skip on a machine without a browser.
 
@@ -15,11 +16,13 @@ fn browser_views_on_real_runs() {
     }
     let web = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../web");
     let big = Path::new(env!("CARGO_TARGET_TMPDIR")).join("np4096-lines5000");
+    let huge = Path::new(env!("CARGO_TARGET_TMPDIR")).join("np65536-lines5000");
     let out = Command::new("npm")
         .args(["run", "test:browser", "--silent"])
         .current_dir(&web)
         .env("PERFSCAPE_BIN", env!("CARGO_BIN_EXE_perfscape"))
         .env("PERFSCAPE_BIG_RUN", &big)
+        .env("PERFSCAPE_HUGE_RUN", &huge)
         .output();
     let out = match out {
         Ok(o) => o,
