@@ -5,6 +5,7 @@ import './style.css';
 import { api } from './client';
 import { Context, type View, charts, showError } from './context';
 import { esc, shorten } from './format';
+import { joinSession } from './share';
 import { store, type Selection } from './state';
 import { CallTreeView } from './views/calltree';
 import { EventView } from './views/eventview';
@@ -158,6 +159,7 @@ async function start(): Promise<void> {
   const all = new Set(Object.keys(s) as (keyof Selection)[]);
   await Promise.all(views.map((v) => Promise.resolve(v.update(s, all)).catch((e) => console.error(e))));
   window.addEventListener('resize', () => views.forEach((v) => v.resize?.()));
+  if (run.shared) joinSession();
   document.body.dataset.ready = '1';
 }
 

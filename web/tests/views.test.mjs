@@ -261,3 +261,35 @@ describe('65,536-rank run from tau_scale.py', () => {
     await page.close();
   });
 });
+
+test('shared session: two browsers see each other\'s selection, cursor and presence; no token, no entry', async () => {
+  const server = await serve(np64, ['--share']);
+  const br = await browser();
+  try {
+    assert.match(server.url, /\?token=[0-9a-f]{32}$/);
+    const a = await open(br, server.url);
+    const b = await open(br, server.url);
+    await b.page.waitForFunction(() => document.querySelectorAll('#presence .peer').length === 2);
+    await a.page.waitForFunction(() => document.querySelectorAll('#presence .peer').length === 2);
+    // A selects an event: B's views follow.
+    await a.page.click('#panel-ranked tbody tr:has-text("MPI_Waitall()")');
+    const id = (await selection(a.page)).event;
+    await b.page.waitForFunction((e) => window.perfscape.store.get().event === e, id, { timeout: 2000 });
+    await b.page.waitForFunction(() => /MPI_Waitall\(\)/.test(document.querySelector('#panel-event .event-title')?.textContent ?? ''));
+    // A's pointer over the heat map appears on B.
+    const box = await a.page.locator('#panel-heatmap').boundingBox();
+    await a.page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+    await a.page.mouse.move(box.x + box.width / 2 + 20, box.y + box.height / 2 + 10);
+    await b.page.waitForSelector('#panel-heatmap .remote-cursor', { timeout: 2000 });
+    // Without the token: 403.
+    const ctx = await br.newContext();
+    const anon = await ctx.newPage();
+    const resp = await anon.goto(server.url.replace(/\?token=.*/, ''));
+    assert.equal(resp.status(), 403);
+    await ctx.close();
+    assert.deepEqual([...a.errors, ...b.errors], []);
+  } finally {
+    await br.close();
+    server.stop();
+  }
+});

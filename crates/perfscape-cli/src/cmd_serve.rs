@@ -24,6 +24,11 @@ pub struct ServeArgs {
     /// Do not try to open the URL in a browser (it is opened on a desktop session otherwise).
     #[arg(long)]
     no_open: bool,
+    /// Shared session: every browser that opens the printed URL (it carries an unguessable
+    /// token) sees the others' selection, cursor and views, and who is present. With --bind
+    /// ADDR colleagues on other machines can join.
+    #[arg(long)]
+    share: bool,
 }
 
 fn open_browser(url: &str) {
@@ -58,6 +63,7 @@ pub fn run(args: &ServeArgs) -> anyhow::Result<ExitCode> {
     let partial = loaded.as_ref().map(|l| l.report.is_partial()).unwrap_or(false);
     let token = match args.token.as_deref() {
         Some("auto") => Some(random_token()),
+        None if args.share => Some(random_token()),
         other => other.map(str::to_string),
     };
     let cfg = ServerConfig {
@@ -65,7 +71,12 @@ pub fn run(args: &ServeArgs) -> anyhow::Result<ExitCode> {
         port: args.port.unwrap_or(0),
         token: token.clone(),
     };
-    let state = AppState::new(args.input.run.display().to_string(), loaded, token.clone());
+    let path = args.input.run.display().to_string();
+    let state = if args.share {
+        AppState::new_shared(path, loaded, token.clone())
+    } else {
+        AppState::new(path, loaded, token.clone())
+    };
     let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
     rt.block_on(async move {
         let listener = bind(&cfg).await?;
@@ -85,6 +96,9 @@ pub fn run(args: &ServeArgs) -> anyhow::Result<ExitCode> {
             None => format!("http://{host}:{}/", addr.port()),
         };
         println!("perfscape: serving {} at {url}", args.input.run.display());
+        if args.share {
+            println!("perfscape: shared session: everyone who opens this URL sees the same views");
+        }
         println!("perfscape: press Ctrl-C to stop");
         open_browser(&url);
         axum::serve(listener, router(state))

@@ -52,6 +52,8 @@ pub struct RunInfo {
     pub notes: Vec<String>,
     /// The first threads' addresses (at most 10,000), in id order.
     pub thread_ids: Vec<String>,
+    /// True for a shared session (`serve --share`): the page joins the session hub at `/api/ws`.
+    pub shared: bool,
 }
 
 /// A metric.

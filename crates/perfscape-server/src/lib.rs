@@ -22,6 +22,7 @@
 pub mod api;
 mod assets;
 pub mod query;
+pub mod share;
 
 use axum::Router;
 use axum::extract::{Path, Query, Request, State};
@@ -105,18 +106,42 @@ pub struct AppState {
     run: Result<Loaded, String>,
     token: Option<String>,
     cache: query::ViewCache,
+    hub: share::Hub,
+    shared: bool,
 }
 
 impl AppState {
     /// State for a run at `path`: the load result (an error message is shown in the page) and
     /// the access token, if any.
     pub fn new(path: impl Into<String>, run: Result<Loaded, String>, token: Option<String>) -> Arc<Self> {
+        Self::build(path.into(), run, token, false)
+    }
+
+    /// Like [`AppState::new`] for a shared session (`serve --share`): the page connects to the
+    /// session hub and shows who is present.
+    pub fn new_shared(
+        path: impl Into<String>,
+        run: Result<Loaded, String>,
+        token: Option<String>,
+    ) -> Arc<Self> {
+        Self::build(path.into(), run, token, true)
+    }
+
+    fn build(path: String, run: Result<Loaded, String>, token: Option<String>, shared: bool) -> Arc<Self> {
+        let cache = query::ViewCache::default();
         Arc::new(Self {
-            path: path.into(),
+            path,
             run,
             token,
-            cache: query::ViewCache::default(),
+            cache,
+            hub: share::Hub::default(),
+            shared,
         })
+    }
+
+    /// The session hub (broadcast server events to every browser through it).
+    pub fn hub(&self) -> &share::Hub {
+        &self.hub
     }
 
     /// The loaded run, or the load error.
@@ -159,7 +184,13 @@ async fn compute<T: serde::Serialize + Send + 'static>(
 }
 
 async fn get_run(State(s): State<Shared>) -> Response {
-    axum::Json(query::run_info(&s.path, &s.run)).into_response()
+    let mut info = query::run_info(&s.path, &s.run);
+    info.shared = s.shared;
+    axum::Json(info).into_response()
+}
+
+async fn get_ws(State(s): State<Shared>, ws: axum::extract::ws::WebSocketUpgrade) -> Response {
+    ws.on_upgrade(move |socket| async move { s.hub.serve(socket).await })
 }
 
 async fn get_events(State(s): State<Shared>, Query(q): Query<ViewParams>) -> Response {
@@ -265,6 +296,7 @@ pub fn router(state: Shared) -> Router {
         .route("/terrain", get(get_terrain))
         .route("/rows", get(get_rows))
         .route("/threads", get(get_threads))
+        .route("/ws", get(get_ws))
         .fallback(api_not_found);
     Router::new()
         .nest("/api", api)

@@ -336,6 +336,7 @@ pub fn run_info(path: &str, run: &Result<Loaded, String>) -> RunInfo {
         warnings: vec![],
         notes: vec![],
         thread_ids: vec![],
+        shared: false,
     };
     let loaded = match run {
         Ok(l) => l,

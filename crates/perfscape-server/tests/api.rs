@@ -648,3 +648,127 @@ fn overview_and_terrain_follow_the_thread_axis() {
     .unwrap();
     assert_eq!(t.grid.thread_count, 16);
 }
+
+mod session {
+    use super::*;
+    use futures_util::{SinkExt, StreamExt};
+    use std::time::{Duration, Instant};
+    use tokio_tungstenite::tungstenite::Message;
+
+    async fn start(token: Option<&str>) -> std::net::SocketAddr {
+        let state = AppState::new_shared("example", Ok(example()), token.map(str::to_string));
+        let listener = bind(&ServerConfig {
+            token: token.map(str::to_string),
+            ..ServerConfig::default()
+        })
+        .await
+        .unwrap();
+        let addr = listener.local_addr().unwrap();
+        tokio::spawn(async move { axum::serve(listener, router(state)).await.unwrap() });
+        addr
+    }
+
+    type Ws = tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
+
+    async fn next_of(ws: &mut Ws, kind: &str) -> serde_json::Value {
+        loop {
+            let msg = tokio::time::timeout(Duration::from_secs(5), ws.next())
+                .await
+                .unwrap()
+                .unwrap()
+                .unwrap();
+            if let Message::Text(t) = msg {
+                let v: serde_json::Value = serde_json::from_str(&t).unwrap();
+                if v["type"] == kind {
+                    return v;
+                }
+            }
+        }
+    }
+
+    #[tokio::test]
+    async fn a_selection_by_one_browser_reaches_the_other_fast() {
+        let addr = start(Some("tok")).await;
+        let url = format!("ws://{addr}/api/ws?token=tok");
+        let (mut a, _) = tokio_tungstenite::connect_async(&url).await.unwrap();
+        let wa = next_of(&mut a, "welcome").await;
+        let (mut b, _) = tokio_tungstenite::connect_async(&url).await.unwrap();
+        let wb = next_of(&mut b, "welcome").await;
+        assert_ne!(wa["id"], wb["id"]);
+        assert_eq!(wb["peers"].as_array().unwrap().len(), 2);
+        // A renames itself; B sees the presence change.
+        a.send(Message::Text(r#"{"type":"hello","name":"Ada"}"#.into()))
+            .await
+            .unwrap();
+        loop {
+            let p = next_of(&mut b, "presence").await;
+            if p["peers"].as_array().unwrap().iter().any(|x| x["name"] == "Ada") {
+                break;
+            }
+        }
+        // A selects; B receives it within 100 ms.
+        let t0 = Instant::now();
+        a.send(Message::Text(
+            r#"{"type":"selection","state":{"event":3,"thread":"5.0.0"}}"#.into(),
+        ))
+        .await
+        .unwrap();
+        let sel = next_of(&mut b, "selection").await;
+        let latency = t0.elapsed();
+        assert_eq!(sel["from"], wa["id"]);
+        assert_eq!(sel["state"]["event"], 3);
+        assert!(latency < Duration::from_millis(100), "{latency:?}");
+        // Cursor moves are relayed too.
+        a.send(Message::Text(
+            r#"{"type":"cursor","view":"heatmap","x":0.25,"y":0.5}"#.into(),
+        ))
+        .await
+        .unwrap();
+        let c = next_of(&mut b, "cursor").await;
+        assert_eq!(
+            (c["view"].as_str(), c["x"].as_f64()),
+            (Some("heatmap"), Some(0.25))
+        );
+        // A newcomer gets the session's current selection in its welcome.
+        let (mut c2, _) = tokio_tungstenite::connect_async(&url).await.unwrap();
+        let w = next_of(&mut c2, "welcome").await;
+        assert_eq!(w["selection"]["thread"], "5.0.0");
+        // Garbage does not break the session.
+        a.send(Message::Text("not json".into())).await.unwrap();
+        a.send(Message::Text(
+            r#"{"type":"selection","state":{"event":4}}"#.into(),
+        ))
+        .await
+        .unwrap();
+        assert_eq!(next_of(&mut b, "selection").await["state"]["event"], 4);
+        // B leaves: A sees two peers left (A and C).
+        drop(b);
+        loop {
+            let p = next_of(&mut a, "presence").await;
+            if p["peers"].as_array().unwrap().len() == 2 {
+                break;
+            }
+        }
+    }
+
+    #[tokio::test]
+    async fn a_wrong_or_missing_token_is_refused() {
+        let addr = start(Some("tok")).await;
+        for url in [
+            format!("ws://{addr}/api/ws"),
+            format!("ws://{addr}/api/ws?token=nope"),
+        ] {
+            match tokio_tungstenite::connect_async(&url).await {
+                Err(tokio_tungstenite::tungstenite::Error::Http(resp)) => assert_eq!(resp.status(), 403),
+                other => panic!("{url}: expected 403, got {other:?}"),
+            }
+        }
+        let http = get(
+            router(AppState::new_shared("example", Ok(example()), Some("tok".into()))),
+            "/api/run?token=tok",
+            &[],
+        )
+        .await;
+        assert!(http.2.contains("\"shared\":true"));
+    }
+}

@@ -86,4 +86,8 @@ notes: Array<string>,
 /**
  * The first threads' addresses (at most 10,000), in id order.
  */
-thread_ids: Array<string>, };
+thread_ids: Array<string>, 
+/**
+ * True for a shared session (`serve --share`): the page joins the session hub at `/api/ws`.
+ */
+shared: boolean, };

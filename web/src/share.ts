@@ -1,0 +1,111 @@
+// Shared sessions: joins the server's session hub (/api/ws), sends this browser's selection and
+// pointer, applies the others' selection, and shows who is present and where their pointers are.
+
+import type { Peer } from './api/Peer';
+import type { ServerMessage } from './api/ServerMessage';
+import { defaults, store, type Selection } from './state';
+
+/** Server events (live mode) are handed to this callback. */
+export type EventHandler = (event: unknown) => void;
+
+export function joinSession(onEvent?: EventHandler): void {
+  const proto = window.location.protocol === 'https:' ? 'wss' : 'ws';
+  const ws = new WebSocket(`${proto}://${window.location.host}/api/ws`);
+  let me = 0;
+  let applying = false;
+  const peers = new Map<number, Peer>();
+  const presence = document.createElement('span');
+  presence.className = 'presence';
+  presence.id = 'presence';
+  document.querySelector('header .controls')?.prepend(presence);
+
+  const showPresence = () => {
+    presence.innerHTML = '';
+    for (const p of peers.values()) {
+      const chip = document.createElement('span');
+      chip.className = 'peer';
+      chip.style.background = p.color;
+      chip.textContent = p.id === me ? `${p.name} (you)` : p.name;
+      presence.appendChild(chip);
+    }
+  };
+
+  const apply = (state: unknown) => {
+    if (!state || typeof state !== 'object') return;
+    const patch: Partial<Selection> = {};
+    for (const [k, v] of Object.entries(state as Record<string, unknown>)) {
+      if (k in defaults) (patch as Record<string, unknown>)[k] = v;
+    }
+    applying = true;
+    try {
+      store.set(patch);
+    } finally {
+      applying = false;
+    }
+  };
+
+  const cursorOf = (id: number, panel: HTMLElement): HTMLElement => {
+    let c = document.getElementById(`cursor-${id}`);
+    if (!c) {
+      c = document.createElement('div');
+      c.id = `cursor-${id}`;
+      c.className = 'remote-cursor';
+      const p = peers.get(id);
+      c.style.borderColor = p?.color ?? '#000';
+      c.dataset.name = p?.name ?? '';
+    }
+    if (c.parentElement !== panel) panel.appendChild(c);
+    return c;
+  };
+
+  ws.addEventListener('message', (ev) => {
+    const m = JSON.parse(String(ev.data)) as ServerMessage;
+    switch (m.type) {
+      case 'welcome':
+        me = m.id;
+        m.peers.forEach((p) => peers.set(p.id, p));
+        showPresence();
+        if (m.selection) apply(m.selection);
+        break;
+      case 'presence':
+        peers.clear();
+        m.peers.forEach((p) => peers.set(p.id, p));
+        showPresence();
+        document.querySelectorAll<HTMLElement>('.remote-cursor').forEach((c) => {
+          if (!peers.has(Number(c.id.slice(7)))) c.remove();
+        });
+        break;
+      case 'selection':
+        if (m.from !== me) apply(m.state);
+        break;
+      case 'cursor': {
+        if (m.from === me) break;
+        const panel = document.getElementById(`panel-${m.view}`);
+        if (!panel) break;
+        const c = cursorOf(m.from, panel);
+        c.style.left = `${m.x * 100}%`;
+        c.style.top = `${m.y * 100}%`;
+        break;
+      }
+      case 'event':
+        onEvent?.(m.event);
+        break;
+    }
+  });
+
+  store.subscribe((s) => {
+    if (!applying && ws.readyState === WebSocket.OPEN) ws.send(JSON.stringify({ type: 'selection', state: s }));
+  });
+
+  let last = 0;
+  document.addEventListener('mousemove', (e) => {
+    const now = performance.now();
+    if (now - last < 40 || ws.readyState !== WebSocket.OPEN) return;
+    const panel = (e.target as HTMLElement | null)?.closest<HTMLElement>('.panel');
+    if (!panel?.dataset.view) return;
+    last = now;
+    const r = panel.getBoundingClientRect();
+    ws.send(JSON.stringify({ type: 'cursor', view: panel.dataset.view, x: (e.clientX - r.left) / r.width, y: (e.clientY - r.top) / r.height }));
+  });
+  (window as unknown as { perfscapeSession: object }).perfscapeSession = { peers, ws };
+}
