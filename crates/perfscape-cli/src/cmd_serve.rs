@@ -2,10 +2,11 @@
 
 use crate::{Input, loading};
 use clap::Args;
-use perfscape_server::{AppState, ServerConfig, bind, random_token, router};
+use perfscape_server::{AppState, ServerConfig, StateOptions, bind, random_token, router};
 use std::io::IsTerminal;
 use std::net::IpAddr;
 use std::process::ExitCode;
+use std::sync::{Arc, RwLock};
 
 /// Arguments of `perfscape serve`.
 #[derive(Args, Debug)]
@@ -52,12 +53,12 @@ fn open_browser(url: &str) {
 
 /// Runs `perfscape serve` until Ctrl-C.
 pub fn run(args: &ServeArgs) -> anyhow::Result<ExitCode> {
-    let loaded = match loading::open(&args.input) {
-        Ok(l) => Ok(l),
+    let (loaded, series) = match loading::open_run(&args.input, true) {
+        Ok((l, s)) => (Ok(l), s),
         Err(e) => {
             // The page shows the error too (never a blank page).
             eprintln!("perfscape: {e:#}");
-            Err(format!("{e:#}"))
+            (Err(format!("{e:#}")), None)
         }
     };
     let partial = loaded.as_ref().map(|l| l.report.is_partial()).unwrap_or(false);
@@ -72,11 +73,17 @@ pub fn run(args: &ServeArgs) -> anyhow::Result<ExitCode> {
         token: token.clone(),
     };
     let path = args.input.run.display().to_string();
-    let state = if args.share {
-        AppState::new_shared(path, loaded, token.clone())
-    } else {
-        AppState::new(path, loaded, token.clone())
-    };
+    let samples = series.as_ref().map_or(0, |s| s.len());
+    let state = AppState::with_options(
+        path,
+        loaded,
+        token.clone(),
+        StateOptions {
+            shared: args.share,
+            series: series.map(|s| Arc::new(RwLock::new(s))),
+            live: false,
+        },
+    );
     let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
     rt.block_on(async move {
         let listener = bind(&cfg).await?;
@@ -96,6 +103,11 @@ pub fn run(args: &ServeArgs) -> anyhow::Result<ExitCode> {
             None => format!("http://{host}:{}/", addr.port()),
         };
         println!("perfscape: serving {} at {url}", args.input.run.display());
+        if samples > 0 {
+            println!(
+                "perfscape: {samples} samples over time (Samples, Kiviat and sample slider in the page)"
+            );
+        }
         if args.share {
             println!("perfscape: shared session: everyone who opens this URL sees the same views");
         }

@@ -4,7 +4,8 @@ use crate::{EXIT_PARTIAL, Input};
 use anyhow::Context;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use perfscape_formats::{
-    LoadOptions, LoadReport, Loaded, LoadedSeries, ProgressSink, load, load_as, load_series, load_series_as,
+    Detected, LoadOptions, LoadReport, Loaded, LoadedSeries, ProgressSink, load, load_as, load_series,
+    load_series_as,
 };
 use perfscape_model::{SampleId, SampleMode, SampleSeries};
 use std::io::IsTerminal;
@@ -27,6 +28,26 @@ impl ProgressSink for Bar {
 /// Loads the run named in `input`, showing a progress bar on a terminal, and prints what
 /// could not be loaded (and the first warnings) to stderr.
 pub fn open(input: &Input) -> anyhow::Result<Loaded> {
+    open_run(input, false).map(|(loaded, _)| loaded)
+}
+
+/// True when `input` names a run observed over time (TAU snapshots or incremental dumps),
+/// detected from its content or named by `--input-format`.
+fn has_series(input: &Input) -> bool {
+    match input.input_format.as_deref() {
+        Some(f) => f == "tau-snapshot" || f == "tau-dumps",
+        None => matches!(
+            perfscape_formats::detect(&input.run),
+            Ok(Detected::TauSnapshotRun | Detected::TauSnapshotFile | Detected::TauDumps)
+        ),
+    }
+}
+
+/// Like [`open`]; with `keep_series`, a run observed over time also gives its
+/// [`SampleSeries`], and the profile is made from it (the final state, or the `--sample`),
+/// so the profile's event ids are the series'. No series with `--clock-hz` (its samples would
+/// keep cycles while the profile shows time; a note says so).
+pub fn open_run(input: &Input, keep_series: bool) -> anyhow::Result<(Loaded, Option<SampleSeries>)> {
     let target = if std::io::stderr().is_terminal() {
         ProgressDrawTarget::stderr()
     } else {
@@ -43,55 +64,70 @@ pub fn open(input: &Input) -> anyhow::Result<Loaded> {
         threads: input.jobs,
         progress: Some(&sink),
     };
-    let loaded = match &input.sample {
-        Some(sample) => {
-            let LoadedSeries { series, mut report } = match &input.input_format {
-                Some(f) => load_series_as(&input.run, f, &opts),
-                None => load_series(&input.run, &opts),
-            }
-            .with_context(|| format!("cannot load the samples of {}", input.run.display()))?;
-            let s = find_sample(&series, sample)?;
-            let mode = if input.delta {
-                SampleMode::Delta
-            } else {
-                SampleMode::Cumulative
-            };
-            let profile = series
-                .profile_at(s, mode)
-                .with_context(|| format!("cannot build sample {sample}"))?;
-            let info = series
-                .sample(s)
-                .map(|i| (i.name().to_string(), i.missing_threads().len()));
-            let (name, missing) = info.unwrap_or_default();
-            report.notes.push(format!(
-                "sample {} `{name}` of {} ({}){}",
-                s.0,
-                series.len(),
-                if input.delta {
-                    "change since each thread's previous sample"
-                } else {
-                    "cumulative values"
-                },
-                if missing > 0 {
-                    format!("; {missing} thread(s) did not write it")
-                } else {
-                    String::new()
-                }
-            ));
-            Loaded { profile, report }
+    let want_series = input.sample.is_some() || (keep_series && has_series(input));
+    let (loaded, series) = if want_series {
+        let LoadedSeries { series, mut report } = match &input.input_format {
+            Some(f) => load_series_as(&input.run, f, &opts),
+            None => load_series(&input.run, &opts),
         }
-        None => match &input.input_format {
+        .with_context(|| format!("cannot load the samples of {}", input.run.display()))?;
+        let profile = match &input.sample {
+            Some(sample) => {
+                let s = find_sample(&series, sample)?;
+                let mode = if input.delta {
+                    SampleMode::Delta
+                } else {
+                    SampleMode::Cumulative
+                };
+                let profile = series
+                    .profile_at(s, mode)
+                    .with_context(|| format!("cannot build sample {sample}"))?;
+                let info = series
+                    .sample(s)
+                    .map(|i| (i.name().to_string(), i.missing_threads().len()));
+                let (name, missing) = info.unwrap_or_default();
+                report.notes.push(format!(
+                    "sample {} `{name}` of {} ({}){}",
+                    s.0,
+                    series.len(),
+                    if input.delta {
+                        "change since each thread's previous sample"
+                    } else {
+                        "cumulative values"
+                    },
+                    if missing > 0 {
+                        format!("; {missing} thread(s) did not write it")
+                    } else {
+                        String::new()
+                    }
+                ));
+                profile
+            }
+            None => series
+                .final_profile()
+                .context("cannot build the final state of the samples")?,
+        };
+        let keep = keep_series && input.clock_hz.is_none();
+        if keep_series && !keep {
+            report
+                .notes
+                .push("--clock-hz: the samples over time are not shown (they are counted in cycles)".into());
+        }
+        (Loaded { profile, report }, keep.then_some(series))
+    } else {
+        let loaded = match &input.input_format {
             Some(f) => load_as(&input.run, f, &opts),
             None => load(&input.run, &opts),
         }
-        .with_context(|| format!("cannot load {}", input.run.display()))?,
+        .with_context(|| format!("cannot load {}", input.run.display()))?;
+        (loaded, None)
     };
     print_report(&loaded.report, input.verbose);
     let loaded = match &input.clock_hz {
         Some(spec) => cycles_as_time(loaded, spec)?,
         None => loaded,
     };
-    Ok(loaded)
+    Ok((loaded, series))
 }
 
 /// `--clock-hz`: every metric counted in cycles becomes nanoseconds at the given frequency.

@@ -54,6 +54,10 @@ pub struct RunInfo {
     pub thread_ids: Vec<String>,
     /// True for a shared session (`serve --share`): the page joins the session hub at `/api/ws`.
     pub shared: bool,
+    /// Samples of the run observed over time (0 when the run has none); see `/api/series`.
+    pub samples: u32,
+    /// True while the series is still growing (live mode).
+    pub live: bool,
 }
 
 /// A metric.
@@ -423,6 +427,119 @@ pub struct ThreadsResponse {
     pub clusters: Vec<ClusterJson>,
     /// With `threads=cluster`: the feature events (their names) the clustering used.
     pub features: Vec<String>,
+}
+
+/// One sample of the series.
+#[derive(Debug, Clone, Serialize, TS)]
+#[ts(export)]
+pub struct SampleJson {
+    /// Sequence number (0 = first).
+    pub seq: u32,
+    /// Name (`iteration 40`, `final`, ...).
+    pub name: String,
+    /// Timestamp, µs since the epoch (the latest thread's).
+    pub timestamp_us: f64,
+    /// Threads that wrote the sample.
+    pub present: u32,
+    /// Threads expected that did not.
+    pub missing: u32,
+    /// True when every expected thread wrote it.
+    pub complete: bool,
+}
+
+/// `GET /api/series`: the samples of a run observed over time.
+#[derive(Debug, Clone, Serialize, TS)]
+#[ts(export)]
+pub struct SeriesResponse {
+    /// Samples in sequence order.
+    pub samples: Vec<SampleJson>,
+    /// Threads known.
+    pub threads: u32,
+    /// True while samples keep arriving.
+    pub live: bool,
+}
+
+/// Statistics of one event across threads at one sample.
+#[derive(Debug, Clone, Serialize, TS)]
+#[ts(export)]
+pub struct TrendPoint {
+    /// Sample sequence number.
+    pub seq: u32,
+    /// Sample timestamp (µs since the epoch).
+    pub timestamp_us: f64,
+    /// Threads having the event.
+    pub threads: u32,
+    /// Smallest value (`null` when no thread has the event).
+    pub min: Option<f64>,
+    /// Mean over the threads having the event.
+    pub mean: Option<f64>,
+    /// Largest value.
+    pub max: Option<f64>,
+    /// Population standard deviation.
+    pub stddev: Option<f64>,
+    /// Sum over threads (the aggregate).
+    pub sum: Option<f64>,
+    /// Thread with the largest value.
+    pub max_thread: Option<String>,
+}
+
+/// `GET /api/trend`: one event over the samples (min / mean / max across threads, σ, sum).
+#[derive(Debug, Clone, Serialize, TS)]
+#[ts(export)]
+pub struct TrendResponse {
+    /// Event id.
+    pub event: u32,
+    /// Event name.
+    pub name: String,
+    /// `cumulative` or `delta`.
+    pub mode: String,
+    /// Unit.
+    pub unit: String,
+    /// One point per sample.
+    pub points: Vec<TrendPoint>,
+}
+
+/// One thread's tube in the Kiviat view.
+#[derive(Debug, Clone, Serialize, TS)]
+#[ts(export)]
+pub struct KiviatThread {
+    /// Thread address.
+    pub thread: String,
+    /// `values[sample][event]`, each scaled to [0, 1] by the event's largest value in the
+    /// answer; `null` where the thread did not write the sample.
+    pub values: Vec<Vec<Option<f64>>>,
+}
+
+/// `GET /api/kiviat`: per-thread radar polygons over the samples (seed 001's Kiviat tube).
+#[derive(Debug, Clone, Serialize, TS)]
+#[ts(export)]
+pub struct KiviatResponse {
+    /// The events (axes of the polygons).
+    pub events: Vec<String>,
+    /// Each event's largest value (the scale of its axis), in the unit.
+    pub scale: Vec<f64>,
+    /// Unit.
+    pub unit: String,
+    /// Sample sequence numbers along the tube.
+    pub samples: Vec<u32>,
+    /// One tube per thread.
+    pub threads: Vec<KiviatThread>,
+}
+
+/// `GET /api/pointcloud`: threads as points in a space of three events, coloured by a fourth.
+#[derive(Debug, Clone, Serialize, TS)]
+#[ts(export)]
+pub struct PointCloudResponse {
+    /// Names of the x, y, z and colour events.
+    pub axes: Vec<String>,
+    /// Unit.
+    pub unit: String,
+    /// Points `[x, y, z, colour]` (0 for a thread without the event).
+    pub points: Vec<[f64; 4]>,
+    /// Thread of each point.
+    pub threads: Vec<String>,
+    /// Threads in the profile; more than `points.len()` when the cloud was thinned.
+    pub total_threads: u32,
 }
 
 /// An error answer (`4xx`/`5xx`).

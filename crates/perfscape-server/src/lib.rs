@@ -22,6 +22,7 @@
 pub mod api;
 mod assets;
 pub mod query;
+pub mod series;
 pub mod share;
 
 use axum::Router;
@@ -108,13 +109,26 @@ pub struct AppState {
     cache: query::ViewCache,
     hub: share::Hub,
     shared: bool,
+    series: series::SeriesState,
+}
+
+/// Options of [`AppState::with_options`].
+#[derive(Default)]
+pub struct StateOptions {
+    /// A shared session (`serve --share`).
+    pub shared: bool,
+    /// The run observed over time, if it has samples (snapshots, dumps, or a live run); its
+    /// final profile should be `run`'s profile so that event ids agree.
+    pub series: Option<std::sync::Arc<std::sync::RwLock<perfscape_model::SampleSeries>>>,
+    /// True while the series is still growing (live mode).
+    pub live: bool,
 }
 
 impl AppState {
     /// State for a run at `path`: the load result (an error message is shown in the page) and
     /// the access token, if any.
     pub fn new(path: impl Into<String>, run: Result<Loaded, String>, token: Option<String>) -> Arc<Self> {
-        Self::build(path.into(), run, token, false)
+        Self::with_options(path, run, token, StateOptions::default())
     }
 
     /// Like [`AppState::new`] for a shared session (`serve --share`): the page connects to the
@@ -124,18 +138,32 @@ impl AppState {
         run: Result<Loaded, String>,
         token: Option<String>,
     ) -> Arc<Self> {
-        Self::build(path.into(), run, token, true)
-    }
-
-    fn build(path: String, run: Result<Loaded, String>, token: Option<String>, shared: bool) -> Arc<Self> {
-        let cache = query::ViewCache::default();
-        Arc::new(Self {
+        Self::with_options(
             path,
             run,
             token,
-            cache,
+            StateOptions {
+                shared: true,
+                ..Default::default()
+            },
+        )
+    }
+
+    /// State for a run with the options (shared session, samples over time, live mode).
+    pub fn with_options(
+        path: impl Into<String>,
+        run: Result<Loaded, String>,
+        token: Option<String>,
+        options: StateOptions,
+    ) -> Arc<Self> {
+        Arc::new(Self {
+            path: path.into(),
+            run,
+            token,
+            cache: query::ViewCache::default(),
             hub: share::Hub::default(),
-            shared,
+            shared: options.shared,
+            series: series::SeriesState::new(options.series, options.live),
         })
     }
 
@@ -148,6 +176,11 @@ impl AppState {
     pub fn run(&self) -> &Result<Loaded, String> {
         &self.run
     }
+
+    /// The run's samples over time (empty for runs without any).
+    pub fn series(&self) -> &series::SeriesState {
+        &self.series
+    }
 }
 
 type Shared = Arc<AppState>;
@@ -159,17 +192,32 @@ impl IntoResponse for ApiError {
     }
 }
 
-/// Runs a computation on the blocking pool against the loaded profile.
-async fn compute<T: serde::Serialize + Send + 'static>(
+/// Runs a computation on the blocking pool against the profile the parameters' `sample`/`mode`
+/// name (the run's own profile when they name none).
+async fn compute_at<T: serde::Serialize + Send + 'static>(
     state: Shared,
+    at: Option<&ViewParams>,
     f: impl FnOnce(&perfscape_model::Profile, &query::ViewCache) -> Result<T, ApiError> + Send + 'static,
 ) -> Response {
-    let result = tokio::task::spawn_blocking(move || match &state.run {
-        Ok(l) => f(&l.profile, &state.cache),
-        Err(e) => Err(ApiError {
-            status: 503,
-            message: format!("the run did not load: {e}"),
-        }),
+    let (sample, mode) = match at.map(series::sample_and_mode) {
+        Some(Ok(x)) => x,
+        Some(Err(e)) => return e.into_response(),
+        None => (None, perfscape_model::SampleMode::Cumulative),
+    };
+    let result = tokio::task::spawn_blocking(move || {
+        let picked = state
+            .series
+            .pick(sample, mode, state.run.as_ref().ok().map(|l| &l.profile))?;
+        match picked {
+            series::Picked::Run => match &state.run {
+                Ok(l) => f(&l.profile, &state.cache),
+                Err(e) => Err(ApiError {
+                    status: 503,
+                    message: format!("the run did not load: {e}"),
+                }),
+            },
+            series::Picked::Sample(p, cache) => f(&p, &cache),
+        }
     })
     .await;
     match result {
@@ -186,7 +234,44 @@ async fn compute<T: serde::Serialize + Send + 'static>(
 async fn get_run(State(s): State<Shared>) -> Response {
     let mut info = query::run_info(&s.path, &s.run);
     info.shared = s.shared;
+    info.samples = s.series.len() as u32;
+    info.live = s.series.is_live();
     axum::Json(info).into_response()
+}
+
+async fn get_series(State(s): State<Shared>) -> Response {
+    axum::Json(s.series.info()).into_response()
+}
+
+async fn get_trend(State(s): State<Shared>, Query(q): Query<ViewParams>) -> Response {
+    let result = tokio::task::spawn_blocking(move || s.series.trend(&q)).await;
+    match result {
+        Ok(Ok(v)) => axum::Json(v).into_response(),
+        Ok(Err(e)) => e.into_response(),
+        Err(e) => ApiError {
+            status: 500,
+            message: format!("internal error: {e}"),
+        }
+        .into_response(),
+    }
+}
+
+async fn get_kiviat(State(s): State<Shared>, Query(q): Query<ViewParams>) -> Response {
+    let result = tokio::task::spawn_blocking(move || s.series.kiviat(&q)).await;
+    match result {
+        Ok(Ok(v)) => axum::Json(v).into_response(),
+        Ok(Err(e)) => e.into_response(),
+        Err(e) => ApiError {
+            status: 500,
+            message: format!("internal error: {e}"),
+        }
+        .into_response(),
+    }
+}
+
+async fn get_pointcloud(State(s): State<Shared>, Query(q): Query<ViewParams>) -> Response {
+    let at = q.clone();
+    compute_at(s, Some(&at), move |p, _| series::pointcloud(p, &q)).await
 }
 
 async fn get_ws(State(s): State<Shared>, ws: axum::extract::ws::WebSocketUpgrade) -> Response {
@@ -194,35 +279,43 @@ async fn get_ws(State(s): State<Shared>, ws: axum::extract::ws::WebSocketUpgrade
 }
 
 async fn get_events(State(s): State<Shared>, Query(q): Query<ViewParams>) -> Response {
-    compute(s, move |p, c| query::events_cached(p, c, &q)).await
+    let at = q.clone();
+    compute_at(s, Some(&at), move |p, c| query::events_cached(p, c, &q)).await
 }
 
 async fn get_matrix(State(s): State<Shared>, Query(q): Query<ViewParams>) -> Response {
-    compute(s, move |p, c| query::matrix(p, c, &q)).await
+    let at = q.clone();
+    compute_at(s, Some(&at), move |p, c| query::matrix(p, c, &q)).await
 }
 
 async fn get_overview(State(s): State<Shared>, Query(q): Query<ViewParams>) -> Response {
-    compute(s, move |p, c| query::overview(p, c, &q)).await
+    let at = q.clone();
+    compute_at(s, Some(&at), move |p, c| query::overview(p, c, &q)).await
 }
 
 async fn get_event(State(s): State<Shared>, Path(id): Path<u32>, Query(q): Query<ViewParams>) -> Response {
-    compute(s, move |p, _| query::event(p, id, &q)).await
+    let at = q.clone();
+    compute_at(s, Some(&at), move |p, _| query::event(p, id, &q)).await
 }
 
 async fn get_calltree(State(s): State<Shared>, Query(q): Query<ViewParams>) -> Response {
-    compute(s, move |p, _| query::calltree(p, &q)).await
+    let at = q.clone();
+    compute_at(s, Some(&at), move |p, _| query::calltree(p, &q)).await
 }
 
 async fn get_terrain(State(s): State<Shared>, Query(q): Query<ViewParams>) -> Response {
-    compute(s, move |p, c| query::terrain(p, c, &q)).await
+    let at = q.clone();
+    compute_at(s, Some(&at), move |p, c| query::terrain(p, c, &q)).await
 }
 
 async fn get_threads(State(s): State<Shared>, Query(q): Query<ViewParams>) -> Response {
-    compute(s, move |p, c| query::threads(p, c, &q)).await
+    let at = q.clone();
+    compute_at(s, Some(&at), move |p, c| query::threads(p, c, &q)).await
 }
 
 async fn get_rows(State(s): State<Shared>, Query(q): Query<ViewParams>) -> Response {
-    compute(s, move |p, c| query::rows(p, c, &q)).await
+    let at = q.clone();
+    compute_at(s, Some(&at), move |p, c| query::rows(p, c, &q)).await
 }
 
 async fn api_not_found() -> Response {
@@ -297,6 +390,10 @@ pub fn router(state: Shared) -> Router {
         .route("/rows", get(get_rows))
         .route("/threads", get(get_threads))
         .route("/ws", get(get_ws))
+        .route("/series", get(get_series))
+        .route("/trend", get(get_trend))
+        .route("/kiviat", get(get_kiviat))
+        .route("/pointcloud", get(get_pointcloud))
         .fallback(api_not_found);
     Router::new()
         .nest("/api", api)

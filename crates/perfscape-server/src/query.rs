@@ -97,6 +97,20 @@ pub struct ViewParams {
     pub top: Option<u32>,
     /// A thread `N.C.T` whose position on the axis the answer should give.
     pub thread: Option<String>,
+    /// Runs observed over time: the sample the view shows (default: the run's final state, or
+    /// in live mode the newest sample).
+    pub sample: Option<u32>,
+    /// `cumulative` (default: values since the program started) or `delta` (the change since
+    /// each thread's previous sample).
+    pub mode: Option<String>,
+    /// Kiviat / point cloud: comma-separated event ids.
+    pub events: Option<String>,
+    /// Kiviat: comma-separated threads `N.C.T`.
+    pub threads_list: Option<String>,
+    /// Point cloud: maximum points (default 20,000).
+    pub points_max: Option<u32>,
+    /// Trend: the event.
+    pub event: Option<u32>,
 }
 
 /// Row sets computed once per (metric, kind, rows, callpaths, order) and reused: ranking the
@@ -337,6 +351,8 @@ pub fn run_info(path: &str, run: &Result<Loaded, String>) -> RunInfo {
         notes: vec![],
         thread_ids: vec![],
         shared: false,
+        samples: 0,
+        live: false,
     };
     let loaded = match run {
         Ok(l) => l,

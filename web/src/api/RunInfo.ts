@@ -90,4 +90,12 @@ thread_ids: Array<string>,
 /**
  * True for a shared session (`serve --share`): the page joins the session hub at `/api/ws`.
  */
-shared: boolean, };
+shared: boolean, 
+/**
+ * Samples of the run observed over time (0 when the run has none); see `/api/series`.
+ */
+samples: number, 
+/**
+ * True while the series is still growing (live mode).
+ */
+live: boolean, };

@@ -100,10 +100,10 @@ pub(crate) fn discover(dir: &Path) -> Result<(Vec<MetricSet>, Vec<String>), Load
     let count = |prefix: &str| others.iter().filter(|n| n.starts_with(prefix)).count();
     let (snap, dump) = (count("snapshot."), count("dump__"));
     if snap > 0 {
-        notes.push(format!("{snap} TAU snapshot files (snapshot.N.C.T) are also present; this load reads the final profiles only"));
+        notes.push(format!("{snap} TAU snapshot files (snapshot.N.C.T) are also present; this load reads the final profiles only (`--input-format tau-snapshot` reads the samples over time)"));
     }
     if dump > 0 {
-        notes.push(format!("{dump} TAU incremental dumps (dump__<time>__.N.C.T) are also present; this load reads the final profiles only"));
+        notes.push(format!("{dump} TAU incremental dumps (dump__<time>__.N.C.T) are also present; this load reads the final profiles only (`--input-format tau-dumps` reads the samples over time)"));
     }
     if !multi.is_empty() {
         if !top.is_empty() {
