@@ -3,16 +3,25 @@
 import type { EventsResponse } from './api/EventsResponse';
 import type { RowsResponse } from './api/RowsResponse';
 import type { RunInfo } from './api/RunInfo';
+import type { SeriesResponse } from './api/SeriesResponse';
 import { api } from './client';
 import type { Selection } from './state';
 
 export class Context {
   readonly run: RunInfo;
+  /** The samples of a run observed over time (null without any). */
+  series: SeriesResponse | null = null;
   private rowsCache = new Map<string, Promise<RowsResponse>>();
   private eventsCache = new Map<string, Promise<EventsResponse>>();
 
   constructor(run: RunInfo) {
     this.run = run;
+  }
+
+  /** Forgets cached answers (a live run got new samples). */
+  invalidate(): void {
+    this.rowsCache.clear();
+    this.eventsCache.clear();
   }
 
   /** Unit of the values shown for the selection. */
@@ -25,9 +34,9 @@ export class Context {
     return this.run.metrics[s.metric]?.name ?? '';
   }
 
-  /** The rows of the matrix views (cached per metric/kind/rows/callpaths). */
+  /** The rows of the matrix views (cached per sample/mode/metric/kind/rows/callpaths). */
   rows(s: Selection): Promise<RowsResponse> {
-    const key = `${s.metric}/${s.kind}/${s.rows}/${s.callpaths}`;
+    const key = `${s.sample}/${s.mode}/${s.metric}/${s.kind}/${s.rows}/${s.callpaths}`;
     let p = this.rowsCache.get(key);
     if (!p) {
       p = api.rows(s);
@@ -36,9 +45,9 @@ export class Context {
     return p;
   }
 
-  /** The ranked events (cached per metric/kind/callpaths). */
+  /** The ranked events (cached per sample/mode/metric/kind/callpaths). */
   events(s: Selection): Promise<EventsResponse> {
-    const key = `${s.metric}/${s.kind}/${s.callpaths}`;
+    const key = `${s.sample}/${s.mode}/${s.metric}/${s.kind}/${s.callpaths}`;
     let p = this.eventsCache.get(key);
     if (!p) {
       p = api.events(s);

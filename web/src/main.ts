@@ -10,15 +10,20 @@ import { store, type Selection } from './state';
 import { CallTreeView } from './views/calltree';
 import { EventView } from './views/eventview';
 import { HeatmapView } from './views/heatmap';
+import { KiviatView } from './views/kiviat';
 import { OverviewView } from './views/overview';
+import { PointCloudView } from './views/pointcloud';
 import { RankedView } from './views/ranked';
 import { RunInfoView } from './views/runinfo';
 import { TerrainView } from './views/terrain';
+import { TrendView } from './views/trend';
 
 interface PanelDef {
   id: string;
   title: string;
   make: (body: HTMLElement, tools: HTMLElement, ctx: Context) => View;
+  /** Shown only for runs with samples over time. */
+  samplesOnly?: boolean;
 }
 
 const PANELS: PanelDef[] = [
@@ -29,6 +34,9 @@ const PANELS: PanelDef[] = [
   { id: 'calltree', title: 'Call tree', make: (b, t, c) => new CallTreeView(b, t, c) },
   { id: 'terrain', title: '3D terrain', make: (b, t, c) => new TerrainView(b, t, c) },
   { id: 'runinfo', title: 'Run information', make: (b, t, c) => new RunInfoView(b, t, c) },
+  { id: 'trend', title: 'Over time: event across threads', make: (b, t, c) => new TrendView(b, t, c), samplesOnly: true },
+  { id: 'kiviat', title: 'Kiviat tube', make: (b, t, c) => new KiviatView(b, t, c), samplesOnly: true },
+  { id: 'pointcloud', title: 'Threads as points (3 events)', make: (b, t, c) => new PointCloudView(b, t, c) },
 ];
 
 function select(label: string, options: [string, string][], value: string, onChange: (v: string) => void): HTMLElement {
@@ -85,6 +93,49 @@ function header(ctx: Context, s: Selection): HTMLElement {
   return h;
 }
 
+/** The sample bar of a run observed over time: a slider over the samples (its right end is the
+ * final state, or the newest sample of a live run), the sample's name, cumulative/delta, and
+ * in live mode whether the views follow the newest sample. */
+function sampleBar(ctx: Context, s: Selection): HTMLElement {
+  const bar = document.createElement('div');
+  bar.className = 'samplebar';
+  bar.id = 'samplebar';
+  const n = () => ctx.series?.samples.length ?? 0;
+  const slider = document.createElement('input');
+  slider.type = 'range';
+  slider.min = '0';
+  slider.id = 'sample-slider';
+  const label = document.createElement('span');
+  label.className = 'sample-name';
+  const mode = select('Values', [['cumulative', 'cumulative'], ['delta', 'change since previous sample']], s.mode, (v) =>
+    store.set({ mode: v as Selection['mode'] }),
+  );
+  const live = document.createElement('span');
+  live.className = 'live-badge';
+  const sync = (sel: Selection) => {
+    const count = n();
+    // Finished runs: position `count` is the final state; live runs: the newest sample.
+    const end = ctx.run.live ? count - 1 : count;
+    slider.max = String(Math.max(0, end));
+    slider.value = String(sel.sample ?? end);
+    const name = sel.sample === null ? (ctx.run.live ? `newest: ${ctx.series?.samples[count - 1]?.name ?? 'none yet'}` : 'final state') : ctx.series?.samples[sel.sample]?.name ?? '';
+    const info = sel.sample === null ? null : ctx.series?.samples[sel.sample];
+    label.textContent = `${sel.sample === null ? '' : `sample ${sel.sample}: `}${name}${info && !info.complete ? ` (${info.missing} threads missing)` : ''} · ${count} samples`;
+    live.textContent = ctx.run.live ? (sel.sample === null ? '● live, following' : '● live (paused: drag right to follow)') : '';
+  };
+  slider.addEventListener('input', () => {
+    const v = Number(slider.value);
+    const end = Number(slider.max);
+    store.set({ sample: v >= end ? null : v });
+  });
+  bar.append('Sample ', slider, label, mode, live);
+  sync(s);
+  store.subscribe((sel, changed) => {
+    if (changed.has('sample') || changed.has('revision')) sync(sel);
+  });
+  return bar;
+}
+
 async function start(): Promise<void> {
   const app = document.getElementById('app') as HTMLElement;
   let run;
@@ -102,11 +153,22 @@ async function start(): Promise<void> {
   const ctx = new Context(run);
   const s = store.get();
   app.appendChild(header(ctx, s));
+  const hasSamples = run.samples > 0 || run.live;
+  if (hasSamples) {
+    try {
+      ctx.series = await api.series();
+    } catch (e) {
+      console.error(e);
+    }
+    document.body.classList.add('has-samples');
+    app.appendChild(sampleBar(ctx, s));
+  }
   const grid = document.createElement('main');
   grid.className = 'grid';
   app.appendChild(grid);
   const views: View[] = [];
   for (const def of PANELS) {
+    if (def.samplesOnly && !hasSamples) continue;
     const panel = document.createElement('section');
     panel.className = `panel panel-${def.id}`;
     panel.id = `panel-${def.id}`;

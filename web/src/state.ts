@@ -47,8 +47,16 @@ export interface Selection {
   top: number;
   /** Ranked table filter (name or group substring). */
   filter: string;
+  /** Runs observed over time: the sample shown (null = the final state, or the newest sample
+   * of a live run) and whether values are cumulative or the change since the previous sample. */
+  sample: number | null;
+  mode: 'cumulative' | 'delta';
+  /** Kiviat tube: drawn in 3D along the samples, or a radar of the current sample. */
+  kiviat: 'tube' | 'radar';
   /** A maximized panel, if any. */
   focus: string | null;
+  /** Live runs: bumped when new samples arrived (not in the URL). */
+  revision: number;
 }
 
 export const defaults: Selection = {
@@ -77,7 +85,11 @@ export const defaults: Selection = {
   subset: 'all',
   top: 64,
   filter: '',
+  sample: null,
+  mode: 'cumulative',
+  kiviat: 'tube',
   focus: null,
+  revision: 0,
 };
 
 type Listener = (s: Selection, changed: Set<keyof Selection>) => void;
@@ -91,7 +103,7 @@ function parse(search: string): Selection {
     const n = Number(v);
     if (Number.isFinite(n)) (s as unknown as Record<string, unknown>)[k] = n;
   };
-  (['metric', 'event', 'r0', 'r1', 't0', 't1', 'skip', 'bin', 'strips', 'bins', 'ty', 'tx', 'peaks', 'clusters', 'top'] as const).forEach(num);
+  (['metric', 'event', 'r0', 'r1', 't0', 't1', 'skip', 'bin', 'strips', 'bins', 'ty', 'tx', 'peaks', 'clusters', 'top', 'sample'] as const).forEach(num);
   const str = <K extends keyof Selection>(k: K, allowed?: string[]) => {
     const v = q.get(k);
     if (v !== null && (!allowed || allowed.includes(v))) (s as unknown as Record<string, unknown>)[k] = v;
@@ -103,6 +115,8 @@ function parse(search: string): Selection {
   str('scope', ['total', 'mean', 'thread']);
   str('threads', ['id', 'value', 'cluster']);
   str('subset', ['all', 'top', 'reps']);
+  str('mode', ['cumulative', 'delta']);
+  str('kiviat', ['tube', 'radar']);
   str('thread');
   str('filter');
   str('focus');
@@ -116,7 +130,7 @@ function serialize(s: Selection): string {
   if (token) q.set('token', token);
   for (const k of Object.keys(defaults) as (keyof Selection)[]) {
     const v = s[k];
-    if (v === defaults[k] || v === null) continue;
+    if (v === defaults[k] || v === null || k === 'revision') continue;
     q.set(k, typeof v === 'boolean' ? (v ? '1' : '0') : String(v));
   }
   const str = q.toString();
@@ -154,9 +168,13 @@ class Store {
 
 export const store = new Store();
 
-/** True when any of `keys` changed. */
+/** Selection keys that change the profile every view reads (which sample, cumulative/delta). */
+export const DATA_KEYS: (keyof Selection)[] = ['sample', 'mode', 'revision'];
+
+/** True when any of `keys` changed. A view that reloads when the metric changes also reloads
+ * when the data changes (another sample or mode): `'metric'` stands for both. */
 export function touched(changed: Set<keyof Selection>, ...keys: (keyof Selection)[]): boolean {
-  return keys.some((k) => changed.has(k));
+  return keys.some((k) => changed.has(k)) || (keys.includes('metric') && DATA_KEYS.some((k) => changed.has(k)));
 }
 
 /** Selection keys that change the thread axis (its order or which threads it shows). */
@@ -164,5 +182,9 @@ export const AXIS_KEYS: (keyof Selection)[] = ['threads', 'clusters', 'subset', 
 
 /** True when the thread axis changed: its order, its subset, or (for the value order) the event. */
 export function axisChanged(s: Selection, changed: Set<keyof Selection>): boolean {
-  return AXIS_KEYS.some((k) => changed.has(k)) || (s.threads === 'value' && changed.has('event'));
+  return (
+    AXIS_KEYS.some((k) => changed.has(k)) ||
+    (s.threads === 'value' && changed.has('event')) ||
+    (s.threads !== 'id' && DATA_KEYS.some((k) => changed.has(k)))
+  );
 }

@@ -293,3 +293,70 @@ test('shared session: two browsers see each other\'s selection, cursor and prese
     server.stop();
   }
 });
+
+test('a run observed over time: sample slider, trend, Kiviat tube and point cloud follow the sample', async () => {
+  const run = path.join(process.env.PERFSCAPE_SHARED ?? path.join(repo, '../shared'), 'corpus/tau-real/mpi-stencil-np8-snapshot');
+  const server = await serve(run);
+  const br = await browser();
+  try {
+    const { page, errors } = await open(br, server.url);
+    // 21 samples; the slider's right end is the final state.
+    assert.match(await page.textContent('#samplebar'), /final state · 21 samples/);
+    assert.equal(await page.getAttribute('#sample-slider', 'max'), '21');
+    // Trend of the selected (top) event over the 21 samples, marker at the end.
+    const tr = await option(page, 'trend');
+    assert.equal(tr.xAxis[0].data.length, 21);
+    assert.equal(tr.xAxis[0].data[0], 'iteration 20');
+    const mean = tr.series.find((s) => s.name === 'mean');
+    const max = tr.series.find((s) => s.name === 'max');
+    assert.equal(mean.data.length, 21);
+    assert.ok(max.data.every((v, i) => v >= mean.data[i]));
+    assert.equal(mean.markLine.data[0].xAxis, 20);
+    // The final point equals the ranked table's maximum of the event (the final state).
+    const sel = await selection(page);
+    const ev = await page.evaluate((e) => fetch(`/api/event/${e}`).then((r) => r.json()), sel.event);
+    assert.equal(max.data[20], ev.stats.max);
+    // Kiviat tube: polygons (line3D) stacked along the samples; point cloud of the 8 threads.
+    const kv = await option(page, 'kiviat');
+    assert.ok(kv.series.filter((s) => s.type === 'line3D').length > 21);
+    const kvPix = await drawn(page, '#panel-kiviat .chart');
+    assert.ok(kvPix.ink > 0.02 && kvPix.colours > 10, JSON.stringify(kvPix));
+    const pc = await option(page, 'pointcloud');
+    assert.equal(pc.series[0].data.length, 8);
+    assert.ok((await drawn(page, '#panel-pointcloud .chart')).colours > 10);
+    // Move to sample 5 with the slider: the table shows sample 5's values, the marker moves.
+    await page.$eval('#sample-slider', (el) => {
+      el.value = '5';
+      el.dispatchEvent(new Event('input'));
+    });
+    await page.waitForFunction(() => window.perfscape.store.get().sample === 5);
+    assert.ok(page.url().includes('sample=5'));
+    await page.waitForFunction(() => /iteration 120/.test(document.querySelector('#samplebar')?.textContent ?? ''));
+    const at5 = await page.evaluate(() => fetch('/api/events?sample=5').then((r) => r.json()));
+    await page.waitForFunction(
+      (want) => document.querySelector('#panel-ranked tbody tr td.name')?.textContent === want,
+      at5.rows[0].name,
+    );
+    const tr5 = await option(page, 'trend');
+    assert.equal(tr5.series.find((s) => s.name === 'mean').markLine.data[0].xAxis, 5);
+    const ev5 = await page.evaluate((e) => fetch(`/api/event/${e}?sample=5`).then((r) => r.json()), sel.event);
+    await page.waitForFunction(
+      (want) => window.perfscape.charts.get('event-bars').getOption().series[0].data[0].value === want,
+      ev5.stats.max,
+    );
+    // Deltas: the trend shows per-interval values (they sum to the cumulative final value).
+    await page.selectOption('#samplebar select', 'delta');
+    await page.waitForFunction(() => /change since the previous sample/.test(document.querySelector('#panel-trend .event-title')?.textContent ?? ''));
+    const td = await option(page, 'trend');
+    const sumD = td.series.find((s) => s.name === 'sum').data.reduce((a, b) => a + (b ?? 0), 0);
+    const sumC = tr.series.find((s) => s.name === 'sum').data[20];
+    assert.ok(Math.abs(sumD - sumC) <= 1e-6 * sumC, `${sumD} vs ${sumC}`);
+    // The selected thread is drawn as its own, larger point in the cloud.
+    await page.evaluate(() => window.perfscape.store.set({ thread: '3.0.0' }));
+    await page.waitForFunction(() => window.perfscape.charts.get('pointcloud').getOption().series.length === 2);
+    assert.deepEqual(errors, []);
+  } finally {
+    await br.close();
+    server.stop();
+  }
+});

@@ -95,7 +95,8 @@ pub struct ViewParams {
     pub subset: Option<String>,
     /// Threads shown with `subset=top` (default 64).
     pub top: Option<u32>,
-    /// A thread `N.C.T` whose position on the axis the answer should give.
+    /// A thread `N.C.T` whose position on the axis the answer should give (heat map), or that
+    /// the answer should include (Kiviat).
     pub thread: Option<String>,
     /// Runs observed over time: the sample the view shows (default: the run's final state, or
     /// in live mode the newest sample).

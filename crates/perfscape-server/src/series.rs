@@ -315,8 +315,8 @@ impl SeriesState {
         })
     }
 
-    /// `GET /api/kiviat`: for each thread of `threads_list` (default: the threads holding the
-    /// smallest and largest value of each event, at most 8), the values of the `events`
+    /// `GET /api/kiviat`: for each thread of `threads_list` (default: `thread` if given, the
+    /// threads holding the smallest and largest value of each event, at most 8), the values of the `events`
     /// (default: the 6 flat events with the largest per-thread value at the last sample) at
     /// every sample (thinned evenly to 256), scaled per event by its largest magnitude in the
     /// answer. Errors: 400 without a series or for malformed lists, 404 for unknown ids.
@@ -351,7 +351,22 @@ impl SeriesState {
                         .ok_or_else(|| ApiError::not_found(format!("no thread {id}")))
                 })
                 .collect::<Result<_, _>>()?,
-            None => default_threads(&series, &events, last, kind, m, mode),
+            None => {
+                let first = match q.thread.as_deref() {
+                    Some(t) => {
+                        let id: ThreadId = t
+                            .parse()
+                            .map_err(|_| ApiError::bad(format!("thread `{t}`: expected N.C.T")))?;
+                        Some(
+                            series
+                                .thread_index(id)
+                                .ok_or_else(|| ApiError::not_found(format!("no thread {id}")))?,
+                        )
+                    }
+                    None => None,
+                };
+                default_threads(&series, first, &events, last, kind, m, mode)
+            }
         };
         if threads.len() > KIVIAT_THREADS_MAX {
             return Err(ApiError::bad(format!(
@@ -470,10 +485,12 @@ fn default_events(
     ranked.into_iter().take(k).map(|x| x.1).collect()
 }
 
-/// The threads with the smallest and largest value of each event at sample `s`, first thread
-/// first, at most [`KIVIAT_THREADS_DEFAULT`].
+/// `first` (the selected thread) if any, then the threads with the smallest and largest value
+/// of each event at sample `s`, then the first thread, at most [`KIVIAT_THREADS_DEFAULT`], in
+/// thread order.
 fn default_threads(
     series: &SampleSeries,
+    first: Option<perfscape_model::ThreadIndex>,
     events: &[EventId],
     s: SampleId,
     kind: ValueKind,
@@ -514,6 +531,13 @@ fn default_threads(
         if let Some((_, t)) = worst {
             add(t);
         }
+    }
+    if let Some(t) = series
+        .samples()
+        .get(s.index())
+        .and_then(|i| i.present_threads().next())
+    {
+        add(t);
     }
     out.sort_by_key(|t| series.threads()[t.index()]);
     out

@@ -1,0 +1,178 @@
+// Kiviat tube (seed 001): for a few threads, a Kiviat (radar) polygon of several events at
+// every sample, stacked along the time axis into a tube, rotatable in 3D. Each event's axis is
+// scaled by its largest value in the answer. A thread whose tube bulges on one axis spends
+// more there than the others; a tube that widens over time shows growth. The radar mode shows
+// the polygons of the current sample only. Clicking a tube or polygon selects its thread.
+
+import * as echarts from 'echarts';
+import 'echarts-gl';
+import type { KiviatResponse } from '../api/KiviatResponse';
+import { api } from '../client';
+import type { Context, View } from '../context';
+import { charts, showError } from '../context';
+import { esc, shorten, value } from '../format';
+import { store, touched, type Selection } from '../state';
+
+/** Distinct colours for up to 10 threads (then repeated). */
+const PALETTE = ['#2563eb', '#dc2626', '#059669', '#d97706', '#7c3aed', '#0891b2', '#db2777', '#65a30d', '#4b5563', '#b45309'];
+
+/** Most polygons drawn along a tube (the answer's samples are thinned evenly beyond). */
+const RINGS_MAX = 48;
+
+export class KiviatView implements View {
+  private chart: echarts.ECharts;
+  private data: KiviatResponse | null = null;
+  private note: HTMLDivElement;
+
+  constructor(private el: HTMLElement, tools: HTMLElement, private ctx: Context) {
+    this.note = document.createElement('div');
+    this.note.className = 'note event-title';
+    const div = document.createElement('div');
+    div.className = 'chart';
+    div.style.top = '26px';
+    el.append(this.note, div);
+    this.chart = echarts.init(div);
+    charts.set('kiviat', this.chart);
+    const l = document.createElement('label');
+    l.append('show ');
+    const sel = document.createElement('select');
+    sel.add(new Option('3D tube over samples', 'tube'));
+    sel.add(new Option('radar at the sample', 'radar'));
+    sel.value = store.get().kiviat;
+    sel.addEventListener('change', () => store.set({ kiviat: sel.value as Selection['kiviat'] }));
+    l.appendChild(sel);
+    tools.appendChild(l);
+    this.chart.on('click', (p) => {
+      const name = (p as { seriesName?: string }).seriesName ?? '';
+      const t = name.split(' ')[0];
+      if (this.data?.threads.some((x) => x.thread === t)) store.set({ thread: t });
+    });
+  }
+
+  resize(): void {
+    this.chart.resize();
+  }
+
+  async update(s: Selection, changed: Set<keyof Selection>): Promise<void> {
+    if (touched(changed, 'kind', 'mode', 'thread', 'revision') || changed.has('metric')) {
+      try {
+        this.data = await api.kiviat(s, { thread: s.thread });
+      } catch (e) {
+        showError(this.el, e);
+        return;
+      }
+      this.draw(s);
+    } else if (touched(changed, 'kiviat', 'sample')) {
+      this.draw(s);
+    }
+  }
+
+  private colour(i: number): string {
+    return PALETTE[i % PALETTE.length];
+  }
+
+  private draw(s: Selection): void {
+    const k = this.data;
+    if (!k) return;
+    const ne = k.events.length;
+    if (ne < 3 || k.threads.length === 0 || k.samples.length === 0) {
+      this.chart.clear();
+      this.note.textContent = 'a Kiviat diagram needs at least 3 events with values';
+      return;
+    }
+    const names = this.ctx.series?.samples.map((x) => x.name) ?? [];
+    const axes = k.events.map((e, i) => `${shorten(e, 24)} (max ${value(k.scale[i], k.unit)})`);
+    this.note.innerHTML = `${k.threads.length} threads · ${ne} events, each axis scaled to its largest value · ${s.mode === 'delta' ? 'change per interval' : 'cumulative'}`;
+    if (s.kiviat === 'radar') {
+      const cur = s.sample ?? k.samples[k.samples.length - 1];
+      let idx = k.samples.findIndex((x) => x >= cur);
+      if (idx < 0) idx = k.samples.length - 1;
+      const option = {
+        animation: false,
+        tooltip: {},
+        legend: { bottom: 0, type: 'scroll', textStyle: { fontSize: 10 } },
+        title: { text: `sample ${k.samples[idx]}: ${names[k.samples[idx]] ?? ''}`, textStyle: { fontSize: 11 }, left: 'center', top: 0 },
+        radar: { indicator: axes.map((n) => ({ name: n, max: 1, min: 0 })), radius: '62%', axisName: { fontSize: 10, color: '#374151' } },
+        series: k.threads.map((t, i) => ({
+          name: t.thread,
+          type: 'radar',
+          symbolSize: 3,
+          lineStyle: { width: t.thread === s.thread ? 3 : 1.2, color: this.colour(i) },
+          itemStyle: { color: this.colour(i) },
+          areaStyle: t.thread === s.thread ? { opacity: 0.15 } : undefined,
+          data: [{ value: (t.values[idx] ?? []).map((v) => v ?? 0), name: t.thread }],
+        })),
+      };
+      this.chart.setOption(option as unknown as echarts.EChartsOption, true);
+      return;
+    }
+    // 3D tube: ring r of thread t at height z = sample position.
+    const step = Math.max(1, Math.ceil(k.samples.length / RINGS_MAX));
+    const rings: number[] = [];
+    for (let i = 0; i < k.samples.length; i += step) rings.push(i);
+    if (rings[rings.length - 1] !== k.samples.length - 1) rings.push(k.samples.length - 1);
+    const angle = (e: number) => (2 * Math.PI * e) / ne;
+    const at = (v: number, e: number, z: number) => [v * Math.cos(angle(e)), v * Math.sin(angle(e)), z];
+    const series: object[] = [];
+    const cur = s.sample ?? k.samples[k.samples.length - 1];
+    k.threads.forEach((t, ti) => {
+      const sel = t.thread === s.thread;
+      const colour = this.colour(ti);
+      for (const r of rings) {
+        const row = t.values[r];
+        if (!row || row.some((v) => v === null)) continue;
+        const pts = row.map((v, e) => at(v as number, e, k.samples[r]));
+        pts.push(pts[0]);
+        const here = k.samples[r] === cur;
+        series.push({
+          type: 'line3D',
+          name: `${t.thread} ${names[k.samples[r]] ?? k.samples[r]}`,
+          data: pts,
+          lineStyle: { color: colour, width: sel ? 3 : here ? 2.5 : 1, opacity: sel || here ? 1 : 0.55 },
+        });
+      }
+      // Lines along the tube through each event's vertex.
+      for (let e = 0; e < ne; e++) {
+        const pts = rings.filter((r) => t.values[r]?.[e] !== null && t.values[r]?.[e] !== undefined).map((r) => at(t.values[r][e] as number, e, k.samples[r]));
+        if (pts.length > 1) series.push({ type: 'line3D', name: `${t.thread} ${k.events[e]}`, data: pts, lineStyle: { color: colour, width: sel ? 2 : 0.8, opacity: sel ? 0.9 : 0.35 } });
+      }
+    });
+    // The event axes at the newest end of the tube, labelled.
+    const zMax = k.samples[k.samples.length - 1];
+    for (let e = 0; e < ne; e++) {
+      series.push({ type: 'line3D', name: `axis ${k.events[e]}`, data: [[0, 0, zMax], at(1.05, e, zMax)], lineStyle: { color: '#9ca3af', width: 1 }, silent: true });
+    }
+    series.push({
+      type: 'scatter3D',
+      name: 'axes',
+      data: k.events.map((_, e) => ({ value: at(1.12, e, zMax), name: axes[e] })),
+      symbolSize: 1,
+      silent: true,
+      label: { show: true, formatter: (p: { name: string }) => p.name, textStyle: { fontSize: 10, color: '#374151', backgroundColor: 'rgba(255,255,255,0.75)' } },
+    });
+    const option = {
+      animation: false,
+      tooltip: { formatter: (p: { seriesName?: string }) => esc(p.seriesName ?? '') },
+      xAxis3D: { type: 'value', min: -1.2, max: 1.2, show: false },
+      yAxis3D: { type: 'value', min: -1.2, max: 1.2, show: false },
+      zAxis3D: {
+        type: 'value',
+        name: 'sample',
+        min: 0,
+        max: Math.max(1, zMax),
+        axisLabel: { fontSize: 9, formatter: (v: number) => names[Math.round(v)] ?? String(v) },
+      },
+      grid3D: {
+        boxWidth: 100,
+        boxDepth: 100,
+        boxHeight: 90,
+        axisLine: { lineStyle: { color: '#d1d5db' } },
+        splitLine: { show: false },
+        axisPointer: { show: false },
+        viewControl: { alpha: 28, beta: 30, distance: 200 },
+      },
+      series,
+    };
+    this.chart.setOption(option as unknown as echarts.EChartsOption, true);
+  }
+}

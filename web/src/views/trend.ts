@@ -1,0 +1,128 @@
+// The selected event over time (runs observed over time: snapshots, dumps, live runs): at every
+// sample the smallest, mean and largest value across threads, a band of mean ± σ, the sum
+// over threads on the right axis, and the selected thread's own line. A vertical line marks
+// the sample the other views show; a click on the plot moves every view to that sample.
+
+import * as echarts from 'echarts';
+import type { TrendResponse } from '../api/TrendResponse';
+import { api } from '../client';
+import type { Context, View } from '../context';
+import { charts, showError } from '../context';
+import { esc, value } from '../format';
+import { store, touched, type Selection } from '../state';
+
+export class TrendView implements View {
+  private chart: echarts.ECharts;
+  private data: TrendResponse | null = null;
+  private thread: { name: string; values: (number | null)[] } | null = null;
+  private title: HTMLDivElement;
+
+  constructor(private el: HTMLElement, _tools: HTMLElement, private ctx: Context) {
+    this.title = document.createElement('div');
+    this.title.className = 'note event-title';
+    const div = document.createElement('div');
+    div.className = 'chart';
+    div.style.top = '26px';
+    el.append(this.title, div);
+    this.chart = echarts.init(div);
+    charts.set('trend', this.chart);
+    // A click anywhere on the plot picks the nearest sample.
+    this.chart.getZr().on('click', (ev) => {
+      const pt = [ev.offsetX, ev.offsetY];
+      if (!this.chart.containPixel('grid', pt)) return;
+      const x = this.chart.convertFromPixel({ xAxisIndex: 0 }, pt[0]) as unknown as number;
+      const n = this.data?.points.length ?? 0;
+      if (!n || !Number.isFinite(x)) return;
+      const seq = Math.max(0, Math.min(n - 1, Math.round(x)));
+      store.set({ sample: seq === n - 1 && !this.ctx.run.live ? null : seq });
+    });
+  }
+
+  resize(): void {
+    this.chart.resize();
+  }
+
+  async update(s: Selection, changed: Set<keyof Selection>): Promise<void> {
+    if (s.event === null) {
+      this.title.textContent = 'select an event in any view';
+      this.chart.clear();
+      return;
+    }
+    // The trend covers every sample: a different sample only moves the marker.
+    if (touched(changed, 'event', 'kind', 'mode', 'thread', 'revision') || changed.has('metric')) {
+      try {
+        const [trend, thread] = await Promise.all([
+          api.trend(s, s.event),
+          s.thread ? api.kiviat(s, { threadsList: s.thread, events: [s.event] }).catch(() => null) : Promise.resolve(null),
+        ]);
+        this.data = trend;
+        this.thread = null;
+        const tube = thread?.threads.find((t) => t.thread === s.thread);
+        if (thread && tube) {
+          const scale = thread.scale[0] ?? 1;
+          const bySeq = new Map<number, number | null>();
+          thread.samples.forEach((seq, i) => bySeq.set(seq, tube.values[i]?.[0] === null ? null : (tube.values[i][0] as number) * scale));
+          this.thread = { name: tube.thread, values: trend.points.map((p) => bySeq.get(p.seq) ?? null) };
+        }
+      } catch (e) {
+        showError(this.el, e);
+        return;
+      }
+    }
+    this.draw(s);
+  }
+
+  private draw(s: Selection): void {
+    const t = this.data;
+    if (!t) return;
+    const u = t.unit;
+    const names = this.ctx.series?.samples.map((x) => x.name) ?? t.points.map((p) => String(p.seq));
+    const cur = s.sample ?? t.points.length - 1;
+    this.title.innerHTML = `<b>${esc(t.name)}</b> · ${esc(s.kind)} · ${t.mode === 'delta' ? 'change since the previous sample' : 'cumulative'} · sample ${cur}: ${esc(names[cur] ?? '')}`;
+    const lo = t.points.map((p) => (p.mean === null || p.stddev === null ? null : p.mean - p.stddev));
+    const band = t.points.map((p) => (p.stddev === null ? null : 2 * p.stddev));
+    const fmt = (v: unknown) => value(v as number, u);
+    // Points stay visible where neighbours are missing (no thread had the event yet).
+    const sym = t.points.length <= 120 ? { symbol: 'circle', symbolSize: 3 } : { symbol: 'none' };
+    const option = {
+      animation: false,
+      grid: { left: 70, right: 80, top: 30, bottom: 40 },
+      legend: { top: 0, textStyle: { fontSize: 11 }, data: ['max', 'mean', 'min', 'mean ± σ', 'sum', ...(this.thread ? [this.thread.name] : [])] },
+      tooltip: {
+        trigger: 'axis',
+        formatter: (ps: unknown) => {
+          const arr = ps as { dataIndex: number }[];
+          const i = arr[0]?.dataIndex ?? 0;
+          const p = t.points[i];
+          if (!p) return '';
+          return `<b>${esc(names[i] ?? '')}</b> (${p.threads} threads)<br/>max ${fmt(p.max)} <small>${esc(p.max_thread ?? '')}</small><br/>mean ${fmt(p.mean)} ± ${fmt(p.stddev)}<br/>min ${fmt(p.min)}<br/>sum ${fmt(p.sum)}${this.thread ? `<br/>${esc(this.thread.name)}: ${fmt(this.thread.values[i])}` : ''}`;
+        },
+      },
+      xAxis: { type: 'category', data: names, boundaryGap: false, axisLabel: { fontSize: 10, hideOverlap: true } },
+      yAxis: [
+        { type: 'value', name: `per thread (${u})`, axisLabel: { formatter: fmt, fontSize: 10 }, nameTextStyle: { fontSize: 10 } },
+        { type: 'value', name: `sum (${u})`, axisLabel: { formatter: fmt, fontSize: 10 }, splitLine: { show: false }, nameTextStyle: { fontSize: 10 } },
+      ],
+      series: [
+        { name: 'σ band', type: 'line', data: lo, stack: 'sd', lineStyle: { opacity: 0 }, symbol: 'none', tooltip: { show: false }, legendHoverLink: false, silent: true },
+        { name: 'mean ± σ', type: 'line', data: band, stack: 'sd', lineStyle: { opacity: 0 }, symbol: 'none', areaStyle: { color: 'rgba(59,130,246,0.18)' }, itemStyle: { color: 'rgba(59,130,246,0.35)' }, silent: true },
+        { name: 'max', type: 'line', data: t.points.map((p) => p.max), ...sym, lineStyle: { color: '#dc2626', width: 1.5 }, itemStyle: { color: '#dc2626' } },
+        {
+          name: 'mean',
+          type: 'line',
+          data: t.points.map((p) => p.mean),
+          ...sym,
+          lineStyle: { color: '#2563eb', width: 2 },
+          itemStyle: { color: '#2563eb' },
+          markLine: { silent: true, symbol: 'none', animation: false, label: { formatter: names[cur] ?? '', fontSize: 10 }, lineStyle: { color: '#111', type: 'solid', width: 1.5 }, data: [{ xAxis: cur }] },
+        },
+        { name: 'min', type: 'line', data: t.points.map((p) => p.min), ...sym, lineStyle: { color: '#059669', width: 1.5 }, itemStyle: { color: '#059669' } },
+        { name: 'sum', type: 'line', yAxisIndex: 1, data: t.points.map((p) => p.sum), ...sym, lineStyle: { color: '#6b7280', type: 'dashed', width: 1 }, itemStyle: { color: '#6b7280' } },
+        ...(this.thread
+          ? [{ name: this.thread.name, type: 'line', data: this.thread.values, symbol: 'circle', symbolSize: 4, lineStyle: { color: '#f59e0b', width: 2 }, itemStyle: { color: '#f59e0b' } }]
+          : []),
+      ],
+    };
+    this.chart.setOption(option as unknown as echarts.EChartsOption, true);
+  }
+}
