@@ -503,12 +503,8 @@ fn default_threads(
             out.push(t);
         }
     };
-    if let Some(first) = series
-        .samples()
-        .get(s.index())
-        .and_then(|i| i.present_threads().next())
-    {
-        add(first);
+    if let Some(t) = first {
+        add(t);
     }
     for &e in events {
         let v = series.timer_values(e, s, kind, m, mode);
@@ -531,6 +527,13 @@ fn default_threads(
         if let Some((_, t)) = worst {
             add(t);
         }
+    }
+    if let Some(t) = series
+        .samples()
+        .get(s.index())
+        .and_then(|i| i.present_threads().next())
+    {
+        add(t);
     }
     if let Some(t) = series
         .samples()
