@@ -255,6 +255,15 @@ async fn kiviat_values_scale_back_to_the_series() {
     assert_eq!(s, StatusCode::OK);
     assert_eq!(k["threads"][1]["thread"], "5.0.0");
     assert_eq!(k["events"].as_array().unwrap().len(), 3);
+    // The selected thread joins the default tubes.
+    let (_, k) = get(&app, "/api/kiviat?thread=2.0.0").await;
+    let tubes: Vec<&str> = k["threads"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["thread"].as_str().unwrap())
+        .collect();
+    assert!(tubes.contains(&"2.0.0"), "{tubes:?}");
     assert_eq!(
         get(&app, "/api/kiviat?threads_list=99.0.0").await.0,
         StatusCode::NOT_FOUND
