@@ -53,6 +53,9 @@ export interface Selection {
   mode: 'cumulative' | 'delta';
   /** Kiviat tube: drawn in 3D along the samples, or a radar of the current sample. */
   kiviat: 'tube' | 'radar';
+  /** Point cloud: comma-separated event ids of the y, z and colour axes ('' = the largest events;
+   * x is the selected event). */
+  cloud: string;
   /** A maximized panel, if any. */
   focus: string | null;
   /** Live runs: bumped when new samples arrived (not in the URL). */
@@ -88,6 +91,7 @@ export const defaults: Selection = {
   sample: null,
   mode: 'cumulative',
   kiviat: 'tube',
+  cloud: '',
   focus: null,
   revision: 0,
 };
@@ -117,6 +121,7 @@ function parse(search: string): Selection {
   str('subset', ['all', 'top', 'reps']);
   str('mode', ['cumulative', 'delta']);
   str('kiviat', ['tube', 'radar']);
+  str('cloud');
   str('thread');
   str('filter');
   str('focus');

@@ -351,6 +351,13 @@ test('a run observed over time: sample slider, trend, Kiviat tube and point clou
     const sumD = td.series.find((s) => s.name === 'sum').data.reduce((a, b) => a + (b ?? 0), 0);
     const sumC = tr.series.find((s) => s.name === 'sum').data[20];
     assert.ok(Math.abs(sumD - sumC) <= 1e-6 * sumC, `${sumD} vs ${sumC}`);
+    // The cloud's y axis is chosen in its tools.
+    const y0 = (await option(page, 'pointcloud')).yAxis3D[0].name;
+    const pick = await page.$eval('#panel-pointcloud .tools select', (el) => ({ value: el.options[4].value, text: el.options[4].textContent }));
+    await page.selectOption('#panel-pointcloud .tools select >> nth=0', pick.value);
+    await page.waitForFunction((t) => window.perfscape.charts.get('pointcloud').getOption().yAxis3D[0].name.startsWith(t.slice(0, 10)), pick.text);
+    assert.notEqual((await option(page, 'pointcloud')).yAxis3D[0].name, y0);
+    assert.match(page.url(), /cloud=/);
     // The selected thread is drawn as its own, larger point in the cloud.
     await page.evaluate(() => window.perfscape.store.set({ thread: '3.0.0' }));
     await page.waitForFunction(() => window.perfscape.charts.get('pointcloud').getOption().series.length === 2);

@@ -1,7 +1,8 @@
 // Point cloud (seed 001): every thread as a point in the space of three events' values,
 // coloured by a fourth, rotatable in 3D. Groups of threads that behave alike form clusters;
-// outliers stand apart. The selected event is the x axis (the others are the largest events);
-// the selected thread is drawn larger; a click on a point selects its thread.
+// outliers stand apart. The selected event is the x axis; y, z and the colour are chosen in the
+// panel's tools (default: the largest other events); the selected thread is drawn larger; a
+// click on a point selects its thread.
 
 import * as echarts from 'echarts';
 import 'echarts-gl';
@@ -21,7 +22,18 @@ export class PointCloudView implements View {
   private data: PointCloudResponse | null = null;
   private note: HTMLDivElement;
 
-  constructor(private el: HTMLElement, _tools: HTMLElement, private ctx: Context) {
+  private pickers: HTMLSelectElement[] = [];
+
+  constructor(private el: HTMLElement, tools: HTMLElement, private ctx: Context) {
+    for (const label of ['y', 'z', 'colour']) {
+      const l = document.createElement('label');
+      l.append(`${label} `);
+      const sel = document.createElement('select');
+      sel.addEventListener('change', () => store.set({ cloud: this.pickers.map((p) => p.value).join(',') }));
+      this.pickers.push(sel);
+      l.appendChild(sel);
+      tools.appendChild(l);
+    }
     this.note = document.createElement('div');
     this.note.className = 'note event-title';
     const div = document.createElement('div');
@@ -42,17 +54,36 @@ export class PointCloudView implements View {
     this.chart.resize();
   }
 
-  /** The selected event (if a flat event with values) and the largest flat events. */
+  /** x: the selected event (if a flat event with values); y, z, colour: the chosen events, else
+   * the largest other flat events. */
   private async axes(s: Selection): Promise<number[] | null> {
     const ev = await this.ctx.events({ ...s, callpaths: false });
-    const flat = ev.rows.filter((r) => !r.callpath && r.stats.total > 0).map((r) => r.id);
+    const rows = ev.rows.filter((r) => !r.callpath && r.stats.total > 0);
+    const flat = rows.map((r) => r.id);
     if (flat.length < 3) return null;
-    const ids = s.event !== null && flat.includes(s.event) ? [s.event, ...flat.filter((x) => x !== s.event)] : flat;
-    return ids.slice(0, Math.min(4, ids.length));
+    const x = s.event !== null && flat.includes(s.event) ? s.event : flat[0];
+    const chosen = s.cloud.split(',').map((v) => (v === '' ? null : Number(v)));
+    const out = [x];
+    for (let i = 0; i < 3; i++) {
+      const c = chosen[i];
+      if (c !== null && c !== undefined && flat.includes(c)) out.push(c);
+      else {
+        const next = flat.find((id) => !out.includes(id) && !chosen.includes(id));
+        if (next !== undefined) out.push(next);
+      }
+    }
+    // The pickers list the flat events (largest first) with "auto".
+    this.pickers.forEach((p, i) => {
+      p.innerHTML = '';
+      p.add(new Option('auto (largest)', ''));
+      for (const r of rows.slice(0, 200)) p.add(new Option(shorten(r.name, 40), String(r.id)));
+      p.value = chosen[i] !== null && chosen[i] !== undefined && flat.includes(chosen[i] as number) ? String(chosen[i]) : '';
+    });
+    return out.length >= 3 ? out : null;
   }
 
   async update(s: Selection, changed: Set<keyof Selection>): Promise<void> {
-    if (touched(changed, 'metric', 'kind', 'event')) {
+    if (touched(changed, 'metric', 'kind', 'event', 'cloud')) {
       try {
         const axes = await this.axes(s);
         if (!axes) {
