@@ -207,6 +207,8 @@ impl Engine {
         let mut changed = Vec::new();
         for l in listed {
             let differs = match l.kind {
+                FileKind::Snapshot(_) if self.mode == Some(Mode::Dumps) => false,
+                FileKind::Dump(..) if self.mode == Some(Mode::Snapshots) => false,
                 FileKind::Snapshot(_) => self.snaps.get(&l.path).is_none_or(|s| s.tail.differs(&l.meta)),
                 FileKind::Dump(t, _) => self.dumps.get(&t).is_none_or(|d| !d.seen.contains(&l.path)),
                 FileKind::Profile(t) => !self.profiles.contains(&t),
@@ -276,6 +278,12 @@ impl Engine {
     /// Decides the mode with the first series file; false for files of the other kind.
     fn accept(&mut self, mode: Mode, path: &Path, out: &mut Vec<LiveEvent>) -> bool {
         match self.mode {
+            None if mode == Mode::Dumps && self.has_snapshot_files() => {
+                // Snapshot files win, also when a dump is seen first (TAU creates the
+                // snapshot file at the first snapshot, maybe still empty, before the dump).
+                self.accept(Mode::Snapshots, path, out);
+                self.accept(mode, path, out)
+            }
             None => {
                 self.mode = Some(mode);
                 let alignment = match mode {
@@ -328,6 +336,10 @@ impl Engine {
             };
         }
         false
+    }
+
+    fn has_snapshot_files(&self) -> bool {
+        list(&self.dir).is_ok_and(|l| l.iter().any(|f| matches!(f.kind, FileKind::Snapshot(_))))
     }
 
     fn register(&mut self, t: ThreadId, path: &Path, now: Instant, out: &mut Vec<LiveEvent>) {
@@ -580,17 +592,19 @@ impl Engine {
             match done {
                 Integrated::Sample(id) => {
                     let Some(info) = series.sample(id) else { continue };
+                    let mut threads_missing: Vec<ThreadId> = info
+                        .missing_threads()
+                        .into_iter()
+                        .filter_map(|t| series.threads().get(t.index()).copied())
+                        .collect();
+                    threads_missing.sort();
                     out.push(LiveEvent::Sample(SampleEvent {
                         id,
                         name: info.name().to_string(),
                         timestamp_us: info.timestamp_us(),
                         threads_present: info.present_count(),
                         threads_expected: info.expected_threads(),
-                        threads_missing: info
-                            .missing_threads()
-                            .into_iter()
-                            .filter_map(|t| series.threads().get(t.index()).copied())
-                            .collect(),
+                        threads_missing,
                         complete: info.is_complete(),
                     }));
                 }

@@ -5,8 +5,9 @@
 //! (appended to its file, one `write`) at the moment given by its `<timestamp>` relative to
 //! the run's first one, divided by the speed (a document without a timestamp, such as the
 //! thread's metadata, goes with the next one of its file; a file's documents keep their
-//! order). Incremental dumps are written whole, at the second their name gives, through a
-//! temporary name and a rename as TAU does; `profile.N.C.T` files last, the same way.
+//! order). Incremental dumps are written whole, at the end of the second their name gives,
+//! through a temporary name and a rename as TAU does; `profile.N.C.T` files last, the same
+//! way.
 
 use crate::files::FileKind;
 use crate::watch::start;
@@ -192,7 +193,10 @@ impl ReplayPlan {
                     writes.push(PlannedWrite {
                         file,
                         range: 0..bytes.len(),
-                        timestamp_us: time.map_or(i64::MIN, |s| s.saturating_mul(1_000_000)),
+                        // The name gives the second the dump was written in: replayed at
+                        // the end of it, never before what the program wrote before it.
+                        timestamp_us: time
+                            .map_or(i64::MIN, |s| s.saturating_mul(1_000_000).saturating_add(999_999)),
                     });
                     plan_files.push(PlanFile {
                         name,

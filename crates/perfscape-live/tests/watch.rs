@@ -420,3 +420,26 @@ fn a_file_rewritten_with_other_content_is_reported() {
     assert!(e.message.contains("rewritten with different content"), "{e}");
     assert!(e.message.contains("snapshot 1 is `iteration 20`"), "{e}");
 }
+
+#[test]
+fn polling_alone_gives_the_same_result_when_notifications_are_off() {
+    let dir = run("mpi-stencil-np8-snapshot");
+    let batch = load_series(&dir, &LoadOptions::default()).unwrap().series;
+    let mut rng = Rng(99);
+    let options = LiveOptions {
+        use_notify: false,
+        poll_interval: Duration::from_millis(40),
+        ..opts()
+    };
+    let (events, _, series) = watch_progressive(
+        &dir,
+        |srcs| interleaved_blocks(srcs, &mut rng, &[(0, 2, "<name>iteration")]),
+        options,
+    );
+    assert!(file_errors(&events).is_empty(), "{:?}", file_errors(&events));
+    assert_eq!(finish_reason(&events), FinishReason::AllThreadsEnded);
+    let ids: Vec<u32> = samples(&events).iter().map(|s| s.id.0).collect();
+    assert_eq!(ids, (0..batch.len() as u32).collect::<Vec<_>>());
+    assert!(samples(&events).iter().all(|s| s.complete));
+    assert_same_series(&series, &batch, "polling");
+}
