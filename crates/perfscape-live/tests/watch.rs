@@ -47,7 +47,9 @@ fn watch_progressive(
 #[test]
 fn every_sample_arrives_once_in_order_with_the_values_of_the_finished_files() {
     let mut rng = Rng(0x5EED_1234_ABCD_0001);
-    let cases: [(&str, std::path::PathBuf, Vec<(usize, usize, &str)>); 3] = [
+    /// (label, run directory, blocks to cut: (file, block, inside this text)).
+    type Case<'a> = (&'a str, std::path::PathBuf, Vec<(usize, usize, &'a str)>);
+    let cases: [Case; 3] = [
         (
             "np8",
             run("mpi-stencil-np8-snapshot"),
