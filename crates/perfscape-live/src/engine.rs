@@ -60,7 +60,10 @@ pub(crate) struct Engine {
     opts: LiveOptions,
     series: SeriesHandle,
     mode: Option<Mode>,
-    snaps: BTreeMap<PathBuf, SnapFile>,
+    /// Snapshot files by file name.
+    snaps: BTreeMap<String, SnapFile>,
+    /// Threads ended, counted (to skip the full check while some are running).
+    ended_known: usize,
     dumps: BTreeMap<ThreadId, DumpThread>,
     /// Threads known (a file of theirs appeared).
     known: BTreeSet<ThreadId>,
@@ -92,6 +95,7 @@ impl Engine {
             series,
             mode: None,
             snaps: BTreeMap::new(),
+            ended_known: 0,
             dumps: BTreeMap::new(),
             known: BTreeSet::new(),
             ended: BTreeMap::new(),
@@ -121,13 +125,13 @@ impl Engine {
     /// One round: reads the files in `changed` (paths reported by the file system), and all
     /// files of the directory that changed when `rescan` is set; integrates; decides whether
     /// the run is finished.
-    pub(crate) fn step(&mut self, changed: BTreeSet<PathBuf>, rescan: bool, now: Instant) -> Vec<LiveEvent> {
+    pub(crate) fn step(&mut self, changed: Vec<PathBuf>, rescan: bool, now: Instant) -> Vec<LiveEvent> {
         let mut out = Vec::new();
         if self.finished {
             return out;
         }
         let mut paths = changed;
-        paths.append(&mut self.more);
+        paths.extend(std::mem::take(&mut self.more));
         if rescan {
             paths.extend(self.scan(&mut out));
         }
@@ -146,7 +150,7 @@ impl Engine {
         let mut out = Vec::new();
         if !self.finished {
             // Whatever arrived meanwhile first.
-            let mut paths = std::mem::take(&mut self.more);
+            let mut paths: Vec<PathBuf> = std::mem::take(&mut self.more).into_iter().collect();
             paths.extend(self.scan(&mut out));
             self.read_paths(paths, now, &mut out);
             self.finish(FinishReason::Stopped, now, &mut out);
@@ -185,7 +189,21 @@ impl Engine {
     }
 
     fn all_ended(&self) -> bool {
-        !self.known.is_empty() && self.known.iter().all(|t| self.ended.contains_key(t))
+        !self.known.is_empty()
+            && self.ended_known >= self.known.len()
+            && self.known.iter().all(|t| self.ended.contains_key(t))
+    }
+
+    /// Records that `t` ended (by a `final` block or not); false if it had already.
+    fn mark_ended(&mut self, t: ThreadId, by_final: bool) -> bool {
+        if self.ended.contains_key(&t) {
+            return false;
+        }
+        self.ended.insert(t, by_final);
+        if self.known.contains(&t) {
+            self.ended_known += 1;
+        }
+        true
     }
 
     /// Lists the directory; registers new files; returns the series files that changed.
@@ -209,7 +227,9 @@ impl Engine {
             let differs = match l.kind {
                 FileKind::Snapshot(_) if self.mode == Some(Mode::Dumps) => false,
                 FileKind::Dump(..) if self.mode == Some(Mode::Snapshots) => false,
-                FileKind::Snapshot(_) => self.snaps.get(&l.path).is_none_or(|s| s.tail.differs(&l.meta)),
+                FileKind::Snapshot(_) => file_name(&l.path)
+                    .and_then(|n| self.snaps.get(n))
+                    .is_none_or(|s| s.tail.differs(&l.meta)),
                 FileKind::Dump(t, _) => self.dumps.get(&t).is_none_or(|d| !d.seen.contains(&l.path)),
                 FileKind::Profile(t) => !self.profiles.contains(&t),
             };
@@ -220,17 +240,26 @@ impl Engine {
         changed
     }
 
-    fn read_paths(&mut self, paths: BTreeSet<PathBuf>, now: Instant, out: &mut Vec<LiveEvent>) {
+    fn read_paths(&mut self, paths: Vec<PathBuf>, now: Instant, out: &mut Vec<LiveEvent>) {
         let mut samples: Vec<ThreadSample> = Vec::new();
-        let (mut snaps, mut dumps, mut profiles) = (Vec::new(), Vec::new(), Vec::new());
+        // Each file once, snapshot files in thread order.
+        let mut snaps = BTreeMap::new();
+        let (mut dumps, mut profiles) = (BTreeSet::new(), BTreeSet::new());
         for path in paths {
             match FileKind::of_path(&path) {
-                Some(FileKind::Snapshot(t)) => snaps.push((path, t)),
-                Some(FileKind::Dump(t, time)) => dumps.push((path, t, time)),
-                Some(FileKind::Profile(t)) => profiles.push((path, t)),
+                Some(FileKind::Snapshot(t)) => {
+                    snaps.insert((t, path.file_name().map(ToOwned::to_owned)), path);
+                }
+                Some(FileKind::Dump(t, time)) => {
+                    dumps.insert((path, t, time));
+                }
+                Some(FileKind::Profile(t)) => {
+                    profiles.insert((path, t));
+                }
                 None => {}
             }
         }
+        let snaps: Vec<(PathBuf, ThreadId)> = snaps.into_iter().map(|((t, _), p)| (p, t)).collect();
         // Snapshot files first: they decide the mode when both kinds appear at once.
         for (path, t) in snaps {
             if self.accept(Mode::Snapshots, &path, out) {
@@ -265,13 +294,10 @@ impl Engine {
             .filter(|t| self.known.contains(t) && !self.ended.contains_key(t))
             .copied()
             .collect();
-        if !to_end.is_empty() {
-            let mut integ = self.series.write();
-            for t in to_end {
-                integ.end_thread(t);
-                self.ended.insert(t, false);
-                out.push(LiveEvent::ThreadEnded { thread: t });
-            }
+        for t in to_end {
+            self.series.write().end_thread(t);
+            self.mark_ended(t, false);
+            out.push(LiveEvent::ThreadEnded { thread: t });
         }
     }
 
@@ -344,6 +370,9 @@ impl Engine {
 
     fn register(&mut self, t: ThreadId, path: &Path, now: Instant, out: &mut Vec<LiveEvent>) {
         if self.known.insert(t) {
+            if self.ended.contains_key(&t) {
+                self.ended_known += 1;
+            }
             self.last_appeared = Some(now);
             self.series.write().expect_thread(t);
             out.push(LiveEvent::ThreadAppeared {
@@ -361,13 +390,16 @@ impl Engine {
         samples: &mut Vec<ThreadSample>,
         out: &mut Vec<LiveEvent>,
     ) {
-        if !self.snaps.contains_key(&path) {
+        let Some(name) = file_name(&path).map(str::to_string) else {
+            return;
+        };
+        if !self.snaps.contains_key(&name) {
             if !path.exists() {
                 return;
             }
             self.register(t, &path, now, out);
             self.snaps.insert(
-                path.clone(),
+                name.clone(),
                 SnapFile {
                     path: path.clone(),
                     thread: t,
@@ -380,7 +412,7 @@ impl Engine {
                 },
             );
         }
-        let Some(f) = self.snaps.get_mut(&path) else {
+        let Some(f) = self.snaps.get_mut(&name) else {
             return;
         };
         let (bytes, more) = match f.tail.read(&path) {
@@ -464,7 +496,7 @@ impl Engine {
                 ),
             )));
             self.series.write().end_thread(named);
-            self.ended.insert(named, false);
+            self.mark_ended(named, false);
             self.register(declared, &path, now, out);
         }
         samples.extend(fresh);
@@ -563,19 +595,26 @@ impl Engine {
         if self.held_since.is_none() && self.opts.expected_threads.is_some_and(|n| self.known.len() < n) {
             self.held_since = Some(now);
         }
-        let mut integ = self.series.write();
-        for s in samples {
-            let (thread, name) = (s.thread, s.name.clone());
-            let is_final = self.mode == Some(Mode::Snapshots) && name == "final";
-            if let Err(e) = integ.push(s, now) {
-                out.push(LiveEvent::FileError(FileError::whole(
-                    &self.dir,
-                    format!("thread {thread}: sample `{name}` not integrated: {e}"),
-                )));
+        let mut finals = Vec::new();
+        {
+            let mut integ = self.series.write();
+            for s in samples {
+                let (thread, name) = (s.thread, s.name.clone());
+                let is_final = self.mode == Some(Mode::Snapshots) && name == "final";
+                if let Err(e) = integ.push(s, now) {
+                    out.push(LiveEvent::FileError(FileError::whole(
+                        &self.dir,
+                        format!("thread {thread}: sample `{name}` not integrated: {e}"),
+                    )));
+                }
+                if is_final && !self.ended.contains_key(&thread) {
+                    integ.end_thread(thread);
+                    finals.push(thread);
+                }
             }
-            if is_final && !self.ended.contains_key(&thread) {
-                integ.end_thread(thread);
-                self.ended.insert(thread, true);
+        }
+        for thread in finals {
+            if self.mark_ended(thread, true) {
                 out.push(LiveEvent::ThreadEnded { thread });
             }
         }
@@ -648,7 +687,7 @@ impl Engine {
                     return;
                 }
                 out.append(&mut more);
-                self.read_paths(changed.into_iter().collect(), now, out);
+                self.read_paths(changed, now, out);
                 self.poll(now, out);
                 return;
             }
@@ -682,4 +721,8 @@ impl Engine {
         out.push(LiveEvent::Finished { reason });
         self.finished = true;
     }
+}
+
+fn file_name(path: &Path) -> Option<&str> {
+    path.file_name()?.to_str()
 }

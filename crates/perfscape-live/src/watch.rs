@@ -7,7 +7,6 @@ use crate::series_handle::SeriesHandle;
 use crate::{LiveError, LiveOptions};
 use notify::event::{AccessKind, AccessMode};
 use notify::{EventKind, RecursiveMode, Watcher};
-use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender, TryRecvError};
 use std::sync::{Mutex, PoisonError};
@@ -136,7 +135,7 @@ fn run(mut engine: Engine, rx: &Receiver<Msg>, events: &Sender<LiveEvent>, poll:
     loop {
         let now = Instant::now();
         let mut rescan = now >= next_scan;
-        let mut changed = BTreeSet::new();
+        let mut changed = Vec::new();
         let mut stop = false;
         let mut first = None;
         if !rescan {
