@@ -707,7 +707,16 @@ impl Engine {
         }
         for (_, f) in std::mem::take(&mut self.snaps) {
             if f.stream.buffered() > 0 {
-                out.extend(f.stream.finish().into_iter().map(LiveEvent::FileError));
+                for e in f.stream.finish() {
+                    out.push(if reason == FinishReason::Stopped {
+                        // Not a damaged file: the program was still writing the block.
+                        LiveEvent::Notice {
+                            message: format!("stopped while a block was being written: {e}"),
+                        }
+                    } else {
+                        LiveEvent::FileError(e)
+                    });
+                }
             }
         }
         for (t, d) in &self.dumps {
