@@ -130,3 +130,53 @@ fn ser_file_error<S: Serializer>(e: &FileError, s: S) -> Result<S::Ok, S::Error>
     }
     .serialize(s)
 }
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    #[test]
+    fn events_serialize_tagged_with_threads_as_text() {
+        let e = LiveEvent::Sample(SampleEvent {
+            id: SampleId(3),
+            name: "iteration 80".into(),
+            timestamp_us: 1_795_290_105_600_000,
+            threads_present: 7,
+            threads_expected: 8,
+            threads_missing: vec![ThreadId::new(3, 0, 0)],
+            complete: false,
+        });
+        assert_eq!(
+            serde_json::to_string(&e).unwrap(),
+            r#"{"event":"sample","id":3,"name":"iteration 80","timestamp_us":1795290105600000,"threads_present":7,"threads_expected":8,"threads_missing":["3.0.0"],"complete":false}"#
+        );
+        let e = LiveEvent::FileError(FileError {
+            path: "run/snapshot.2.0.0".into(),
+            line: Some(12),
+            byte_offset: Some(400),
+            message: "bad".into(),
+        });
+        assert_eq!(
+            serde_json::to_string(&e).unwrap(),
+            r#"{"event":"file_error","path":"run/snapshot.2.0.0","line":12,"byte_offset":400,"message":"bad"}"#
+        );
+        let e = LiveEvent::Finished {
+            reason: FinishReason::AllThreadsEnded,
+        };
+        assert_eq!(
+            serde_json::to_string(&e).unwrap(),
+            r#"{"event":"finished","reason":"all_threads_ended"}"#
+        );
+        let e = LiveEvent::Amended(AmendedEvent {
+            id: SampleId(5),
+            thread: ThreadId::new(3, 0, 0),
+            threads_present: 8,
+            complete: true,
+        });
+        assert_eq!(
+            serde_json::to_string(&e).unwrap(),
+            r#"{"event":"amended","id":5,"thread":"3.0.0","threads_present":8,"complete":true}"#
+        );
+    }
+}

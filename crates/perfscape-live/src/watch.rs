@@ -1,7 +1,7 @@
 //! The watcher thread and the [`LiveRun`] handle.
 
 use crate::engine::Engine;
-use crate::event::LiveEvent;
+use crate::event::{FinishReason, LiveEvent};
 use crate::replay::ReplayGuard;
 use crate::series_handle::SeriesHandle;
 use crate::{LiveError, LiveOptions};
@@ -9,7 +9,7 @@ use notify::event::{AccessKind, AccessMode};
 use notify::{EventKind, RecursiveMode, Watcher};
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender, TryRecvError};
-use std::sync::{Mutex, PoisonError};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
@@ -60,6 +60,7 @@ pub struct LiveRun {
     events: Mutex<Receiver<LiveEvent>>,
     stop: StopHandle,
     worker: Mutex<Option<JoinHandle<()>>>,
+    finished: Arc<OnceLock<FinishReason>>,
     replay: Option<ReplayGuard>,
 }
 
@@ -109,13 +110,15 @@ pub(crate) fn start(
         None
     };
     let poll = opts.poll_interval.max(Duration::from_millis(1));
+    let finished = Arc::new(OnceLock::new());
+    let done = finished.clone();
     let worker = std::thread::Builder::new()
         .name("perfscape-live".into())
         .spawn(move || {
             for message in notices {
                 let _ = etx.send(LiveEvent::Notice { message });
             }
-            run(engine, &rx, &etx, poll);
+            run(engine, &rx, &Emit { tx: etx, done }, poll);
             drop(watcher);
         })
         .map_err(LiveError::Thread)?;
@@ -125,12 +128,29 @@ pub(crate) fn start(
         events: Mutex::new(erx),
         stop: StopHandle { tx },
         worker: Mutex::new(Some(worker)),
+        finished,
         replay,
     })
 }
 
+/// Sends events; notes the end before the `Finished` event goes out.
+struct Emit {
+    tx: Sender<LiveEvent>,
+    done: Arc<OnceLock<FinishReason>>,
+}
+
+impl Emit {
+    fn send(&self, e: LiveEvent) {
+        if let LiveEvent::Finished { reason } = &e {
+            let _ = self.done.set(*reason);
+        }
+        // A dropped receiver is fine: the series may still be read through its handle.
+        let _ = self.tx.send(e);
+    }
+}
+
 /// The watcher thread's loop.
-fn run(mut engine: Engine, rx: &Receiver<Msg>, events: &Sender<LiveEvent>, poll: Duration) {
+fn run(mut engine: Engine, rx: &Receiver<Msg>, events: &Emit, poll: Duration) {
     let mut next_scan = Instant::now();
     loop {
         let now = Instant::now();
@@ -178,7 +198,7 @@ fn run(mut engine: Engine, rx: &Receiver<Msg>, events: &Sender<LiveEvent>, poll:
         let now = Instant::now();
         if stop {
             for e in engine.stop(now) {
-                let _ = events.send(e);
+                events.send(e);
             }
             return;
         }
@@ -186,7 +206,7 @@ fn run(mut engine: Engine, rx: &Receiver<Msg>, events: &Sender<LiveEvent>, poll:
             next_scan = now + poll;
         }
         for e in engine.step(changed, rescan, now) {
-            let _ = events.send(e);
+            events.send(e);
         }
         if engine.is_finished() {
             return;
@@ -203,6 +223,12 @@ impl LiveRun {
     /// The growing series (shared; see [`SeriesHandle`]).
     pub fn series(&self) -> &SeriesHandle {
         &self.series
+    }
+
+    /// Why the run finished, once it did (set before [`LiveEvent::Finished`] is sent);
+    /// `None` while it is live.
+    pub fn finished(&self) -> Option<FinishReason> {
+        self.finished.get().copied()
     }
 
     /// A handle that stops the run from another thread.

@@ -36,9 +36,11 @@ fn watch_progressive(
     let pieces = pieces(&srcs);
     let dir = tempfile::tempdir().unwrap();
     let run = watch(dir.path(), &options).unwrap();
+    assert_eq!(run.finished(), None);
     let target = dir.path().to_path_buf();
     let writer = std::thread::spawn(move || write_pieces(&target, &srcs, &pieces));
     let events = collect_until_finished(&run, Duration::from_secs(60));
+    assert_eq!(run.finished(), Some(finish_reason(&events)));
     let written = writer.join().unwrap();
     let series = run.series().snapshot();
     (events, written, series)
