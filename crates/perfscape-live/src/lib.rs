@@ -47,6 +47,13 @@
 //! A thread that never writes a sample is never waited for longer than
 //! [`LiveOptions::max_wait`]: the sample goes out with the thread listed as missing.
 //!
+//! Threads are known from their first file. A thread whose file appears late (TAU creates
+//! it at the thread's first snapshot; a main thread that snapshots only at the end) is not
+//! expected by the samples integrated before it appeared: they are complete without it.
+//! [`LiveOptions::expected_threads`] tells the watcher how many threads to wait for (a replay
+//! sets it to the replayed run's thread count, so that its samples and completeness equal
+//! the batch load of the finished files; `Some(0)` turns that off).
+//!
 //! # TAU's buffered writes
 //! TAU writes snapshot files with buffered stdio (`fprintf` to a file opened once per
 //! thread), so the bytes reach the file in pieces of the buffer size (4 KiB), not per

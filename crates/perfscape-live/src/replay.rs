@@ -32,7 +32,9 @@ pub struct ReplayOptions {
     /// files already.
     pub into: Option<PathBuf>,
     /// How the written directory is watched. `expected_threads` defaults to the number of
-    /// threads of the replayed run.
+    /// threads of the replayed run (samples wait for threads whose first file comes late,
+    /// at most `max_wait`, as the batch load of the finished files does); `Some(0)` replays
+    /// exactly what a watcher that knows nothing in advance would see.
     pub live: LiveOptions,
 }
 
