@@ -38,6 +38,9 @@ struct SnapFile {
     diverged: bool,
     /// The `<thread>` declaration was compared with the file name.
     decl_checked: bool,
+    /// The last read failed: the message (reported once) and the file's size then (the
+    /// file is tried again when its size changes, or when it is reported changed).
+    failed: Option<(String, u64)>,
 }
 
 /// The incremental dumps of one thread.
@@ -229,7 +232,10 @@ impl Engine {
                 FileKind::Dump(..) if self.mode == Some(Mode::Snapshots) => false,
                 FileKind::Snapshot(_) => file_name(&l.path)
                     .and_then(|n| self.snaps.get(n))
-                    .is_none_or(|s| s.tail.differs(&l.meta)),
+                    .is_none_or(|s| match &s.failed {
+                        Some((_, size)) => l.meta.len() != *size,
+                        None => s.tail.differs(&l.meta),
+                    }),
                 FileKind::Dump(t, _) => self.dumps.get(&t).is_none_or(|d| !d.seen.contains(&l.path)),
                 FileKind::Profile(t) => !self.profiles.contains(&t),
             };
@@ -409,6 +415,7 @@ impl Engine {
                     produced: 0,
                     diverged: false,
                     decl_checked: false,
+                    failed: None,
                 },
             );
         }
@@ -438,13 +445,17 @@ impl Engine {
                 (bytes, more)
             }
             Err(e) => {
-                out.push(LiveEvent::FileError(FileError::whole(
-                    &path,
-                    format!("cannot read: {e} (tried again when the file changes)"),
-                )));
+                let message = format!("cannot read: {e} (tried again when the file changes)");
+                // As the directory listing sees it (not following a link).
+                let size = std::fs::symlink_metadata(&path).map_or(0, |m| m.len());
+                if f.failed.as_ref().is_none_or(|(m, _)| *m != message) {
+                    out.push(LiveEvent::FileError(FileError::whole(&path, message.clone())));
+                }
+                f.failed = Some((message, size));
                 return;
             }
         };
+        f.failed = None;
         if bytes.is_empty() {
             return;
         }

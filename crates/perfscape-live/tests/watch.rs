@@ -447,3 +447,40 @@ fn polling_alone_gives_the_same_result_when_notifications_are_off() {
     assert!(samples(&events).iter().all(|s| s.complete));
     assert_same_series(&series, &batch, "polling");
 }
+
+#[cfg(unix)]
+#[test]
+fn an_unreadable_file_is_reported_once_and_read_when_it_can_be() {
+    let dir = run("mpi-stencil-np8-snapshot");
+    let batch = load_series(&dir, &LoadOptions::default()).unwrap().series;
+    let srcs = sources(&dir);
+    let tmp = tempfile::tempdir().unwrap();
+    let t = tmp.path();
+    // Rank 4's "file" cannot be read (a link to a directory: opening works, reading fails
+    // with EISDIR, also for root); the others write everything.
+    let elsewhere = tempfile::tempdir().unwrap();
+    let locked = t.join(&srcs[4].name);
+    std::os::unix::fs::symlink(elsewhere.path(), &locked).unwrap();
+    let options = LiveOptions {
+        poll_interval: Duration::from_millis(20),
+        ..opts()
+    };
+    let run = watch(t, &options).unwrap();
+    for (i, s) in srcs.iter().enumerate() {
+        if i != 4 {
+            append(&t.join(&s.name), &s.bytes);
+        }
+    }
+    std::thread::sleep(Duration::from_millis(500)); // about 25 rescans
+    assert!(run.series().is_empty(), "the samples wait for rank 4");
+    // Now the real file replaces it.
+    let copy = t.join("copy.tmp");
+    std::fs::write(&copy, &srcs[4].bytes).unwrap();
+    std::fs::rename(&copy, &locked).unwrap();
+    let events = collect_until_finished(&run, Duration::from_secs(30));
+    let errors = file_errors(&events);
+    assert_eq!(errors.len(), 1, "reported once: {errors:?}");
+    assert!(errors[0].contains("snapshot.4.0.0: cannot read"), "{errors:?}");
+    assert_eq!(finish_reason(&events), FinishReason::AllThreadsEnded);
+    assert_same_series(&run.series().snapshot(), &batch, "unreadable for a while");
+}
