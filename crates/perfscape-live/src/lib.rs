@@ -168,3 +168,16 @@ pub enum LiveError {
     #[error("cannot start a thread: {0}")]
     Thread(std::io::Error),
 }
+
+#[cfg(test)]
+mod tests {
+    /// A server keeps these in shared state and moves them between tasks.
+    #[test]
+    fn handles_are_send_and_sync() {
+        fn shareable<T: Send + Sync>() {}
+        shareable::<crate::LiveRun>();
+        shareable::<crate::SeriesHandle>();
+        shareable::<crate::StopHandle>();
+        shareable::<crate::LiveEvent>();
+    }
+}
