@@ -7,6 +7,7 @@ mod cmd_serve;
 mod cmd_stats;
 mod cmd_summary;
 mod cmd_top;
+mod cmd_watch;
 mod fmt;
 mod loading;
 
@@ -38,7 +39,8 @@ some files could not be loaded (they are listed on stderr), 1 on error, 2 on a u
 Examples:\n  perfscape summary ../shared/corpus/tau-real/mpi-stencil-np64-callpath-commmatrix\n  \
 perfscape top RUN --by inclusive -n 10\n  perfscape stats RUN --format csv > stats.csv\n  \
 perfscape stats RUN 'MPI_Allreduce()' --bins 8\n  \
-perfscape top SNAPSHOT_RUN --sample 'iteration 200' --delta\n  perfscape serve RUN            (then open the printed URL)"
+perfscape top SNAPSHOT_RUN --sample 'iteration 200' --delta\n  perfscape serve RUN            (then open the printed URL)\n  \
+perfscape watch RUN_DIR --format json   (while the program runs)\n  perfscape replay SNAPSHOT_RUN --speed 10"
 )]
 struct Cli {
     #[command(subcommand)]
@@ -111,6 +113,12 @@ enum Command {
     Stats(cmd_stats::StatsArgs),
     /// Serve linked views of the run in the browser (heat map, overview, call tree, terrain, ...).
     Serve(cmd_serve::ServeArgs),
+    /// Follow a running program's TAU snapshots: one line per integrated sample as it arrives;
+    /// exits after the final sample or on Ctrl-C.
+    Watch(cmd_watch::WatchArgs),
+    /// Replay a finished run's snapshots through the live path at --speed X: the lines `watch`
+    /// would print.
+    Replay(cmd_watch::ReplayArgs),
 }
 
 fn main() -> ExitCode {
@@ -121,6 +129,8 @@ fn main() -> ExitCode {
         Command::Top(a) => cmd_top::run(a, &mut out),
         Command::Stats(a) => cmd_stats::run(a, &mut out),
         Command::Serve(a) => cmd_serve::run(a),
+        Command::Watch(a) => cmd_watch::run_watch(a, &mut out),
+        Command::Replay(a) => cmd_watch::run_replay(a, &mut out),
     };
     let result = result.and_then(|code| out.flush().map(|()| code).map_err(anyhow::Error::from));
     match result {

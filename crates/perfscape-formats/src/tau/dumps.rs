@@ -186,6 +186,35 @@ fn to_sample(
 
 type ParsedDump = Result<(ThreadSample, Vec<FileError>, u64), FileError>;
 
+/// Parses one dump file (its bytes; `path` names it in messages) into the sample `dump k` of
+/// `thread`, timestamped with `ctime_s` (the seconds read from the file name by
+/// [`parse_dump_time`]; timestamp 0 and a warning when `None`). Returns the sample and the
+/// file's warnings; errors when the file is not a valid TAU text profile (e.g. still being
+/// written).
+pub fn parse_dump(
+    bytes: &[u8],
+    path: &Path,
+    thread: ThreadId,
+    k: usize,
+    ctime_s: Option<i64>,
+) -> Result<(ThreadSample, Vec<FileError>), FileError> {
+    let (text, utf8) = decode_text(bytes);
+    let mut f = parse_profile_text(&text).map_err(|e| e.in_file(path))?;
+    f.warnings.splice(0..0, utf8);
+    let mut warnings = Vec::new();
+    file_warnings(path, &f, &mut warnings);
+    if ctime_s.is_none() {
+        warnings.push(FileError::whole(
+            path,
+            "the time in the file name is not of the form Dow-Mon-DD-HH:MM:SS-YYYY; timestamp 0",
+        ));
+    }
+    let mut notes = Vec::new();
+    let sample = to_sample(&f, thread, k, ctime_s, &mut notes);
+    warnings.extend(notes.into_iter().map(|n| FileError::whole(path, n)));
+    Ok((sample, warnings))
+}
+
 /// Integrates the incremental dumps of a directory into a series (by per-thread position,
 /// see the module documentation).
 pub fn read_dumps_series(dir: &Path, opts: &LoadOptions<'_>) -> Result<LoadedSeries, LoadError> {
@@ -218,21 +247,12 @@ pub fn read_dumps_series(dir: &Path, opts: &LoadOptions<'_>) -> Result<LoadedSer
     let parsed: Vec<ParsedDump> = pool.install(|| {
         jobs.par_iter()
             .map(|(t, k, time, p)| {
-                let r = (|| {
-                    let bytes = std::fs::read(p).map_err(|e| FileError::whole(p, format!("cannot read: {e}")))?;
-                    let (text, utf8) = decode_text(&bytes);
-                    let mut f = parse_profile_text(&text).map_err(|e| e.in_file(p))?;
-                    f.warnings.splice(0..0, utf8);
-                    let mut warnings = Vec::new();
-                    file_warnings(p, &f, &mut warnings);
-                    let mut notes = Vec::new();
-                    if time.is_none() {
-                        warnings.push(FileError::whole(p, "the time in the file name is not of the form Dow-Mon-DD-HH:MM:SS-YYYY; timestamp 0"));
-                    }
-                    let sample = to_sample(&f, *t, *k, *time, &mut notes);
-                    warnings.extend(notes.into_iter().map(|n| FileError::whole(p, n)));
-                    Ok((sample, warnings, bytes.len() as u64))
-                })();
+                let r = std::fs::read(p)
+                    .map_err(|e| FileError::whole(p, format!("cannot read: {e}")))
+                    .and_then(|bytes| {
+                        let (sample, warnings) = parse_dump(&bytes, p, *t, *k, *time)?;
+                        Ok((sample, warnings, bytes.len() as u64))
+                    });
                 if let Some(sink) = opts.progress {
                     sink.advance(1);
                 }
