@@ -86,3 +86,13 @@ export function showError(el: HTMLElement, err: unknown): void {
 
 /** Chart instances by panel id, exposed as `window.perfscape.charts` for tests and debugging. */
 export const charts = new Map<string, unknown>();
+
+/** Scrolls `container` (not the page) so that `el` is visible in it. */
+export function revealIn(container: HTMLElement, el: HTMLElement | null): void {
+  if (!el) return;
+  const c = container.getBoundingClientRect();
+  const r = el.getBoundingClientRect();
+  const head = container.querySelector('thead')?.getBoundingClientRect().height ?? 0;
+  if (r.top < c.top + head) container.scrollTop -= c.top + head - r.top + c.height / 3;
+  else if (r.bottom > c.bottom) container.scrollTop += r.bottom - c.bottom + c.height / 3;
+}

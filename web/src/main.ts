@@ -136,6 +136,44 @@ function sampleBar(ctx: Context, s: Selection): HTMLElement {
   return bar;
 }
 
+/** Live runs: each new (or amended) sample refreshes the sample list and moves the views that
+ * follow the newest sample; redraws are coalesced to one per 250 ms. */
+function liveHandler(ctx: Context): (ev: unknown) => void {
+  let pending = false;
+  let busy = false;
+  const refresh = async () => {
+    if (busy) {
+      pending = true;
+      return;
+    }
+    busy = true;
+    try {
+      ctx.series = await api.series();
+      ctx.run.samples = ctx.series.samples.length;
+      ctx.run.live = ctx.series.live;
+      ctx.invalidate();
+      store.set({ revision: store.get().revision + 1 });
+    } catch (e) {
+      console.error(e);
+    }
+    setTimeout(() => {
+      busy = false;
+      if (pending) {
+        pending = false;
+        refresh();
+      }
+    }, 250);
+  };
+  const live = window as unknown as { perfscapeLive: { events: number; samples: number } };
+  live.perfscapeLive = { events: 0, samples: 0 };
+  return (ev) => {
+    const kind = (ev as { event?: string }).event;
+    live.perfscapeLive.events++;
+    if (kind === 'sample') live.perfscapeLive.samples++;
+    if (kind === 'sample' || kind === 'amended' || kind === 'finished') refresh();
+  };
+}
+
 async function start(): Promise<void> {
   const app = document.getElementById('app') as HTMLElement;
   let run;
@@ -143,6 +181,14 @@ async function start(): Promise<void> {
     run = await api.run();
   } catch (e) {
     showError(app, e);
+    return;
+  }
+  if (run.status === 'waiting') {
+    // A live run before its first sample: wait for it, then start.
+    app.innerHTML = `<div class="fatal"><h1>perfscape</h1><p>Live run <code>${esc(run.path)}</code>: waiting for the first sample…</p></div>`;
+    joinSession((ev) => {
+      if ((ev as { event?: string }).event === 'sample') window.location.reload();
+    }, false);
     return;
   }
   if (run.status !== 'ok') {
@@ -221,7 +267,7 @@ async function start(): Promise<void> {
   const all = new Set(Object.keys(s) as (keyof Selection)[]);
   await Promise.all(views.map((v) => Promise.resolve(v.update(s, all)).catch((e) => console.error(e))));
   window.addEventListener('resize', () => views.forEach((v) => v.resize?.()));
-  if (run.shared) joinSession();
+  if (run.shared || run.live) joinSession(run.live ? liveHandler(ctx) : undefined, run.shared);
   document.body.dataset.ready = '1';
 }
 

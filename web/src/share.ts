@@ -8,9 +8,22 @@ import { defaults, store, type Selection } from './state';
 /** Server events (live mode) are handed to this callback. */
 export type EventHandler = (event: unknown) => void;
 
-export function joinSession(onEvent?: EventHandler): void {
+/** Selection keys that stay local to each browser (not shared). */
+const LOCAL_KEYS = new Set(['revision']);
+
+/** Connects to the server's hub. With `shared`, joins the session (presence, selection,
+ * cursors); without, only listens to server events (a live run's samples). */
+export function joinSession(onEvent?: EventHandler, shared = true): void {
   const proto = window.location.protocol === 'https:' ? 'wss' : 'ws';
   const ws = new WebSocket(`${proto}://${window.location.host}/api/ws`);
+  (window as unknown as { perfscapeSocket: WebSocket }).perfscapeSocket = ws;
+  if (!shared) {
+    ws.addEventListener('message', (ev) => {
+      const m = JSON.parse(String(ev.data)) as ServerMessage;
+      if (m.type === 'event') onEvent?.(m.event);
+    });
+    return;
+  }
   let me = 0;
   let applying = false;
   const peers = new Map<number, Peer>();
@@ -34,7 +47,7 @@ export function joinSession(onEvent?: EventHandler): void {
     if (!state || typeof state !== 'object') return;
     const patch: Partial<Selection> = {};
     for (const [k, v] of Object.entries(state as Record<string, unknown>)) {
-      if (k in defaults) (patch as Record<string, unknown>)[k] = v;
+      if (k in defaults && !LOCAL_KEYS.has(k)) (patch as Record<string, unknown>)[k] = v;
     }
     applying = true;
     try {

@@ -367,3 +367,38 @@ test('a run observed over time: sample slider, trend, Kiviat tube and point clou
     server.stop();
   }
 });
+
+test('live: the trend grows as the samples of a replay arrive, pushed over the WebSocket', { timeout: 180000 }, async () => {
+  const run = path.join(process.env.PERFSCAPE_SHARED ?? path.join(repo, '../shared'), 'corpus/tau-real/mpi-stencil-np8-snapshot');
+  // The run's 21 samples span about 1.4 s; at a tenth of its pace they arrive over ~14 s.
+  const server = await serve(run, ['--replay', '--speed', '0.1']);
+  const br = await browser();
+  try {
+    const page = await br.newPage({ viewport: { width: 1600, height: 1000 } });
+    const errors = [];
+    page.on('pageerror', (e) => errors.push(e.message));
+    page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
+    await page.goto(server.url);
+    await page.waitForSelector('body[data-ready="1"]', { timeout: 60000 });
+    assert.match(await page.textContent('#samplebar'), /live/);
+    const lengths = [];
+    for (let i = 0; i < 120; i++) {
+      const n = await page.evaluate(() => window.perfscape.charts.get('trend').getOption().xAxis?.[0]?.data?.length ?? 0);
+      if (lengths[lengths.length - 1] !== n) lengths.push(n);
+      if (n === 21 && !(await page.evaluate(() => window.perfscape.ctx.run.live))) break;
+      await page.waitForTimeout(250);
+    }
+    assert.equal(lengths[lengths.length - 1], 21, `trend lengths seen: ${lengths}`);
+    assert.ok(lengths.length >= 3 && lengths[0] < 21, `the plot grew while we watched: ${lengths}`);
+    assert.deepEqual([...lengths].sort((a, b) => a - b), lengths, 'it only grows');
+    const pushed = await page.evaluate(() => window.perfscapeLive);
+    assert.ok(pushed.samples >= 21 - lengths[0], JSON.stringify(pushed));
+    // Finished: the slider's end is the final state, the badge is gone.
+    await page.waitForFunction(() => /final state · 21 samples/.test(document.querySelector('#samplebar')?.textContent ?? ''));
+    assert.doesNotMatch(await page.textContent('#samplebar'), /● live/);
+    assert.deepEqual(errors, []);
+  } finally {
+    await br.close();
+    server.stop();
+  }
+});

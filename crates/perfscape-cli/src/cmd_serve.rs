@@ -2,11 +2,12 @@
 
 use crate::{Input, loading};
 use clap::Args;
-use perfscape_server::{AppState, ServerConfig, StateOptions, bind, random_token, router};
+use perfscape_server::series::SeriesSource;
+use perfscape_server::{AppState, ServerConfig, StateOptions, bind, follow_live, random_token, router};
 use std::io::IsTerminal;
 use std::net::IpAddr;
 use std::process::ExitCode;
-use std::sync::{Arc, RwLock};
+use std::sync::Arc;
 
 /// Arguments of `perfscape serve`.
 #[derive(Args, Debug)]
@@ -30,6 +31,47 @@ pub struct ServeArgs {
     /// ADDR colleagues on other machines can join.
     #[arg(long)]
     share: bool,
+    /// Live mode: RUN is a directory a running program writes TAU snapshots (or incremental
+    /// dumps) into; the views follow each sample as it arrives (pushed to every browser).
+    #[arg(long, conflicts_with = "replay")]
+    watch: bool,
+    /// Live mode on a finished run: its samples are written again progressively, at the run's
+    /// own pace times --speed, into a temporary directory that is watched like --watch.
+    #[arg(long)]
+    replay: bool,
+    /// With --replay: 1 = the run's own pace, 10 = ten times faster, 0 = as fast as possible.
+    #[arg(long, default_value_t = 1.0, requires = "replay")]
+    speed: f64,
+    /// Live mode: seconds a sample waits for threads that have not written it yet.
+    #[arg(long, value_name = "SECS", default_value_t = 10.0)]
+    max_wait: f64,
+    /// Live mode: the number of threads the run will have, if known (samples wait for them).
+    #[arg(long, value_name = "N")]
+    threads: Option<usize>,
+}
+
+/// Starts the live run of `--watch` / `--replay`.
+fn start_live(args: &ServeArgs) -> anyhow::Result<perfscape_live::LiveRun> {
+    if !(args.max_wait >= 0.0 && args.max_wait.is_finite()) {
+        anyhow::bail!("--max-wait {} is not a number of seconds >= 0", args.max_wait);
+    }
+    let live = perfscape_live::LiveOptions {
+        max_wait: Some(std::time::Duration::from_secs_f64(args.max_wait)),
+        expected_threads: args.threads,
+        ..Default::default()
+    };
+    Ok(if args.replay {
+        perfscape_live::replay(
+            &args.input.run,
+            &perfscape_live::ReplayOptions {
+                speed: args.speed,
+                into: None,
+                live,
+            },
+        )?
+    } else {
+        perfscape_live::watch(&args.input.run, &live)?
+    })
 }
 
 fn open_browser(url: &str) {
@@ -53,13 +95,24 @@ fn open_browser(url: &str) {
 
 /// Runs `perfscape serve` until Ctrl-C.
 pub fn run(args: &ServeArgs) -> anyhow::Result<ExitCode> {
-    let (loaded, series) = match loading::open_run(&args.input, true) {
-        Ok((l, s)) => (Ok(l), s),
-        Err(e) => {
-            // The page shows the error too (never a blank page).
-            eprintln!("perfscape: {e:#}");
-            (Err(format!("{e:#}")), None)
-        }
+    let live_run = if args.watch || args.replay {
+        Some(Arc::new(start_live(args)?))
+    } else {
+        None
+    };
+    let (loaded, series): (Result<_, String>, Option<Arc<dyn SeriesSource>>) = match &live_run {
+        Some(run) => (
+            Err("waiting for the first sample of the live run".into()),
+            Some(Arc::new(run.series().clone())),
+        ),
+        None => match loading::open_run(&args.input, true) {
+            Ok((l, s)) => (Ok(l), s.map(|s| Arc::new(s) as Arc<dyn SeriesSource>)),
+            Err(e) => {
+                // The page shows the error too (never a blank page).
+                eprintln!("perfscape: {e:#}");
+                (Err(format!("{e:#}")), None)
+            }
+        },
     };
     let partial = loaded.as_ref().map(|l| l.report.is_partial()).unwrap_or(false);
     let token = match args.token.as_deref() {
@@ -73,17 +126,21 @@ pub fn run(args: &ServeArgs) -> anyhow::Result<ExitCode> {
         token: token.clone(),
     };
     let path = args.input.run.display().to_string();
-    let samples = series.as_ref().map_or(0, |s| s.len());
+    let samples = series.as_ref().map_or(0, |s| s.read().len());
     let state = AppState::with_options(
         path,
         loaded,
         token.clone(),
         StateOptions {
             shared: args.share,
-            series: series.map(|s| Arc::new(RwLock::new(s))),
-            live: false,
+            series,
+            live: live_run.is_some(),
         },
     );
+    let follower = live_run
+        .as_ref()
+        .map(|run| follow_live(state.clone(), run.clone()));
+    let live_dir = live_run.as_ref().map(|r| r.dir().to_path_buf());
     let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
     rt.block_on(async move {
         let listener = bind(&cfg).await?;
@@ -103,7 +160,13 @@ pub fn run(args: &ServeArgs) -> anyhow::Result<ExitCode> {
             None => format!("http://{host}:{}/", addr.port()),
         };
         println!("perfscape: serving {} at {url}", args.input.run.display());
-        if samples > 0 {
+        if let Some(dir) = &live_dir {
+            println!(
+                "perfscape: live: {} {}; the views follow each sample as it arrives",
+                if args.replay { "replaying into" } else { "watching" },
+                dir.display()
+            );
+        } else if samples > 0 {
             println!(
                 "perfscape: {samples} samples over time (Samples, Kiviat and sample slider in the page)"
             );
@@ -120,6 +183,12 @@ pub fn run(args: &ServeArgs) -> anyhow::Result<ExitCode> {
             .await?;
         anyhow::Ok(())
     })?;
+    if let Some(run) = &live_run {
+        run.stop();
+    }
+    if let Some(f) = follower {
+        let _ = f.join();
+    }
     Ok(if partial {
         ExitCode::from(crate::EXIT_PARTIAL)
     } else {

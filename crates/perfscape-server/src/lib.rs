@@ -118,8 +118,10 @@ pub struct StateOptions {
     /// A shared session (`serve --share`).
     pub shared: bool,
     /// The run observed over time, if it has samples (snapshots, dumps, or a live run); its
-    /// final profile should be `run`'s profile so that event ids agree.
-    pub series: Option<std::sync::Arc<std::sync::RwLock<perfscape_model::SampleSeries>>>,
+    /// final profile should be `run`'s profile so that event ids agree. A live run passes its
+    /// `perfscape_live::SeriesHandle` and an `Err` run ("waiting for the first sample"): the
+    /// views then read its newest sample.
+    pub series: Option<Arc<dyn series::SeriesSource>>,
     /// True while the series is still growing (live mode).
     pub live: bool,
 }
@@ -232,11 +234,66 @@ async fn compute_at<T: serde::Serialize + Send + 'static>(
 }
 
 async fn get_run(State(s): State<Shared>) -> Response {
-    let mut info = query::run_info(&s.path, &s.run);
+    let live_info = s.run.is_err() && s.series.series().is_some();
+    let mut info = if live_info {
+        live_run_info(&s)
+    } else {
+        query::run_info(&s.path, &s.run)
+    };
     info.shared = s.shared;
     info.samples = s.series.len() as u32;
     info.live = s.series.is_live();
     axum::Json(info).into_response()
+}
+
+/// `/api/run` of a live run: described by its newest sample; `waiting` before the first.
+fn live_run_info(s: &AppState) -> api::RunInfo {
+    let picked = s.series.pick(None, perfscape_model::SampleMode::Cumulative, None);
+    let mut report = perfscape_formats::LoadReport {
+        format: "tau-snapshot (live)",
+        ..Default::default()
+    };
+    report.notes.push(format!(
+        "{} run: {} samples so far",
+        if s.series.is_live() {
+            "live"
+        } else {
+            "finished live"
+        },
+        s.series.len()
+    ));
+    let mut info = match picked {
+        Ok(series::Picked::Sample(p, _)) => query::run_info_of(&s.path, &p, &report),
+        _ => {
+            let mut i = query::run_info(&s.path, &Err(String::new()));
+            i.status = "waiting".into();
+            i.error = Some("waiting for the first sample of the live run".into());
+            i
+        }
+    };
+    info.warnings.extend(s.series.warnings());
+    info
+}
+
+/// Follows a live run: every [`perfscape_live::LiveEvent`] is pushed to every browser as a
+/// `{"type": "event", "event": {...}}` message (the event's own JSON, e.g. `{"event":
+/// "sample", "id": 3, ...}`); file errors and notices join the run's warnings; the series
+/// stops being live when the run finishes. Runs on a blocking thread until the run ends.
+pub fn follow_live(state: Shared, run: Arc<perfscape_live::LiveRun>) -> std::thread::JoinHandle<()> {
+    std::thread::spawn(move || {
+        while let Some(event) = run.recv() {
+            match &event {
+                perfscape_live::LiveEvent::FileError(e) => state.series.warn(e.to_string()),
+                perfscape_live::LiveEvent::Notice { message } => state.series.warn(message.clone()),
+                perfscape_live::LiveEvent::Finished { .. } => state.series.set_live(false),
+                _ => {}
+            }
+            if let Ok(v) = serde_json::to_value(&event) {
+                state.hub.broadcast(&share::ServerMessage::Event { event: v });
+            }
+        }
+        state.series.set_live(false);
+    })
 }
 
 async fn get_series(State(s): State<Shared>) -> Response {

@@ -355,17 +355,18 @@ pub fn run_info(path: &str, run: &Result<Loaded, String>) -> RunInfo {
         samples: 0,
         live: false,
     };
-    let loaded = match run {
-        Ok(l) => l,
-        Err(e) => {
-            return RunInfo {
-                error: Some(e.clone()),
-                ..empty
-            };
-        }
-    };
-    let p = &loaded.profile;
-    let r = &loaded.report;
+    match run {
+        Ok(l) => run_info_of(path, &l.profile, &l.report),
+        Err(e) => RunInfo {
+            error: Some(e.clone()),
+            ..empty
+        },
+    }
+}
+
+/// `GET /api/run` for a profile and its load report (a live run's newest sample).
+pub fn run_info_of(path: &str, p: &Profile, r: &perfscape_formats::LoadReport) -> RunInfo {
+    let empty = run_info(path, &Err(String::new()));
     let with_data = |f: &dyn Fn(&perfscape_model::Event) -> bool| {
         p.event_ids()
             .filter(|&e| f(p.event(e)) && !p.interval(e).is_empty())
@@ -375,6 +376,7 @@ pub fn run_info(path: &str, run: &Result<Loaded, String>) -> RunInfo {
     nodes.dedup();
     RunInfo {
         status: "ok".into(),
+        error: None,
         format: r.format.to_string(),
         files_read: r.files_read as u32,
         bytes_read: r.bytes_read as f64,

@@ -18,6 +18,7 @@ use crate::api::{
 };
 use crate::query::{ApiError, ViewCache, ViewParams};
 use perfscape_model::{EventId, MetricId, Profile, SampleId, SampleMode, SampleSeries, ThreadId, ValueKind};
+use std::ops::Deref;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 
@@ -44,6 +45,31 @@ pub enum Picked {
     Sample(Arc<Profile>, Arc<ViewCache>),
 }
 
+/// Where the samples come from: a finished run's series, or a live run's growing one.
+pub trait SeriesSource: Send + Sync {
+    /// Read access to the series as it is now (a live source holds its read lock while the
+    /// returned guard lives; keep it short).
+    fn read(&self) -> Box<dyn Deref<Target = SampleSeries> + '_>;
+}
+
+impl SeriesSource for SampleSeries {
+    fn read(&self) -> Box<dyn Deref<Target = SampleSeries> + '_> {
+        Box::new(self)
+    }
+}
+
+impl SeriesSource for RwLock<SampleSeries> {
+    fn read(&self) -> Box<dyn Deref<Target = SampleSeries> + '_> {
+        Box::new(RwLock::read(self).unwrap_or_else(std::sync::PoisonError::into_inner))
+    }
+}
+
+impl SeriesSource for perfscape_live::SeriesHandle {
+    fn read(&self) -> Box<dyn Deref<Target = SampleSeries> + '_> {
+        Box::new(perfscape_live::SeriesHandle::read(self))
+    }
+}
+
 type ProfileKey = (u32, SampleMode, usize);
 
 /// A sample profile kept in the LRU, with its view cache.
@@ -51,7 +77,8 @@ type Kept = (ProfileKey, Arc<Profile>, Arc<ViewCache>);
 
 /// The series of a run (if it has one) and the sample profiles recently asked for.
 pub struct SeriesState {
-    series: Option<Arc<RwLock<SampleSeries>>>,
+    series: Option<Arc<dyn SeriesSource>>,
+    warnings: Mutex<Vec<String>>,
     live: AtomicBool,
     profiles: Mutex<Vec<Kept>>,
 }
@@ -75,13 +102,6 @@ fn mode_name(m: SampleMode) -> &'static str {
     match m {
         SampleMode::Cumulative => "cumulative",
         SampleMode::Delta => "delta",
-    }
-}
-
-fn poisoned() -> ApiError {
-    ApiError {
-        status: 500,
-        message: "internal error: the series lock is poisoned".into(),
     }
 }
 
@@ -140,9 +160,10 @@ fn finite(v: f64) -> Option<f64> {
 
 impl SeriesState {
     /// A state for `series` (none for runs without samples); `live` while it grows.
-    pub fn new(series: Option<Arc<RwLock<SampleSeries>>>, live: bool) -> Self {
+    pub fn new(series: Option<Arc<dyn SeriesSource>>, live: bool) -> Self {
         Self {
             series,
+            warnings: Mutex::new(Vec::new()),
             live: AtomicBool::new(live),
             profiles: Mutex::new(Vec::new()),
         }
@@ -150,10 +171,7 @@ impl SeriesState {
 
     /// Number of samples (0 without a series).
     pub fn len(&self) -> usize {
-        self.series
-            .as_ref()
-            .and_then(|s| s.read().ok().map(|s| s.len()))
-            .unwrap_or(0)
+        self.series.as_ref().map(|s| s.read().len()).unwrap_or(0)
     }
 
     /// True without samples.
@@ -172,8 +190,23 @@ impl SeriesState {
     }
 
     /// The shared series, if any (a live engine appends to it under the write lock).
-    pub fn series(&self) -> Option<&Arc<RwLock<SampleSeries>>> {
+    pub fn series(&self) -> Option<&Arc<dyn SeriesSource>> {
         self.series.as_ref()
+    }
+
+    /// Notes a problem of a live run (a file that could not be read, a notice), shown with the
+    /// run's warnings. Kept: the first 1,000.
+    pub fn warn(&self, message: String) {
+        if let Ok(mut w) = self.warnings.lock()
+            && w.len() < 1000
+        {
+            w.push(message);
+        }
+    }
+
+    /// The live run's warnings so far.
+    pub fn warnings(&self) -> Vec<String> {
+        self.warnings.lock().map(|w| w.clone()).unwrap_or_default()
     }
 
     /// The profile for `sample` in `mode`. Without a sample: the run's own profile when the
@@ -195,7 +228,7 @@ impl SeriesState {
                 )),
             };
         };
-        let series = series.read().map_err(|_| poisoned())?;
+        let series = series.read();
         let n = series.len();
         let s = match sample {
             Some(s) if s as usize >= n => {
@@ -245,7 +278,7 @@ impl SeriesState {
     /// `GET /api/series`: the samples (an empty list for runs without any).
     pub fn info(&self) -> SeriesResponse {
         let live = self.is_live();
-        let Some(series) = self.series.as_ref().and_then(|s| s.read().ok()) else {
+        let Some(series) = self.series.as_ref().map(|s| s.read()) else {
             return SeriesResponse {
                 samples: vec![],
                 threads: 0,
@@ -264,12 +297,12 @@ impl SeriesState {
         }
     }
 
-    fn read(&self) -> Result<std::sync::RwLockReadGuard<'_, SampleSeries>, ApiError> {
-        self.series
+    fn read(&self) -> Result<Box<dyn Deref<Target = SampleSeries> + '_>, ApiError> {
+        Ok(self
+            .series
             .as_ref()
             .ok_or_else(|| ApiError::bad("the run has no samples over time"))?
-            .read()
-            .map_err(|_| poisoned())
+            .read())
     }
 
     /// `GET /api/trend?event=E`: statistics of timer `E` across threads at every sample

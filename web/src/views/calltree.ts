@@ -5,7 +5,7 @@ import type { CallTreeResponse } from '../api/CallTreeResponse';
 import type { TreeNodeJson } from '../api/TreeNodeJson';
 import { api } from '../client';
 import type { Context, View } from '../context';
-import { showError } from '../context';
+import { revealIn, showError } from '../context';
 import { count, esc, value } from '../format';
 import { store, touched, type Selection } from '../state';
 
@@ -92,6 +92,6 @@ export class CallTreeView implements View {
     this.scroll.querySelectorAll<HTMLTableRowElement>('tbody tr').forEach((tr) =>
       tr.addEventListener('click', () => store.set({ event: Number(tr.dataset.id) })),
     );
-    this.scroll.querySelector<HTMLElement>('tr.selected')?.scrollIntoView({ block: 'nearest' });
+    revealIn(this.scroll, this.scroll.querySelector<HTMLElement>('tr.selected'));
   }
 }

@@ -4,7 +4,7 @@
 import type { EventRow } from '../api/EventRow';
 import type { EventsResponse } from '../api/EventsResponse';
 import type { Context, View } from '../context';
-import { showError } from '../context';
+import { revealIn, showError } from '../context';
 import { esc, percent, ratio, value, count, shorten } from '../format';
 import { store, touched, type Selection } from '../state';
 
@@ -100,6 +100,6 @@ export class RankedView implements View {
       tr.addEventListener('click', () => store.set({ event: Number(tr.dataset.id) })),
     );
     const sel = this.scroll.querySelector<HTMLElement>('tr.selected');
-    sel?.scrollIntoView({ block: 'nearest' });
+    revealIn(this.scroll, sel);
   }
 }

@@ -84,9 +84,15 @@ export class TrendView implements View {
     const fmt = (v: unknown) => value(v as number, u);
     // Points stay visible where neighbours are missing (no thread had the event yet).
     const sym = t.points.length <= 120 ? { symbol: 'circle', symbolSize: 3 } : { symbol: 'none' };
+    // Many samples: a zoomable window; a live run followed at its newest sample scrolls along.
+    const n = t.points.length;
+    const WINDOW = 60;
+    const follow = this.ctx.run.live && s.sample === null;
+    const zoom = n > WINDOW ? { startValue: follow ? n - WINDOW : 0, endValue: n - 1 } : null;
     const option = {
       animation: false,
-      grid: { left: 70, right: 80, top: 30, bottom: 40 },
+      grid: { left: 70, right: 80, top: 30, bottom: zoom ? 58 : 40 },
+      dataZoom: zoom ? [{ type: 'inside', ...zoom }, { type: 'slider', height: 14, bottom: 4, ...zoom }] : [],
       legend: { top: 0, textStyle: { fontSize: 11 }, data: ['max', 'mean', 'min', 'mean ± σ', 'sum', ...(this.thread ? [this.thread.name] : [])] },
       tooltip: {
         trigger: 'axis',

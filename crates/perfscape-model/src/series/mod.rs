@@ -240,11 +240,11 @@ pub struct AcrossThreads {
     pub sum: f64,
     /// Smallest value.
     pub min: f64,
-    /// A thread with the smallest value (the first in slot order).
+    /// A thread with the smallest value (the lowest thread id among equals).
     pub min_thread: Option<ThreadIndex>,
     /// Largest value.
     pub max: f64,
-    /// A thread with the largest value (the first in slot order).
+    /// A thread with the largest value (the lowest thread id among equals).
     pub max_thread: Option<ThreadIndex>,
     /// Mean over the threads that have the event.
     pub mean: f64,

@@ -234,8 +234,14 @@ impl SampleSeries {
             mean_all: f64::NAN,
             stddev: f64::NAN,
         };
+        // Threads in id order, so that sums and ties do not depend on the order in which
+        // threads first had the event (a live run and a batch load give the same numbers).
+        let w = threads.len().min(values.len()).min(has.len());
+        let mut order: Vec<usize> = (0..w).collect();
+        order.sort_unstable_by_key(|&j| self.threads[threads[j].index()]);
         let mut n = 0u32;
-        for ((&t, &v), &h) in threads.iter().zip(values).zip(has) {
+        for &j in &order {
+            let (t, v, h) = (threads[j], values[j], has[j]);
             if v.is_nan() || h.is_nan() || h <= 0.0 {
                 continue;
             }
@@ -254,12 +260,11 @@ impl SampleSeries {
         if n > 0 {
             let mean = out.sum / f64::from(n);
             out.mean = mean;
-            let ss: f64 = threads
+            let ss: f64 = order
                 .iter()
-                .zip(values)
-                .zip(has)
-                .filter(|((_, v), h)| !v.is_nan() && !h.is_nan() && **h > 0.0)
-                .map(|((_, v), _)| (v - mean) * (v - mean))
+                .map(|&j| (values[j], has[j]))
+                .filter(|(v, h)| !v.is_nan() && !h.is_nan() && *h > 0.0)
+                .map(|(v, _)| (v - mean) * (v - mean))
                 .sum();
             out.stddev = (ss / f64::from(n)).sqrt();
         }
