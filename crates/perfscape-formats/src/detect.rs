@@ -11,10 +11,14 @@ use std::path::Path;
 /// Human-readable list of what perfscape reads (used in error messages and `--help`).
 pub const SUPPORTED: &[&str] = &[
     "TAU profiles (a run directory of profile.N.C.T files or MULTI__<metric>/ directories, or one profile.N.C.T file)",
+    "pprof profiles (perftools.profiles protocol buffer, gzip or raw: .pb.gz, .pb, .pprof)",
 ];
 
 /// Names accepted by `--format`.
-pub const FORMAT_NAMES: &[&str] = &["tau"];
+pub const FORMAT_NAMES: &[&str] = &["tau", "pprof"];
+
+/// Bytes of a file read for detection (a gzip file's head is decompressed up to 64 KiB).
+const HEAD_BYTES: usize = 1 << 16;
 
 /// What detection found.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -24,6 +28,8 @@ pub enum Detected {
     TauRunDirectory,
     /// One TAU text profile file.
     TauProfileFile,
+    /// A pprof protocol buffer (`perftools.profiles.Profile`), gzip-compressed or raw.
+    Pprof,
     /// Recognized, but not read by this version; the name says what it is.
     Unsupported(&'static str),
 }
@@ -39,7 +45,14 @@ pub fn sniff_bytes(head: &[u8]) -> Option<Detected> {
     {
         return Some(Detected::TauProfileFile);
     }
-    if head.starts_with(&[0x1f, 0x8b]) {
+    if crate::compression::is_gzip(head) {
+        let inner = crate::compression::head(head, 1 << 16);
+        if !inner.is_empty()
+            && !crate::compression::is_gzip(&inner)
+            && let Some(d) = sniff_bytes(&inner)
+        {
+            return Some(d);
+        }
         return Some(Detected::Unsupported(
             "a gzip-compressed file (a ParaProf .ppk, a pprof profile, or compressed JSON/XML)",
         ));
@@ -66,6 +79,9 @@ pub fn sniff_bytes(head: &[u8]) -> Option<Detected> {
         return Some(Detected::Unsupported(
             "an XML document (HPCToolkit experiment.xml, ...)",
         ));
+    }
+    if crate::pprof::looks_like_pprof(head) {
+        return Some(Detected::Pprof);
     }
     None
 }
@@ -122,9 +138,9 @@ pub fn detect(path: &Path) -> Result<Detected, LoadError> {
             },
         });
     }
-    let mut head = Vec::with_capacity(4096);
+    let mut head = Vec::with_capacity(HEAD_BYTES);
     std::fs::File::open(path)
-        .and_then(|f| f.take(4096).read_to_end(&mut head))
+        .and_then(|f| f.take(HEAD_BYTES as u64).read_to_end(&mut head))
         .map_err(|source| LoadError::Io {
             path: path.to_path_buf(),
             source,

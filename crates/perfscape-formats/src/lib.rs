@@ -17,13 +17,18 @@
 //! - Parsers take bytes (`&[u8]`) and return values or errors; only the `read_*`/`load`
 //!   functions touch the file system.
 
+mod compression;
 pub mod detect;
 mod error;
+pub mod pprof;
+mod problem;
+pub(crate) mod stacks;
 pub mod tau;
 
 pub use detect::{Detected, detect};
 pub use error::{FileError, LineError, LoadError, LoadReport};
 use perfscape_model::Profile;
+pub use problem::{Parsed, Problem};
 use std::path::Path;
 
 /// Receives progress while a run loads (implemented by the CLI's progress bar). Called from
@@ -72,6 +77,7 @@ pub fn load(path: &Path, opts: &LoadOptions<'_>) -> Result<Loaded, LoadError> {
     match detect(path)? {
         Detected::TauRunDirectory => tau::read_run(path, opts),
         Detected::TauProfileFile => tau::read_single_file(path, opts),
+        Detected::Pprof => pprof::read_pprof(path, opts),
         Detected::Unsupported(format) => Err(LoadError::UnsupportedFormat {
             path: path.to_path_buf(),
             format,
@@ -89,6 +95,7 @@ pub fn load_as(path: &Path, format: &str, opts: &LoadOptions<'_>) -> Result<Load
                 tau::read_single_file(path, opts)
             }
         }
+        "pprof" => pprof::read_pprof(path, opts),
         other => Err(LoadError::UnknownFormatName(other.to_string())),
     }
 }
