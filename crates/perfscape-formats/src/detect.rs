@@ -12,10 +12,11 @@ use std::path::Path;
 pub const SUPPORTED: &[&str] = &[
     "TAU profiles (a run directory of profile.N.C.T files or MULTI__<metric>/ directories, or one profile.N.C.T file)",
     "pprof profiles (perftools.profiles protocol buffer, gzip or raw: .pb.gz, .pb, .pprof)",
+    "Chrome Trace Event Format JSON (array or {\"traceEvents\": ...} form, plain or gzip)",
 ];
 
 /// Names accepted by `--format`.
-pub const FORMAT_NAMES: &[&str] = &["tau", "pprof"];
+pub const FORMAT_NAMES: &[&str] = &["tau", "pprof", "chrome"];
 
 /// Bytes of a file read for detection (a gzip file's head is decompressed up to 64 KiB).
 const HEAD_BYTES: usize = 1 << 16;
@@ -30,6 +31,8 @@ pub enum Detected {
     TauProfileFile,
     /// A pprof protocol buffer (`perftools.profiles.Profile`), gzip-compressed or raw.
     Pprof,
+    /// A Chrome Trace Event Format JSON file (plain or gzip).
+    ChromeTrace,
     /// Recognized, but not read by this version; the name says what it is.
     Unsupported(&'static str),
 }
@@ -69,6 +72,9 @@ pub fn sniff_bytes(head: &[u8]) -> Option<Detected> {
         return Some(Detected::Unsupported(
             "TAU snapshot or merged XML (snapshot.N.C.T / tauprofile.xml)",
         ));
+    }
+    if crate::chrome::looks_like_chrome_trace(head) {
+        return Some(Detected::ChromeTrace);
     }
     if t.starts_with('{') || t.starts_with('[') {
         return Some(Detected::Unsupported(

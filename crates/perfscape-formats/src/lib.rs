@@ -17,13 +17,15 @@
 //! - Parsers take bytes (`&[u8]`) and return values or errors; only the `read_*`/`load`
 //!   functions touch the file system.
 
+pub mod chrome;
 mod compression;
 pub mod detect;
 mod error;
 pub mod pprof;
 mod problem;
-pub(crate) mod stacks;
+pub mod stacks;
 pub mod tau;
+pub mod trace_profile;
 
 pub use detect::{Detected, detect};
 pub use error::{FileError, LineError, LoadError, LoadReport};
@@ -78,6 +80,7 @@ pub fn load(path: &Path, opts: &LoadOptions<'_>) -> Result<Loaded, LoadError> {
         Detected::TauRunDirectory => tau::read_run(path, opts),
         Detected::TauProfileFile => tau::read_single_file(path, opts),
         Detected::Pprof => pprof::read_pprof(path, opts),
+        Detected::ChromeTrace => chrome::read_chrome(path, opts),
         Detected::Unsupported(format) => Err(LoadError::UnsupportedFormat {
             path: path.to_path_buf(),
             format,
@@ -96,6 +99,7 @@ pub fn load_as(path: &Path, format: &str, opts: &LoadOptions<'_>) -> Result<Load
             }
         }
         "pprof" => pprof::read_pprof(path, opts),
+        "chrome" => chrome::read_chrome(path, opts),
         other => Err(LoadError::UnknownFormatName(other.to_string())),
     }
 }

@@ -34,6 +34,7 @@ mod metadata;
 mod metric;
 mod profile;
 mod thread_data;
+pub mod trace;
 
 pub use builder::{BuildError, BuildNote, ProfileBuilder};
 pub use columns::{AtomicColumn, IntervalColumn, ValueKind};
@@ -43,3 +44,4 @@ pub use metadata::Metadata;
 pub use metric::{Metric, Unit};
 pub use profile::{CallTree, Profile};
 pub use thread_data::{MetricValue, ThreadData};
+pub use trace::{Trace, TraceBuilder, TraceThread};
