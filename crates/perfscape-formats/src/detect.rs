@@ -13,10 +13,11 @@ pub const SUPPORTED: &[&str] = &[
     "TAU profiles (a run directory of profile.N.C.T files or MULTI__<metric>/ directories, or one profile.N.C.T file)",
     "pprof profiles (perftools.profiles protocol buffer, gzip or raw: .pb.gz, .pb, .pprof)",
     "Chrome Trace Event Format JSON (array or {\"traceEvents\": ...} form, plain or gzip)",
+    "Linux perf: `perf script` text output and binary perf.data files",
 ];
 
 /// Names accepted by `--format`.
-pub const FORMAT_NAMES: &[&str] = &["tau", "pprof", "chrome"];
+pub const FORMAT_NAMES: &[&str] = &["tau", "pprof", "chrome", "perf-script", "perf-data"];
 
 /// Bytes of a file read for detection (a gzip file's head is decompressed up to 64 KiB).
 const HEAD_BYTES: usize = 1 << 16;
@@ -33,6 +34,10 @@ pub enum Detected {
     Pprof,
     /// A Chrome Trace Event Format JSON file (plain or gzip).
     ChromeTrace,
+    /// Text written by `perf script`.
+    PerfScript,
+    /// A binary perf.data file (`perf record`).
+    PerfData,
     /// Recognized, but not read by this version; the name says what it is.
     Unsupported(&'static str),
 }
@@ -60,8 +65,8 @@ pub fn sniff_bytes(head: &[u8]) -> Option<Detected> {
             "a gzip-compressed file (a ParaProf .ppk, a pprof profile, or compressed JSON/XML)",
         ));
     }
-    if head.starts_with(b"PERFILE2") {
-        return Some(Detected::Unsupported("a Linux perf.data file"));
+    if crate::perf::data::looks_like_perf_data(head) {
+        return Some(Detected::PerfData);
     }
     if head.len() > 262 && &head[257..262] == b"ustar" {
         return Some(Detected::Unsupported(
@@ -85,6 +90,9 @@ pub fn sniff_bytes(head: &[u8]) -> Option<Detected> {
         return Some(Detected::Unsupported(
             "an XML document (HPCToolkit experiment.xml, ...)",
         ));
+    }
+    if crate::perf::script::looks_like_perf_script(head) {
+        return Some(Detected::PerfScript);
     }
     if crate::pprof::looks_like_pprof(head) {
         return Some(Detected::Pprof);

@@ -21,6 +21,7 @@ pub mod chrome;
 mod compression;
 pub mod detect;
 mod error;
+pub mod perf;
 pub mod pprof;
 mod problem;
 pub mod stacks;
@@ -81,6 +82,8 @@ pub fn load(path: &Path, opts: &LoadOptions<'_>) -> Result<Loaded, LoadError> {
         Detected::TauProfileFile => tau::read_single_file(path, opts),
         Detected::Pprof => pprof::read_pprof(path, opts),
         Detected::ChromeTrace => chrome::read_chrome(path, opts),
+        Detected::PerfScript => perf::script::read_perf_script(path, opts),
+        Detected::PerfData => perf::data::read_perf_data(path, opts),
         Detected::Unsupported(format) => Err(LoadError::UnsupportedFormat {
             path: path.to_path_buf(),
             format,
@@ -100,6 +103,8 @@ pub fn load_as(path: &Path, format: &str, opts: &LoadOptions<'_>) -> Result<Load
         }
         "pprof" => pprof::read_pprof(path, opts),
         "chrome" => chrome::read_chrome(path, opts),
+        "perf-script" => perf::script::read_perf_script(path, opts),
+        "perf-data" => perf::data::read_perf_data(path, opts),
         other => Err(LoadError::UnknownFormatName(other.to_string())),
     }
 }
