@@ -988,6 +988,7 @@ pub fn parse_trace(bytes: &[u8]) -> Result<ParsedTrace, Problem> {
     let n_metrics = metrics.len();
     let mut frames = FrameTable::default();
     let mut trees: BTreeMap<ThreadId, StackTree> = BTreeMap::new();
+    let mut cut_samples = 0u64;
     for (s, key) in samples.iter().zip(&sample_keys) {
         let Some(&id) = thread_of.get(key) else { continue };
         let tree = trees.entry(id).or_insert_with(|| StackTree::new(n_metrics));
@@ -1007,7 +1008,10 @@ pub fn parse_trace(bytes: &[u8]) -> Result<ParsedTrace, Problem> {
         if has_weight {
             values[2] = s.weight.unwrap_or(1.0);
         }
-        tree.add_sample(stack, &values);
+        let cut = frames.intern(crate::stacks::CUT_FRAME, "");
+        if tree.add_sample(&stack, &values, cut) {
+            cut_samples += 1;
+        }
     }
     let mut builder = ProfileBuilder::new(metrics);
     for (t, th) in trace.threads().iter().enumerate() {
@@ -1036,6 +1040,13 @@ pub fn parse_trace(bytes: &[u8]) -> Result<ParsedTrace, Problem> {
         builder
             .add_thread(th.id, data)
             .map_err(|e| Problem::whole(format!("internal error: {e}")))?;
+    }
+    if cut_samples > 0 {
+        warnings.push(Problem::whole(format!(
+            "{cut_samples} sample(s) have stacks deeper than {} frames: their middle frames were replaced by `{}`",
+            crate::stacks::MAX_DEPTH,
+            crate::stacks::CUT_FRAME
+        )));
     }
     if builder.thread_count() == 0 {
         notes.push("the trace has no intervals or samples, so the profile has no threads".into());

@@ -191,10 +191,24 @@ mod tests {
             sniff_bytes(b"<profile_xml><thread"),
             Some(Detected::Unsupported(_))
         ));
-        assert!(matches!(
+        assert_eq!(
             sniff_bytes(b"  {\"traceEvents\": []}"),
+            Some(Detected::ChromeTrace)
+        );
+        assert!(matches!(
+            sniff_bytes(b"{\"data\": [], \"columns\": []}"),
             Some(Detected::Unsupported(_))
         ));
+        assert_eq!(sniff_bytes(b"PERFILE2\x68\0\0\0"), Some(Detected::PerfData));
+        assert_eq!(
+            sniff_bytes(b"a.out 12/12 [001] 5.000001: 100 cycles: \n\t 4004f6 main (/a.out)\n"),
+            Some(Detected::PerfScript)
+        );
+        // A raw pprof protocol buffer: sample_type {type: 1, unit: 2}, string_table.
+        assert_eq!(
+            sniff_bytes(&[0x0a, 0x04, 0x08, 0x01, 0x10, 0x02, 0x32, 0x00, 0x32, 0x03, b'c', b'p', b'u']),
+            Some(Detected::Pprof)
+        );
         assert_eq!(sniff_bytes(b"hello world"), None);
         assert_eq!(sniff_bytes(b""), None);
     }

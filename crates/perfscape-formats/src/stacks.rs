@@ -82,6 +82,13 @@ impl FrameTable {
 
 const NO_PARENT: u32 = u32::MAX;
 
+/// Deepest stack kept whole (see [`StackTree::add_sample`]).
+pub const MAX_DEPTH: usize = 1024;
+
+/// The name of the frame that stands for the frames cut from a stack deeper than
+/// [`MAX_DEPTH`].
+pub const CUT_FRAME: &str = "(frames cut: stack deeper than 1024)";
+
 /// The call tree of one thread. Node 0 is a virtual root that is never emitted.
 #[derive(Debug)]
 pub(crate) struct StackTree {
@@ -98,6 +105,8 @@ pub(crate) struct StackTree {
     line_order: Vec<String>,
     /// Number of sample records added.
     pub(crate) samples: u64,
+    /// Sample records whose stack was cut (deeper than [`MAX_DEPTH`]).
+    pub(crate) cut_samples: u64,
 }
 
 impl StackTree {
@@ -113,15 +122,39 @@ impl StackTree {
             lines: HashMap::default(),
             line_order: Vec::new(),
             samples: 0,
+            cut_samples: 0,
         }
     }
 
-    /// Adds one sample record: `root_to_leaf` frames, its values (one per metric; missing
-    /// values count 0). A sample with an empty stack is attributed to `empty_frame`.
-    pub(crate) fn add_sample(&mut self, root_to_leaf: impl IntoIterator<Item = u32>, values: &[f64]) {
+    /// Adds one sample record: its frames from the root to the leaf and its values (one per
+    /// metric; missing values count 0). A sample with no frames adds nothing (callers name an
+    /// empty stack with a frame of their own).
+    ///
+    /// Stacks deeper than [`MAX_DEPTH`] frames keep their `MAX_DEPTH - 2` outermost frames,
+    /// then `cut` (a frame saying frames were cut), then the leaf: the leaf routine keeps its
+    /// exclusive value, and callpath names stay bounded (a name holds every frame of its path,
+    /// so unbounded depth would cost memory quadratic in it). Returns whether the stack was
+    /// cut; [`StackTree::cut_samples`] counts such samples.
+    pub(crate) fn add_sample(&mut self, root_to_leaf: &[u32], values: &[f64], cut: u32) -> bool {
         self.samples += 1;
+        let was_cut = root_to_leaf.len() > MAX_DEPTH;
+        let head = if was_cut {
+            self.cut_samples += 1;
+            &root_to_leaf[..MAX_DEPTH - 2]
+        } else {
+            root_to_leaf
+        };
+        let tail: &[u32] = if was_cut {
+            match root_to_leaf.last() {
+                Some(leaf) => &[cut, *leaf][..],
+                None => &[],
+            }
+        } else {
+            &[]
+        };
+        let tail_owned: Vec<u32> = tail.to_vec();
         let mut node = 0u32;
-        for f in root_to_leaf {
+        for &f in head.iter().chain(&tail_owned) {
             node = match self.children.get(&(node, f)) {
                 Some(&c) => c,
                 None => {
@@ -136,13 +169,13 @@ impl StackTree {
             };
             self.calls[node as usize] += 1.0;
         }
-        if node == 0 {
-            return; // no frames: nothing to attribute (the caller decides what an empty stack is)
+        if node != 0 {
+            let base = node as usize * self.n_metrics;
+            for (m, v) in values.iter().take(self.n_metrics).enumerate() {
+                self.self_values[base + m] += v;
+            }
         }
-        let base = node as usize * self.n_metrics;
-        for (m, v) in values.iter().take(self.n_metrics).enumerate() {
-            self.self_values[base + m] += v;
-        }
+        was_cut
     }
 
     /// Adds the values of one sample to the line event `[SAMPLE] routine [{file} {line}]`.

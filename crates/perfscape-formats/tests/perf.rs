@@ -534,6 +534,23 @@ fn damaged_perf_data_fails_or_loads_in_part_with_the_reason() {
     );
     let n = total(&cut);
     assert!(n > 0.0 && n < 410.0, "{n}");
+    // A record in the middle declaring 3 bytes: the records before it load, the feature
+    // sections (host name) are kept, the damage is reported at its offset.
+    let mut at = data_off;
+    for _ in 0..100 {
+        at += u16::from_le_bytes(good[at + 6..at + 8].try_into().unwrap()) as usize;
+    }
+    let mut bad = good.clone();
+    bad[at + 6..at + 8].copy_from_slice(&3u16.to_le_bytes());
+    let p = data::parse_perf_data(&bad).unwrap();
+    assert!(
+        p.partial.iter().any(|w| w.offset == Some(at as u64) && w.message.contains("declares 3 bytes")),
+        "{:?}",
+        p.partial
+    );
+    let n = total(&p);
+    assert!(n > 0.0 && n < 410.0, "{n}");
+    assert_eq!(p.profile.metadata().get_common("perf hostname"), Some("vm"));
     // A corrupt event description section (feature bit 12; a count of 2^32-1 events):
     // reported, and the file loads with the attribute section's events.
     let features = u64::from_le_bytes(good[72..80].try_into().unwrap());

@@ -547,6 +547,23 @@ fn huge_values_and_odd_names() {
 }
 
 #[test]
+fn very_deep_stacks_are_cut_in_the_middle() {
+    // 3000 frames: f0 (root) calls f1 ... calls f2999 (leaf). Callpath names hold every frame,
+    // so depth is bounded: the outermost 1022 frames, a cut marker, the leaf.
+    let mut b = Builder::new(&[("cpu", "nanoseconds")]);
+    let ids: Vec<u64> = (0..3000).map(|i| b.func(&format!("f{i}"), "d.go", 1)).collect();
+    let leaf_first: Vec<u64> = ids.iter().rev().copied().collect();
+    b.sample(&leaf_first, &[7], &[]);
+    let parsed = pprof::parse_pprof(&b.bytes()).unwrap();
+    let p = &parsed.profile;
+    assert!(parsed.warnings.iter().any(|w| w.message.contains("deeper than 1024 frames")), "{:?}", parsed.warnings);
+    assert_eq!(event_sum(p, "f2999", ValueKind::Exclusive, MetricId(0)), Some(7.0), "the leaf keeps its value");
+    assert_eq!(event_sum(p, "f0", ValueKind::Inclusive, MetricId(0)), Some(7.0));
+    assert!(p.events().iter().all(|e| e.depth <= 1024));
+    assert!(p.event_by_name("f1500").is_none(), "middle frames are cut");
+}
+
+#[test]
 fn empty_profile_and_samples_without_stack() {
     let b = Builder::new(&[("cpu", "nanoseconds")]);
     let parsed = pprof::parse_pprof(&b.bytes()).unwrap();

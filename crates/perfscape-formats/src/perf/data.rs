@@ -96,6 +96,43 @@ fn fits(offset: u64, size: u64, len: usize) -> bool {
     offset.checked_add(size).is_some_and(|end| end <= len as u64)
 }
 
+/// Walks the records of a data section (`start..end`): each has a header (type u32, misc u16,
+/// size u16) of at least 8 bytes, and an `AUXTRACE` record (type 71) is followed by the
+/// number of bytes its body's first u64 says. Returns where the complete, well-formed
+/// records end and, if that is before `end`, why.
+fn walk_records(b: &[u8], start: usize, end: usize, big: bool) -> (usize, Option<String>) {
+    let e = Endian { big };
+    let mut at = start;
+    while at < end {
+        let (Some(ty), Some(size)) = (e.u32(b, at), b.get(at + 6..at + 8)) else {
+            return (at, Some(format!("the record at byte {at} is cut short")));
+        };
+        let size = usize::from(if big {
+            u16::from_be_bytes([size[0], size[1]])
+        } else {
+            u16::from_le_bytes([size[0], size[1]])
+        });
+        if size < 8 {
+            return (at, Some(format!("the record at byte {at} declares {size} bytes, fewer than its 8-byte header")));
+        }
+        let mut next = at + size;
+        if ty == 71 {
+            let aux = e.u64(b, at + 8).unwrap_or(u64::MAX);
+            match usize::try_from(aux).ok().and_then(|a| next.checked_add(a)) {
+                Some(n) => next = n,
+                None => {
+                    return (at, Some(format!("the AUXTRACE record at byte {at} announces {aux} bytes of trace data")));
+                }
+            }
+        }
+        if next > end {
+            return (at, Some(format!("the record at byte {at} ({size} bytes) runs past the end of the data")));
+        }
+        at = next;
+    }
+    (at, None)
+}
+
 /// Walks the `HEADER_EVENT_DESC` feature section; `Err` says what is inconsistent.
 fn check_event_desc(e: &Endian, s: &[u8]) -> Result<(), String> {
     let nr = e.u32(s, 0).ok_or("it is shorter than its 8-byte count fields")? as usize;
@@ -168,11 +205,20 @@ fn check(bytes: &[u8]) -> Result<Checked<'_>, Problem> {
         ));
     };
     if header_size == 16 {
+        // Pipe mode: records follow the 16-byte header up to the end of the file.
+        let (valid_end, damage) = walk_records(bytes, 16, len, big);
+        let mut partial = Vec::new();
+        if let Some(why) = damage {
+            partial.push(Problem::at_offset(
+                valid_end as u64,
+                format!("{why}: the records before it are read"),
+            ));
+        }
         return Ok(Checked {
-            bytes: Cow::Borrowed(bytes),
+            bytes: Cow::Owned(bytes[..valid_end].to_vec()),
             pipe: true,
             big_endian: big,
-            partial: Vec::new(),
+            partial,
             warnings: Vec::new(),
         });
     }
@@ -234,6 +280,12 @@ fn check(bytes: &[u8]) -> Result<Checked<'_>, Problem> {
             at += entry;
         }
     }
+    if data_off < header_size {
+        return Err(Problem::at_offset(
+            40,
+            format!("the data section starts at byte {data_off}, inside the {header_size}-byte header"),
+        ));
+    }
     if data_off > len as u64 {
         return Err(Problem::at_offset(
             40,
@@ -242,32 +294,29 @@ fn check(bytes: &[u8]) -> Result<Checked<'_>, Problem> {
             ),
         ));
     }
-    let mut features_lost = false;
-    if !fits(data_off, data_size, len) {
-        // Keep the complete records: walk the record headers (type u32, misc u16, size u16).
-        let mut at = data_off as usize;
-        while let Some(size) = bytes.get(at + 6..at + 8) {
-            let size = usize::from(if big {
-                u16::from_be_bytes([size[0], size[1]])
-            } else {
-                u16::from_le_bytes([size[0], size[1]])
-            });
-            if size < 8 || at + size > len {
-                break;
-            }
-            at += size;
-        }
-        let have = at as u64 - data_off;
+    // Data section: keep the complete, well-formed records.
+    let intact = fits(data_off, data_size, len);
+    let data_end = if intact { data_off + data_size } else { len as u64 };
+    let (valid_end, damage) = walk_records(bytes, data_off as usize, data_end as usize, big);
+    let new_size = valid_end as u64 - data_off;
+    if !intact {
         partial.push(Problem::at_offset(
-            at as u64,
+            valid_end as u64,
             format!(
-                "the file ends {} bytes into its {data_size}-byte data section (truncated): the {have} bytes of complete records before the cut are read; the feature sections (host, command line, event names) are lost",
+                "the file ends {} bytes into its {data_size}-byte data section (truncated): the {new_size} bytes of complete records before the cut are read; the feature sections (host, command line, event names) are lost",
                 len as u64 - data_off
             ),
         ));
-        e.put_u64(&mut out, 48, have);
-        features_lost = true;
+    } else if let Some(why) = &damage {
+        partial.push(Problem::at_offset(
+            valid_end as u64,
+            format!(
+                "{why}: the records before it are read, the {} bytes after it are not",
+                data_end - valid_end as u64
+            ),
+        ));
     }
+    e.put_u64(&mut out, 48, new_size);
     if types_size > 0 {
         let ok = fits(types_off, types_size, len) && {
             let entry = attr_size + 16;
@@ -289,30 +338,23 @@ fn check(bytes: &[u8]) -> Result<Checked<'_>, Problem> {
         }
     }
     // Feature sections: a table of (offset, size) right after the data section, one entry
-    // per set bit, in bit order. Damaged entries are dropped by rewriting the table in place
-    // with the entries kept and clearing their bits.
+    // per set bit, in bit order. The table is rewritten right after the records kept, with
+    // the entries that point inside the file (and a consistent event description); the bits
+    // of the others are cleared.
     let bit_set = |b: &[u8], bit: u32| {
         e.u64(b, 72 + (bit / 64) as usize * 8)
             .is_some_and(|w| w >> (bit % 64) & 1 == 1)
     };
     let bits: Vec<u32> = (0..256u32).filter(|&b| bit_set(bytes, b)).collect();
-    let clear_all = |out: &mut Vec<u8>| {
-        for w in 0..4 {
-            e.put_u64(out, 72 + w * 8, 0);
-        }
-    };
-    if features_lost {
-        clear_all(&mut out);
-    } else if !bits.is_empty() {
+    let mut kept: Vec<(u32, u64, u64)> = Vec::new();
+    if !bits.is_empty() && intact {
         let table_at = data_off + data_size;
         if !fits(table_at, bits.len() as u64 * 16, len) {
             warnings.push(Problem::at_offset(
                 table_at,
                 "the feature section table after the data section is cut short; host, command line and event names are not available",
             ));
-            clear_all(&mut out);
         } else {
-            let mut kept: Vec<(u32, u64, u64)> = Vec::new();
             for (k, &bit) in bits.iter().enumerate() {
                 let entry_at = table_at + k as u64 * 16;
                 let (off, size) = section(&e, bytes, entry_at as usize);
@@ -324,8 +366,8 @@ fn check(bytes: &[u8]) -> Result<Checked<'_>, Problem> {
                     continue;
                 }
                 if bit == 12 {
-                    let s = &bytes[off as usize..(off + size) as usize];
-                    if let Err(why) = check_event_desc(&e, s) {
+                    let sec = &bytes[off as usize..(off + size) as usize];
+                    if let Err(why) = check_event_desc(&e, sec) {
                         warnings.push(Problem::at_offset(
                             off,
                             format!("the event description section is inconsistent ({why}); event names come from the attribute section"),
@@ -335,19 +377,28 @@ fn check(bytes: &[u8]) -> Result<Checked<'_>, Problem> {
                 }
                 kept.push((bit, off, size));
             }
-            if kept.len() < bits.len() {
-                clear_all(&mut out);
-                for (k, (bit, off, size)) in kept.iter().enumerate() {
-                    let word = 72 + (bit / 64) as usize * 8;
-                    let w = e.u64(&out, word).unwrap_or(0) | (1u64 << (bit % 64));
-                    e.put_u64(&mut out, word, w);
-                    let at = (table_at + k as u64 * 16) as usize;
-                    e.put_u64(&mut out, at, *off);
-                    e.put_u64(&mut out, at + 8, *size);
-                }
-            }
         }
     }
+    for w in 0..4 {
+        e.put_u64(&mut out, 72 + w * 8, 0);
+    }
+    let mut table = Vec::with_capacity(kept.len() * 16);
+    for (bit, off, size) in &kept {
+        let word = 72 + (bit / 64) as usize * 8;
+        let w = e.u64(&out, word).unwrap_or(0) | (1u64 << (bit % 64));
+        e.put_u64(&mut out, word, w);
+        let mut entry = [0u8; 16];
+        e.put_u64(&mut entry, 0, *off);
+        e.put_u64(&mut entry, 8, *size);
+        table.extend_from_slice(&entry);
+    }
+    // Write the table right after the records kept (over the damaged tail or the old
+    // table); the sections it points to keep their offsets in the original bytes.
+    let at = valid_end;
+    if out.len() < at + table.len() {
+        out.resize(at + table.len(), 0);
+    }
+    out[at..at + table.len()].copy_from_slice(&table);
     Ok(Checked {
         bytes: Cow::Owned(out),
         pipe: false,
@@ -459,6 +510,11 @@ fn owned_record(rec: PerfFileRecord<'_>) -> Rec {
             .unwrap_or(0);
         return Rec::LostSamples(n);
     }
+    if record.record_type == RecordType(9)
+        && let Some(why) = callchain_overflow(&record)
+    {
+        return Rec::Bad(format!("(SAMPLE): {why}"));
+    }
     match record.parse() {
         Err(err) => Rec::Bad(format!("({:?}): {err}", record.record_type)),
         Ok(EventRecord::Mmap(m)) => {
@@ -504,6 +560,59 @@ fn owned_record(rec: PerfFileRecord<'_>) -> Rec {
         },
         Ok(_) => Rec::User,
     }
+}
+
+/// For a SAMPLE record whose call chain length does not fit the record, says so. The crate
+/// multiplies that length by 8 unchecked (an overflow panic in builds with overflow checks),
+/// so such records are rejected before it parses them. Offsets follow the crate's parse
+/// order (linux-perf-event-reader 0.10 `SampleRecord::parse`).
+fn callchain_overflow(record: &linux_perf_data::linux_perf_event_reader::RawEventRecord<'_>) -> Option<String> {
+    use linux_perf_data::linux_perf_event_reader::{ReadFormat, SampleFormat};
+    let info = &record.parse_info;
+    let f = info.sample_format;
+    if !f.contains(SampleFormat::CALLCHAIN) {
+        return None;
+    }
+    let body = record.data.as_slice();
+    let big = info.endian == linux_perf_data::Endianness::BigEndian;
+    let u64_at = |at: usize| -> Option<u64> {
+        let b: [u8; 8] = body.get(at..at.checked_add(8)?)?.try_into().ok()?;
+        Some(if big { u64::from_be_bytes(b) } else { u64::from_le_bytes(b) })
+    };
+    let mut at = 0usize;
+    for flag in [
+        SampleFormat::IDENTIFIER,
+        SampleFormat::IP,
+        SampleFormat::TID,
+        SampleFormat::TIME,
+        SampleFormat::ADDR,
+        SampleFormat::ID,
+        SampleFormat::STREAM_ID,
+        SampleFormat::CPU,
+        SampleFormat::PERIOD,
+    ] {
+        if f.contains(flag) {
+            at += 8;
+        }
+    }
+    if f.contains(SampleFormat::READ) {
+        let r = info.read_format;
+        let extra = usize::from(r.contains(ReadFormat::TOTAL_TIME_ENABLED))
+            + usize::from(r.contains(ReadFormat::TOTAL_TIME_RUNNING));
+        if r.contains(ReadFormat::GROUP) {
+            at += 8 * (1 + extra + usize::from(r.contains(ReadFormat::ID)));
+        } else {
+            let nr = u64_at(at)?;
+            let entry = 8 * (1 + u64::from(r.contains(ReadFormat::ID)));
+            let skip = nr.checked_mul(entry)?;
+            at = at
+                .checked_add(8 * (1 + extra))?
+                .checked_add(usize::try_from(skip).ok()?)?;
+        }
+    }
+    let nr = u64_at(at)?;
+    let room = (body.len().saturating_sub(at + 8) / 8) as u64;
+    (nr > room).then(|| format!("its call chain claims {nr} entries but the record has room for {room}"))
 }
 
 fn panic_message(p: &(dyn std::any::Any + Send)) -> String {
@@ -774,6 +883,14 @@ pub fn parse_perf_data(bytes: &[u8]) -> Result<Parsed, Problem> {
             "the samples name their CPU: threads are `pid.cpu.tid`, the context being the CPU (a thread that migrated appears once per CPU)"
                 .to_string(),
         );
+    }
+    if agg.cut_samples > 0 {
+        warnings.push(Problem::whole(format!(
+            "{} sample(s) have call chains deeper than {} frames: their middle frames were replaced by `{}`",
+            agg.cut_samples,
+            crate::stacks::MAX_DEPTH,
+            crate::stacks::CUT_FRAME
+        )));
     }
     let (profile, build) = agg.finish(&metadata)?;
     warnings.extend(build);

@@ -110,6 +110,8 @@ pub(crate) struct Aggregator {
     pub samples: u64,
     /// Samples with a source line for their leaf.
     pub line_samples: u64,
+    /// Samples whose stack was deeper than [`crate::stacks::MAX_DEPTH`] and was cut.
+    pub cut_samples: u64,
 }
 
 impl Aggregator {
@@ -123,6 +125,7 @@ impl Aggregator {
             values: vec![0.0; n],
             samples: 0,
             line_samples: 0,
+            cut_samples: 0,
         }
     }
 
@@ -146,7 +149,10 @@ impl Aggregator {
         }
         let n = self.layout.metrics.len();
         let tree = self.trees.entry(thread).or_insert_with(|| StackTree::new(n));
-        tree.add_sample(root_to_leaf.iter().copied(), &self.values);
+        let cut = self.frames.intern(crate::stacks::CUT_FRAME, "");
+        if tree.add_sample(root_to_leaf, &self.values, cut) {
+            self.cut_samples += 1;
+        }
         if let Some((routine, file, line)) = leaf_line {
             self.line_samples += 1;
             tree.add_line_sample(routine, file, line, &self.values);

@@ -432,6 +432,14 @@ pub fn parse_perf_script(bytes: &[u8]) -> Result<Parsed, Problem> {
             .collect::<Vec<_>>()
             .join(", "),
     ));
+    if agg.cut_samples > 0 {
+        warnings.push(Problem::whole(format!(
+            "{} sample(s) have call chains deeper than {} frames: their middle frames were replaced by `{}`",
+            agg.cut_samples,
+            crate::stacks::MAX_DEPTH,
+            crate::stacks::CUT_FRAME
+        )));
+    }
     let (profile, build) = agg.finish(&metadata)?;
     warnings.extend(build);
     Ok(Parsed {

@@ -518,6 +518,8 @@ fn build(decoded: Decoded) -> Result<Parsed, Problem> {
     // Samples into one tree per thread.
     let mut trees: BTreeMap<ThreadId, (StackTree, Option<LabelValue>, Option<LabelValue>)> = BTreeMap::new();
     let no_stack = frames.intern("(no location)", "");
+    let cut_frame = frames.intern(crate::stacks::CUT_FRAME, "");
+    let mut cut_samples = 0u64;
     let mut skipped_values = 0usize;
     let mut skipped_locations = 0usize;
     let mut first_skip: Option<Problem> = None;
@@ -586,7 +588,9 @@ fn build(decoded: Decoded) -> Result<Parsed, Problem> {
         let entry = trees
             .entry(id)
             .or_insert_with(|| (StackTree::new(n_metrics), pk.clone(), tk.clone()));
-        entry.0.add_sample(stack.iter().copied(), &values);
+        if entry.0.add_sample(&stack, &values, cut_frame) {
+            cut_samples += 1;
+        }
         if let Some((routine, file, line)) = leaf_line {
             entry.0.add_line_sample(routine, file, *line, &values);
         }
@@ -597,6 +601,13 @@ fn build(decoded: Decoded) -> Result<Parsed, Problem> {
             first.message, skipped_values, skipped_locations
         );
         partial.push(first);
+    }
+    if cut_samples > 0 {
+        warnings.push(Problem::whole(format!(
+            "{cut_samples} sample(s) have stacks deeper than {} frames: their middle frames were replaced by `{}`",
+            crate::stacks::MAX_DEPTH,
+            crate::stacks::CUT_FRAME
+        )));
     }
     if frames.rewritten_separators > 0 {
         notes.push(format!(
