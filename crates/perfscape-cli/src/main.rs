@@ -28,7 +28,9 @@ into one dataset and computes statistics across threads with the conventions of 
 ParaProf: totals, means over the threads that have an event and over all threads, min and \
 max with the thread that has them, standard deviations, load imbalance.\n\n\
 Input: a TAU run directory (profile.N.C.T files, or MULTI__<metric>/ directories for \
-multi-metric runs) or a single profile.N.C.T file; the format is detected from the content.",
+multi-metric runs) or a single profile.N.C.T file, a pprof profile (.pb.gz), a Chrome trace \
+(JSON, plain or gzip), `perf script` output or a perf.data file; the format is detected from \
+the content.",
     after_help = "Exit status: 0 when every input file loaded, 3 when the output was produced but \
 some files could not be loaded (they are listed on stderr), 1 on error, 2 on a usage error.\n\n\
 Examples:\n  perfscape summary ../shared/corpus/tau-real/mpi-stencil-np64-callpath-commmatrix\n  \
@@ -59,7 +61,8 @@ pub struct Common {
     /// Output format.
     #[arg(long, short = 'f', value_enum, default_value_t = OutputFormat::Table)]
     pub format: OutputFormat,
-    /// Read the input as this format instead of detecting it from the content (known: tau).
+    /// Read the input as this format instead of detecting it from the content (known: tau,
+    /// pprof, chrome, perf-script, perf-data).
     #[arg(long, value_name = "NAME")]
     pub input_format: Option<String>,
     /// Worker threads for parsing (default: one per core).

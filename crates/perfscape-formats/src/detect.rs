@@ -206,7 +206,9 @@ mod tests {
         );
         // A raw pprof protocol buffer: sample_type {type: 1, unit: 2}, string_table.
         assert_eq!(
-            sniff_bytes(&[0x0a, 0x04, 0x08, 0x01, 0x10, 0x02, 0x32, 0x00, 0x32, 0x03, b'c', b'p', b'u']),
+            sniff_bytes(&[
+                0x0a, 0x04, 0x08, 0x01, 0x10, 0x02, 0x32, 0x00, 0x32, 0x03, b'c', b'p', b'u'
+            ]),
             Some(Detected::Pprof)
         );
         assert_eq!(sniff_bytes(b"hello world"), None);

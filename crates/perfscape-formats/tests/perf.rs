@@ -544,7 +544,9 @@ fn damaged_perf_data_fails_or_loads_in_part_with_the_reason() {
     bad[at + 6..at + 8].copy_from_slice(&3u16.to_le_bytes());
     let p = data::parse_perf_data(&bad).unwrap();
     assert!(
-        p.partial.iter().any(|w| w.offset == Some(at as u64) && w.message.contains("declares 3 bytes")),
+        p.partial
+            .iter()
+            .any(|w| w.offset == Some(at as u64) && w.message.contains("declares 3 bytes")),
         "{:?}",
         p.partial
     );

@@ -556,8 +556,19 @@ fn very_deep_stacks_are_cut_in_the_middle() {
     b.sample(&leaf_first, &[7], &[]);
     let parsed = pprof::parse_pprof(&b.bytes()).unwrap();
     let p = &parsed.profile;
-    assert!(parsed.warnings.iter().any(|w| w.message.contains("deeper than 1024 frames")), "{:?}", parsed.warnings);
-    assert_eq!(event_sum(p, "f2999", ValueKind::Exclusive, MetricId(0)), Some(7.0), "the leaf keeps its value");
+    assert!(
+        parsed
+            .warnings
+            .iter()
+            .any(|w| w.message.contains("deeper than 1024 frames")),
+        "{:?}",
+        parsed.warnings
+    );
+    assert_eq!(
+        event_sum(p, "f2999", ValueKind::Exclusive, MetricId(0)),
+        Some(7.0),
+        "the leaf keeps its value"
+    );
     assert_eq!(event_sum(p, "f0", ValueKind::Inclusive, MetricId(0)), Some(7.0));
     assert!(p.events().iter().all(|e| e.depth <= 1024));
     assert!(p.event_by_name("f1500").is_none(), "middle frames are cut");

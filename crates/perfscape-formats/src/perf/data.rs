@@ -113,7 +113,12 @@ fn walk_records(b: &[u8], start: usize, end: usize, big: bool) -> (usize, Option
             u16::from_le_bytes([size[0], size[1]])
         });
         if size < 8 {
-            return (at, Some(format!("the record at byte {at} declares {size} bytes, fewer than its 8-byte header")));
+            return (
+                at,
+                Some(format!(
+                    "the record at byte {at} declares {size} bytes, fewer than its 8-byte header"
+                )),
+            );
         }
         let mut next = at + size;
         if ty == 71 {
@@ -121,12 +126,22 @@ fn walk_records(b: &[u8], start: usize, end: usize, big: bool) -> (usize, Option
             match usize::try_from(aux).ok().and_then(|a| next.checked_add(a)) {
                 Some(n) => next = n,
                 None => {
-                    return (at, Some(format!("the AUXTRACE record at byte {at} announces {aux} bytes of trace data")));
+                    return (
+                        at,
+                        Some(format!(
+                            "the AUXTRACE record at byte {at} announces {aux} bytes of trace data"
+                        )),
+                    );
                 }
             }
         }
         if next > end {
-            return (at, Some(format!("the record at byte {at} ({size} bytes) runs past the end of the data")));
+            return (
+                at,
+                Some(format!(
+                    "the record at byte {at} ({size} bytes) runs past the end of the data"
+                )),
+            );
         }
         at = next;
     }
@@ -566,7 +581,9 @@ fn owned_record(rec: PerfFileRecord<'_>) -> Rec {
 /// multiplies that length by 8 unchecked (an overflow panic in builds with overflow checks),
 /// so such records are rejected before it parses them. Offsets follow the crate's parse
 /// order (linux-perf-event-reader 0.10 `SampleRecord::parse`).
-fn callchain_overflow(record: &linux_perf_data::linux_perf_event_reader::RawEventRecord<'_>) -> Option<String> {
+fn callchain_overflow(
+    record: &linux_perf_data::linux_perf_event_reader::RawEventRecord<'_>,
+) -> Option<String> {
     use linux_perf_data::linux_perf_event_reader::{ReadFormat, SampleFormat};
     let info = &record.parse_info;
     let f = info.sample_format;
@@ -577,7 +594,11 @@ fn callchain_overflow(record: &linux_perf_data::linux_perf_event_reader::RawEven
     let big = info.endian == linux_perf_data::Endianness::BigEndian;
     let u64_at = |at: usize| -> Option<u64> {
         let b: [u8; 8] = body.get(at..at.checked_add(8)?)?.try_into().ok()?;
-        Some(if big { u64::from_be_bytes(b) } else { u64::from_le_bytes(b) })
+        Some(if big {
+            u64::from_be_bytes(b)
+        } else {
+            u64::from_le_bytes(b)
+        })
     };
     let mut at = 0usize;
     for flag in [
