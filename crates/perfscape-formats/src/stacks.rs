@@ -82,7 +82,10 @@ impl FrameTable {
 
 const NO_PARENT: u32 = u32::MAX;
 
-/// Deepest stack kept whole (see [`StackTree::add_sample`]).
+/// Deepest stack kept whole. Deeper stacks keep their `MAX_DEPTH - 2` outermost frames, then
+/// [`CUT_FRAME`], then the leaf: the leaf routine keeps its exclusive value and callpath names
+/// stay bounded (a name holds every frame of its path, so unbounded depth would cost memory
+/// quadratic in it). Readers warn about the samples cut.
 pub const MAX_DEPTH: usize = 1024;
 
 /// The name of the frame that stands for the frames cut from a stack deeper than
