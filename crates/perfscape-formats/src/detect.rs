@@ -62,7 +62,7 @@ pub fn sniff_bytes(head: &[u8]) -> Option<Detected> {
             return Some(d);
         }
         return Some(Detected::Unsupported(
-            "a gzip-compressed file (a ParaProf .ppk, a pprof profile, or compressed JSON/XML)",
+            "a gzip-compressed file whose content is none of the formats read here (a ParaProf .ppk, compressed XML, ...)",
         ));
     }
     if crate::perf::data::looks_like_perf_data(head) {

@@ -105,6 +105,27 @@ impl Parsed {
     }
 }
 
+/// Loads one file with a pure parser: reads it, reports progress, and turns the parser's
+/// result into a [`Loaded`] (or, when nothing could be parsed, a
+/// [`crate::LoadError::NothingLoaded`] naming the file).
+pub(crate) fn load_single_file(
+    path: &Path,
+    opts: &crate::LoadOptions<'_>,
+    format: &'static str,
+    parse: impl FnOnce(&[u8]) -> Result<Parsed, Problem>,
+) -> Result<Loaded, crate::LoadError> {
+    if let Some(p) = opts.progress {
+        p.start(1);
+    }
+    let bytes = read_bytes(path)?;
+    let parsed = parse(&bytes).map_err(|e| nothing_loaded(path, e))?;
+    if let Some(p) = opts.progress {
+        p.advance(1);
+        p.finish();
+    }
+    Ok(parsed.into_loaded(path, format, bytes.len() as u64))
+}
+
 /// Reads a whole file, mapping failure to a [`crate::LoadError`].
 pub(crate) fn read_bytes(path: &Path) -> Result<Vec<u8>, crate::LoadError> {
     std::fs::read(path).map_err(|source| crate::LoadError::Io {

@@ -82,6 +82,15 @@ impl FrameTable {
 
 const NO_PARENT: u32 = u32::MAX;
 
+/// The warning for `n` samples whose stacks were cut at [`MAX_DEPTH`], if any.
+pub(crate) fn cut_warning(n: u64) -> Option<crate::Problem> {
+    (n > 0).then(|| {
+        crate::Problem::whole(format!(
+            "{n} sample(s) have stacks deeper than {MAX_DEPTH} frames: their middle frames were replaced by `{CUT_FRAME}`"
+        ))
+    })
+}
+
 /// Deepest stack kept whole. Deeper stacks keep their `MAX_DEPTH - 2` outermost frames, then
 /// [`CUT_FRAME`], then the leaf: the leaf routine keeps its exclusive value and callpath names
 /// stay bounded (a name holds every frame of its path, so unbounded depth would cost memory

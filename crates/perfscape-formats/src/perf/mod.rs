@@ -25,6 +25,8 @@
 //!   line-level views work: rows are source lines, columns threads/CPUs.
 
 pub mod data;
+mod layout;
+mod records;
 pub mod script;
 
 use crate::problem::Problem;

@@ -10,7 +10,7 @@
 //! written with `-F` lists that drop `comm` are not recognized. See [`crate::perf`] for the mapping into the model.
 
 use super::{Aggregator, address_frame, basename, id_part, layout};
-use crate::problem::{Parsed, Problem, nothing_loaded, read_bytes};
+use crate::problem::{Parsed, Problem, load_single_file};
 use crate::stacks::FrameTable;
 use crate::{LoadError, LoadOptions, Loaded};
 use perfscape_model::ThreadId;
@@ -432,14 +432,7 @@ pub fn parse_perf_script(bytes: &[u8]) -> Result<Parsed, Problem> {
             .collect::<Vec<_>>()
             .join(", "),
     ));
-    if agg.cut_samples > 0 {
-        warnings.push(Problem::whole(format!(
-            "{} sample(s) have call chains deeper than {} frames: their middle frames were replaced by `{}`",
-            agg.cut_samples,
-            crate::stacks::MAX_DEPTH,
-            crate::stacks::CUT_FRAME
-        )));
-    }
+    warnings.extend(crate::stacks::cut_warning(agg.cut_samples));
     let (profile, build) = agg.finish(&metadata)?;
     warnings.extend(build);
     Ok(Parsed {
@@ -452,16 +445,7 @@ pub fn parse_perf_script(bytes: &[u8]) -> Result<Parsed, Problem> {
 
 /// Loads a `perf script` text file (see the module documentation).
 pub fn read_perf_script(path: &Path, opts: &LoadOptions<'_>) -> Result<Loaded, LoadError> {
-    if let Some(p) = opts.progress {
-        p.start(1);
-    }
-    let bytes = read_bytes(path)?;
-    let parsed = parse_perf_script(&bytes).map_err(|e| nothing_loaded(path, e))?;
-    if let Some(p) = opts.progress {
-        p.advance(1);
-        p.finish();
-    }
-    Ok(parsed.into_loaded(path, "perf-script", bytes.len() as u64))
+    load_single_file(path, opts, "perf-script", parse_perf_script)
 }
 
 #[cfg(test)]

@@ -28,15 +28,18 @@
 //! - **Metadata**: period and period type, duration, collection time, comments, drop/keep
 //!   frame patterns, the sample types and the main mapping's file and build id.
 
+mod decode;
+mod labels;
 pub mod proto;
 mod wire;
 
-use crate::compression::maybe_gunzip;
-use crate::problem::{Parsed, Problem, nothing_loaded, read_bytes};
+pub use decode::{Decoded, decode, looks_like_pprof};
+use labels::{LabelValue, number_values};
+
+use crate::problem::{Parsed, Problem, load_single_file};
 use crate::stacks::{FrameTable, StackTree};
 use crate::{LoadError, LoadOptions, Loaded};
 use perfscape_model::{Metric, ProfileBuilder, ThreadData, ThreadId, Unit};
-use prost::Message;
 use rustc_hash::FxHashMap as HashMap;
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -56,171 +59,6 @@ pub const THREAD_LABEL_KEYS: &[&str] = &[
 
 /// Label keys that name the process of a sample (becomes the node), in order of preference.
 pub const PROCESS_LABEL_KEYS: &[&str] = &["pid", "process_id", "process id", "process"];
-
-/// A pprof profile decoded from bytes, with the byte offsets of its top-level fields (in the
-/// decompressed data) for error messages.
-#[derive(Debug, Default)]
-pub struct Decoded {
-    /// The message.
-    pub profile: proto::Profile,
-    /// Offset of every `sample` field, in order.
-    pub sample_offsets: Vec<u64>,
-    /// Offset of every `location` field, in order.
-    pub location_offsets: Vec<u64>,
-    /// Offset of every `function` field, in order.
-    pub function_offsets: Vec<u64>,
-    /// True when the input was gzip-compressed.
-    pub compressed: bool,
-    /// Problems that left data out but did not stop decoding (truncation, skipped malformed
-    /// fields).
-    pub partial: Vec<Problem>,
-}
-
-/// True when `data` (already decompressed) looks like a `perftools.profiles.Profile`: it
-/// frames as protocol buffer fields with the numbers and wire types of profile.proto (a
-/// truncated last field is accepted, since detection only sees the head of a file), and holds
-/// at least one sample type, sample, location or string.
-pub fn looks_like_pprof(data: &[u8]) -> bool {
-    let (fields, _) = wire::split_fields(data);
-    if fields.is_empty() {
-        return false;
-    }
-    fields.iter().all(is_profile_field) && fields.iter().any(|f| matches!(f.number, 1 | 2 | 4 | 6))
-}
-
-/// True when the field has a number of profile.proto's `Profile` with its wire type.
-fn is_profile_field(f: &wire::Field) -> bool {
-    match f.number {
-        1..=6 | 11 => f.wire_type == 2,
-        7..=10 | 12 | 14 => f.wire_type == 0,
-        13 => f.wire_type == 0 || f.wire_type == 2,
-        _ => false,
-    }
-}
-
-/// Decodes a pprof profile from its bytes (gzip or raw). The top-level fields are framed
-/// first; a field that cannot be framed (truncation) ends decoding with a warning and the
-/// fields before it are kept; a field whose content does not decode is skipped with a
-/// warning. Errors when nothing decodes.
-pub fn decode(bytes: &[u8]) -> Result<Decoded, Problem> {
-    let compressed = crate::compression::is_gzip(bytes);
-    let (data, gz_problem) = maybe_gunzip(bytes);
-    let place = if compressed {
-        " of the decompressed data"
-    } else {
-        ""
-    };
-    let mut out = Decoded {
-        compressed,
-        ..Decoded::default()
-    };
-    if let Some(m) = gz_problem {
-        out.partial.push(Problem::whole(m));
-    }
-    if data.is_empty() {
-        return Err(Problem::whole(if compressed {
-            "the gzip data decompresses to nothing: expected a perftools.profiles.Profile protocol buffer"
-        } else {
-            "the file is empty: expected a perftools.profiles.Profile protocol buffer"
-        }));
-    }
-    let (fields, framing) = wire::split_fields(&data);
-    if let Some(f) = &framing {
-        let msg = format!(
-            "protocol buffer framing broken at byte {}{place}: {}; the {} fields before it were read",
-            f.offset,
-            f.message,
-            fields.len()
-        );
-        if fields.is_empty() {
-            return Err(Problem::at_offset(
-                f.offset as u64,
-                format!(
-                    "not a pprof protocol buffer: {}{}",
-                    f.message,
-                    if compressed {
-                        " (in the decompressed data)"
-                    } else {
-                        ""
-                    }
-                ),
-            ));
-        }
-        out.partial.push(Problem::at_offset(f.offset as u64, msg));
-    }
-    if !fields.iter().any(is_profile_field) {
-        return Err(Problem::at_offset(
-            0,
-            format!(
-                "not a pprof protocol buffer: none of its {} top-level fields{} has a field number and type of perftools.profiles.Profile",
-                fields.len(),
-                if compressed {
-                    " (in the decompressed data)"
-                } else {
-                    ""
-                }
-            ),
-        ));
-    }
-    let mut skipped = 0usize;
-    for f in &fields {
-        let bytes = &data[f.start..f.end];
-        match out.profile.merge(bytes) {
-            Ok(()) => match f.number {
-                2 => out.sample_offsets.push(f.start as u64),
-                4 => out.location_offsets.push(f.start as u64),
-                5 => out.function_offsets.push(f.start as u64),
-                _ => {}
-            },
-            Err(e) => {
-                skipped += 1;
-                if skipped <= 5 {
-                    out.partial.push(Problem::at_offset(
-                        f.start as u64,
-                        format!(
-                            "field {} ({}){place} does not decode and was skipped: {e}",
-                            f.number,
-                            field_name(f.number)
-                        ),
-                    ));
-                }
-            }
-        }
-    }
-    if skipped > 5 {
-        out.partial.push(Problem::whole(format!(
-            "{} more malformed fields were skipped",
-            skipped - 5
-        )));
-    }
-    if skipped == fields.len() {
-        return Err(Problem::at_offset(
-            fields.first().map_or(0, |f| f.start as u64),
-            "not a pprof protocol buffer: no field decodes as a perftools.profiles.Profile field",
-        ));
-    }
-    Ok(out)
-}
-
-fn field_name(n: u32) -> &'static str {
-    match n {
-        1 => "sample_type",
-        2 => "sample",
-        3 => "mapping",
-        4 => "location",
-        5 => "function",
-        6 => "string_table",
-        7 => "drop_frames",
-        8 => "keep_frames",
-        9 => "time_nanos",
-        10 => "duration_nanos",
-        11 => "period_type",
-        12 => "period",
-        13 => "comment",
-        14 => "default_sample_type",
-        _ => "unknown field",
-    }
-}
 
 /// The unit of a pprof unit string.
 pub fn unit_of(unit: &str) -> Unit {
@@ -602,13 +440,7 @@ fn build(decoded: Decoded) -> Result<Parsed, Problem> {
         );
         partial.push(first);
     }
-    if cut_samples > 0 {
-        warnings.push(Problem::whole(format!(
-            "{cut_samples} sample(s) have stacks deeper than {} frames: their middle frames were replaced by `{}`",
-            crate::stacks::MAX_DEPTH,
-            crate::stacks::CUT_FRAME
-        )));
-    }
+    warnings.extend(crate::stacks::cut_warning(cut_samples));
     if frames.rewritten_separators > 0 {
         notes.push(format!(
             "{} function name(s) contained `=>`, perfscape's callpath separator; it was written `= >`",
@@ -722,102 +554,7 @@ fn common_metadata(p: &proto::Profile, strings: &Strings<'_>) -> Vec<(String, St
     md
 }
 
-/// A label value: string or number.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
-enum LabelValue {
-    Num(i64),
-    Str(String),
-}
-
-impl std::fmt::Display for LabelValue {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            LabelValue::Num(n) => write!(f, "{n}"),
-            LabelValue::Str(s) => write!(f, "{s}"),
-        }
-    }
-}
-
-/// Numbers for the distinct label values (see the module documentation).
-struct Numbering {
-    map: HashMap<LabelValue, u32>,
-    /// Number of the samples without the label.
-    missing: u32,
-    renumbered: bool,
-}
-
-impl Numbering {
-    fn get(&self, v: &LabelValue) -> u32 {
-        self.map.get(v).copied().unwrap_or(self.missing)
-    }
-}
-
-fn number_values(values: impl Iterator<Item = Option<LabelValue>>) -> Numbering {
-    let mut distinct: Vec<LabelValue> = Vec::new();
-    let mut seen: HashMap<LabelValue, ()> = HashMap::default();
-    let mut any_missing = false;
-    for v in values {
-        match v {
-            Some(v) => {
-                if seen.insert(v.clone(), ()).is_none() {
-                    distinct.push(v);
-                }
-            }
-            None => any_missing = true,
-        }
-    }
-    distinct.sort();
-    let all_fit = distinct
-        .iter()
-        .all(|v| matches!(v, LabelValue::Num(n) if u32::try_from(*n).is_ok_and(|n| n < u32::MAX)));
-    if all_fit {
-        let max = distinct
-            .iter()
-            .filter_map(|v| match v {
-                LabelValue::Num(n) => u32::try_from(*n).ok(),
-                LabelValue::Str(_) => None,
-            })
-            .max();
-        let map = distinct
-            .iter()
-            .filter_map(|v| match v {
-                LabelValue::Num(n) => u32::try_from(*n).ok().map(|n| (v.clone(), n)),
-                LabelValue::Str(_) => None,
-            })
-            .collect();
-        let missing = if any_missing {
-            max.map_or(0, |m| m.saturating_add(1))
-        } else {
-            0
-        };
-        return Numbering {
-            map,
-            missing,
-            renumbered: false,
-        };
-    }
-    let map: HashMap<LabelValue, u32> = distinct
-        .iter()
-        .enumerate()
-        .map(|(i, v)| (v.clone(), u32::try_from(i).unwrap_or(u32::MAX)))
-        .collect();
-    Numbering {
-        missing: u32::try_from(distinct.len()).unwrap_or(u32::MAX),
-        map,
-        renumbered: true,
-    }
-}
-
 /// Loads one pprof file (see the module documentation).
 pub fn read_pprof(path: &Path, opts: &LoadOptions<'_>) -> Result<Loaded, LoadError> {
-    if let Some(p) = opts.progress {
-        p.start(1);
-    }
-    let bytes = read_bytes(path)?;
-    let parsed = parse_pprof(&bytes).map_err(|e| nothing_loaded(path, e))?;
-    if let Some(p) = opts.progress {
-        p.advance(1);
-        p.finish();
-    }
-    Ok(parsed.into_loaded(path, "pprof", bytes.len() as u64))
+    load_single_file(path, opts, "pprof", parse_pprof)
 }
