@@ -139,6 +139,7 @@ pub fn run(args: &SummaryArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode> 
                 "imbalanced": lines(p, "imbalance", &imbalanced),
                 "bad_files": report.bad_files.iter().map(ToString::to_string).collect::<Vec<_>>(),
                 "threads_skipped": report.threads_skipped.iter().map(ToString::to_string).collect::<Vec<_>>(),
+                "partial_files": report.partial_files.iter().map(ToString::to_string).collect::<Vec<_>>(),
                 "warnings": report.warnings.iter().map(ToString::to_string).collect::<Vec<_>>(),
                 "notes": report.notes,
             });
@@ -182,13 +183,13 @@ pub fn run(args: &SummaryArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode> 
             writeln!(
                 out,
                 "Events: {flat} flat{}{}, {} user events",
-                if callpath > 0 {
-                    format!(", {callpath} callpaths")
+                if samples > 0 {
+                    format!(" ({samples} of them sampled source lines)")
                 } else {
                     String::new()
                 },
-                if samples > 0 {
-                    format!(" ({samples} of them sampled source lines)")
+                if callpath > 0 {
+                    format!(", {callpath} callpaths")
                 } else {
                     String::new()
                 },
@@ -273,13 +274,14 @@ pub fn run(args: &SummaryArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode> 
                 }
             }
             writeln!(out)?;
-            if report.bad_files.is_empty() && report.warnings.is_empty() {
+            if report.bad_files.is_empty() && report.partial_files.is_empty() && report.warnings.is_empty() {
                 writeln!(out, "Warnings: none")?;
             } else {
                 writeln!(
                     out,
-                    "Warnings: {} file(s) not loaded, {} warning(s) (details on stderr)",
+                    "Warnings: {} file(s) not loaded, {} loaded in part, {} warning(s) (details on stderr)",
                     report.bad_files.len(),
+                    report.partial_files.len(),
                     report.warnings.len()
                 )?;
             }

@@ -192,6 +192,15 @@ pub fn print_report(report: &LoadReport, verbose: bool) {
             eprintln!("  {e}");
         }
     }
+    if !report.partial_files.is_empty() {
+        eprintln!(
+            "perfscape: {} file(s) loaded only in part:",
+            report.partial_files.len()
+        );
+        for e in &report.partial_files {
+            eprintln!("  {e}");
+        }
+    }
     if !report.warnings.is_empty() {
         let shown = if verbose {
             report.warnings.len()

@@ -33,7 +33,9 @@ Input: a TAU run directory (profile.N.C.T files, or MULTI__<metric>/ directories
 multi-metric runs) or a single profile.N.C.T file, TAU snapshots (snapshot.N.C.T: the final \
 state, or one sample with --sample), a merged tauprofile.xml(.gz), TAU incremental dumps \
 (dump__<time>__.N.C.T), a Score-P CUBE4 .cubex file, a ParaProf .ppk file, an HPCToolkit \
-database directory, or a Caliper .cali or json-split file; the format is detected from the content.",
+database directory, a Caliper .cali or json-split file, a pprof profile (.pb.gz), a Chrome \
+trace (JSON, plain or gzip), `perf script` output or a perf.data file; the format is detected \
+from the content.",
     after_help = "Exit status: 0 when every input file loaded, 3 when the output was produced but \
 some files could not be loaded (they are listed on stderr), 1 on error, 2 on a usage error.\n\n\
 Examples:\n  perfscape summary ../shared/corpus/tau-real/mpi-stencil-np64-callpath-commmatrix\n  \
@@ -64,7 +66,8 @@ pub struct Input {
     /// Run directory or profile file to read.
     pub run: PathBuf,
     /// Read the input as this format instead of detecting it from the content (known: tau,
-    /// tau-snapshot, tau-merged, tau-dumps, cube, ppk, hpctoolkit, caliper).
+    /// tau-snapshot, tau-merged, tau-dumps, cube, ppk, hpctoolkit, caliper, pprof, chrome,
+    /// perf-script, perf-data).
     #[arg(long, value_name = "NAME")]
     pub input_format: Option<String>,
     /// Analyze one sample of a run observed over time (TAU snapshots or incremental dumps)

@@ -18,6 +18,9 @@ pub const SUPPORTED: &[&str] = &[
     "ParaProf packed profiles (.ppk)",
     "HPCToolkit databases (a directory with experiment.xml + *.metric-db, or meta.db + profile.db)",
     "Caliper profiles (.cali, or json-split JSON)",
+    "pprof profiles (perftools.profiles protocol buffer, gzip or raw: .pb.gz, .pb, .pprof)",
+    "Chrome Trace Event Format JSON (array or {\"traceEvents\": ...} form, plain or gzip)",
+    "Linux perf: `perf script` text output and binary perf.data files",
 ];
 
 /// Names accepted by `--input-format`.
@@ -30,7 +33,14 @@ pub const FORMAT_NAMES: &[&str] = &[
     "ppk",
     "hpctoolkit",
     "caliper",
+    "pprof",
+    "chrome",
+    "perf-script",
+    "perf-data",
 ];
+
+/// Bytes of a file read for detection (a gzip file's head is decompressed up to 64 KiB).
+const HEAD_BYTES: usize = 1 << 16;
 
 /// What detection found.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -58,6 +68,14 @@ pub enum Detected {
     Hpctoolkit,
     /// A Caliper `.cali` file or json-split JSON file.
     Caliper,
+    /// A pprof protocol buffer (`perftools.profiles.Profile`), gzip-compressed or raw.
+    Pprof,
+    /// A Chrome Trace Event Format JSON file (plain or gzip).
+    ChromeTrace,
+    /// Text written by `perf script`.
+    PerfScript,
+    /// A binary perf.data file (`perf record`).
+    PerfData,
     /// Recognized, but not read by this version; the name says what it is.
     Unsupported(&'static str),
 }
@@ -76,12 +94,16 @@ pub fn sniff_bytes(head: &[u8]) -> Option<Detected> {
     if crate::ppk::sniff(head) {
         return Some(Detected::Ppk);
     }
-    if head.starts_with(&[0x1f, 0x8b]) {
-        if gunzip_head(head).is_some_and(|h| matches!(sniff_bytes(&h), Some(Detected::TauMerged))) {
-            return Some(Detected::TauMerged);
+    if crate::compression::is_gzip(head) {
+        let inner = crate::compression::head(head, 1 << 16);
+        if !inner.is_empty()
+            && !crate::compression::is_gzip(&inner)
+            && let Some(d) = sniff_bytes(&inner)
+        {
+            return Some(d);
         }
         return Some(Detected::Unsupported(
-            "a gzip-compressed file (a ParaProf .ppk, a pprof profile, or compressed JSON/XML)",
+            "a gzip-compressed file whose content is none of the formats read here (a ParaProf .ppk, compressed XML, ...)",
         ));
     }
     if head.starts_with(b"HPCTOOLKITmeta") || t.contains("<HPCToolkitExperiment") {
@@ -90,8 +112,8 @@ pub fn sniff_bytes(head: &[u8]) -> Option<Detected> {
     if crate::caliper::sniff_cali(head) || crate::caliper::sniff_json(head) {
         return Some(Detected::Caliper);
     }
-    if head.starts_with(b"PERFILE2") {
-        return Some(Detected::Unsupported("a Linux perf.data file"));
+    if crate::perf::data::looks_like_perf_data(head) {
+        return Some(Detected::PerfData);
     }
     if head.len() > 262 && &head[257..262] == b"ustar" {
         return Some(Detected::Cube);
@@ -104,6 +126,9 @@ pub fn sniff_bytes(head: &[u8]) -> Option<Detected> {
         }
         return Some(Detected::TauSnapshotFile);
     }
+    if crate::chrome::looks_like_chrome_trace(head) {
+        return Some(Detected::ChromeTrace);
+    }
     if t.starts_with('{') || t.starts_with('[') {
         return Some(Detected::Unsupported(
             "a JSON document (Chrome trace, Caliper, ...)",
@@ -114,19 +139,13 @@ pub fn sniff_bytes(head: &[u8]) -> Option<Detected> {
             "an XML document (HPCToolkit experiment.xml, ...)",
         ));
     }
-    None
-}
-
-/// The first decompressed bytes of a gzip stream (up to 4 KiB), if it decompresses.
-fn gunzip_head(head: &[u8]) -> Option<Vec<u8>> {
-    let mut out = Vec::with_capacity(4096);
-    let mut d = flate2::read::GzDecoder::new(head).take(4096);
-    match d.read_to_end(&mut out) {
-        Ok(_) => Some(out),
-        // The head is cut off: what was decompressed is still good for sniffing.
-        Err(_) if !out.is_empty() => Some(out),
-        Err(_) => None,
+    if crate::perf::script::looks_like_perf_script(head) {
+        return Some(Detected::PerfScript);
     }
+    if crate::pprof::looks_like_pprof(head) {
+        return Some(Detected::Pprof);
+    }
+    None
 }
 
 /// Detects the format of a file or directory.
@@ -188,9 +207,9 @@ pub fn detect(path: &Path) -> Result<Detected, LoadError> {
             },
         });
     }
-    let mut head = Vec::with_capacity(4096);
+    let mut head = Vec::with_capacity(HEAD_BYTES);
     std::fs::File::open(path)
-        .and_then(|f| f.take(4096).read_to_end(&mut head))
+        .and_then(|f| f.take(HEAD_BYTES as u64).read_to_end(&mut head))
         .map_err(|source| LoadError::Io {
             path: path.to_path_buf(),
             source,
@@ -231,10 +250,14 @@ mod tests {
             sniff_bytes(b"<profile_xml>\n\n<definitions thread=\"*\">"),
             Some(Detected::TauMerged)
         );
-        assert!(matches!(
+        assert_eq!(
             sniff_bytes(b"  {\"traceEvents\": []}"),
-            Some(Detected::Unsupported(_))
-        ));
+            Some(Detected::ChromeTrace)
+        );
+        assert_eq!(
+            sniff_bytes(b"{\"data\": [], \"columns\": []}"),
+            Some(Detected::Caliper)
+        );
         assert_eq!(sniff_bytes(b"HPCTOOLKITmeta\x04\x00"), Some(Detected::Hpctoolkit));
         assert_eq!(
             sniff_bytes(b"<?xml version=\"1.0\"?>\n<HPCToolkitExperiment version=\"2.0\">"),
@@ -254,6 +277,18 @@ mod tests {
         let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
         std::io::Write::write_all(&mut gz, &[0, b'P', 0, b'P', 0, b'K', 0, 0, 0, 2]).unwrap();
         assert_eq!(sniff_bytes(&gz.finish().unwrap()), Some(Detected::Ppk));
+        assert_eq!(sniff_bytes(b"PERFILE2\x68\0\0\0"), Some(Detected::PerfData));
+        assert_eq!(
+            sniff_bytes(b"a.out 12/12 [001] 5.000001: 100 cycles: \n\t 4004f6 main (/a.out)\n"),
+            Some(Detected::PerfScript)
+        );
+        // A raw pprof protocol buffer: sample_type {type: 1, unit: 2}, string_table.
+        assert_eq!(
+            sniff_bytes(&[
+                0x0a, 0x04, 0x08, 0x01, 0x10, 0x02, 0x32, 0x00, 0x32, 0x03, b'c', b'p', b'u'
+            ]),
+            Some(Detected::Pprof)
+        );
         assert_eq!(sniff_bytes(b"hello world"), None);
         assert_eq!(sniff_bytes(b""), None);
     }

@@ -144,6 +144,9 @@ pub struct LoadReport {
     pub bad_files: Vec<FileError>,
     /// Threads left out because one of their files was bad.
     pub threads_skipped: Vec<ThreadId>,
+    /// Files that loaded only in part (truncated or damaged data, records skipped): each
+    /// says what was left out. The profile holds what was read.
+    pub partial_files: Vec<FileError>,
     /// Problems in files that did load (values kept as written; see each message).
     pub warnings: Vec<FileError>,
     /// Informational notes (other files present in the run directory, ...).
@@ -153,7 +156,7 @@ pub struct LoadReport {
 impl LoadReport {
     /// True when some input could not be loaded (the profile is incomplete).
     pub fn is_partial(&self) -> bool {
-        !self.bad_files.is_empty() || !self.threads_skipped.is_empty()
+        !self.bad_files.is_empty() || !self.threads_skipped.is_empty() || !self.partial_files.is_empty()
     }
 }
 

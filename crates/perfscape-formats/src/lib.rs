@@ -19,17 +19,25 @@
 
 pub mod caliper;
 mod calltree;
+pub mod chrome;
+mod compression;
 pub mod cube;
 pub mod detect;
 mod error;
 pub mod hpctoolkit;
+pub mod perf;
 pub mod ppk;
+pub mod pprof;
+mod problem;
+pub mod stacks;
 pub mod tau;
+pub mod trace_profile;
 mod xml;
 
 pub use detect::{Detected, detect};
 pub use error::{FileError, LineError, LoadError, LoadReport, OffsetError};
 use perfscape_model::{Profile, SampleSeries};
+pub use problem::{Parsed, Problem};
 use std::path::Path;
 
 /// Receives progress while a run loads (implemented by the CLI's progress bar). Called from
@@ -94,6 +102,10 @@ pub fn load(path: &Path, opts: &LoadOptions<'_>) -> Result<Loaded, LoadError> {
         Detected::TauSnapshotRun | Detected::TauSnapshotFile => tau::read_snapshot_run(path, opts),
         Detected::TauMerged => tau::merged::read_merged(path, opts),
         Detected::TauDumps => tau::dumps::read_dumps_run(path, opts),
+        Detected::Pprof => pprof::read_pprof(path, opts),
+        Detected::ChromeTrace => chrome::read_chrome(path, opts),
+        Detected::PerfScript => perf::script::read_perf_script(path, opts),
+        Detected::PerfData => perf::data::read_perf_data(path, opts),
         Detected::Unsupported(format) => Err(LoadError::UnsupportedFormat {
             path: path.to_path_buf(),
             format,
@@ -157,6 +169,10 @@ pub fn load_as(path: &Path, format: &str, opts: &LoadOptions<'_>) -> Result<Load
         "tau-snapshot" => tau::read_snapshot_run(path, opts),
         "tau-merged" => tau::merged::read_merged(path, opts),
         "tau-dumps" => tau::dumps::read_dumps_run(path, opts),
+        "pprof" => pprof::read_pprof(path, opts),
+        "chrome" => chrome::read_chrome(path, opts),
+        "perf-script" => perf::script::read_perf_script(path, opts),
+        "perf-data" => perf::data::read_perf_data(path, opts),
         other => Err(LoadError::UnknownFormatName(other.to_string())),
     }
 }

@@ -36,6 +36,7 @@ mod metric;
 mod profile;
 mod series;
 mod thread_data;
+pub mod trace;
 
 pub use builder::{BuildError, BuildNote, ProfileBuilder};
 pub use columns::{AtomicColumn, IntervalColumn, ValueKind};
@@ -50,3 +51,4 @@ pub use metric::{Metric, Unit};
 pub use profile::{CallTree, Profile};
 pub use series::{AcrossThreads, AtomicKind, SampleId, SampleInfo, SampleMode, SampleSeries, SampleValues};
 pub use thread_data::{MetricValue, ThreadData};
+pub use trace::{Trace, TraceBuilder, TraceThread};

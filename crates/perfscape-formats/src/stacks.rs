@@ -1,0 +1,360 @@
+//! Sampled call stacks to a TAU-shaped profile: the call tree of one thread, built sample by
+//! sample, emitted as callpath events plus flat events (shared by the pprof, perf and Chrome
+//! `samples` readers).
+//!
+//! Mapping (see `helper-common.md`, "Mapping call-tree formats into the model"):
+//! - one **callpath event** per call-tree node, named by its frames from the root joined by
+//!   `" => "` (a root node is a flat, single-frame name); its exclusive value is what the
+//!   samples ending in that node measured, its inclusive value adds every descendant;
+//! - one **flat event** per routine (frame name): exclusive = sum of the exclusive values of
+//!   its nodes, inclusive = sum of the inclusive values of its nodes that have no ancestor of the
+//!   same routine (recursion is not counted twice). These are `pprof`'s `flat` and `cum`;
+//! - **calls** of a node = the number of sample records whose stack passes through it (a
+//!   sampling profile has no call counts; TAU's event-based sampling writes the sample count in
+//!   the calls column too); flat calls like flat inclusive; **subcalls** = the calls of the
+//!   node's children.
+//! - **line events** `[SAMPLE] routine [{file} {line}]` (TAU's event-based-sampling convention,
+//!   kind [`perfscape_model::EventKind::Sample`]) carry the values of the samples whose leaf
+//!   frame is at that source line, when the input knows the line. They are flat only, like
+//!   TAU's `[SAMPLE]` events, and so count the leaf values a second time beside the routine's
+//!   own flat event (as in a TAU sampling profile).
+
+use perfscape_model::ThreadData;
+use rustc_hash::FxHashMap as HashMap;
+
+/// Interned frames (routine names with a group), shared by the call trees of all threads.
+/// Frames are identified by their cleaned name: the same name in two groups (e.g. two
+/// libraries) is one routine, whose group is the first one seen.
+#[derive(Debug, Default)]
+pub(crate) struct FrameTable {
+    names: Vec<String>,
+    groups: Vec<String>,
+    index: HashMap<String, u32>,
+    /// Frame names that contained `=>` (the callpath separator) and were rewritten.
+    pub(crate) rewritten_separators: usize,
+}
+
+impl FrameTable {
+    /// The id of frame `name` (interned; `group` is kept from the first call). Names are
+    /// trimmed, empty names become `(unnamed)`, and `=>` inside a name (which would split it
+    /// into two callpath frames) becomes `= >`.
+    pub(crate) fn intern(&mut self, name: &str, group: &str) -> u32 {
+        if let Some(&id) = self.index.get(name) {
+            return id;
+        }
+        let mut clean = name.trim().to_string();
+        if clean.is_empty() {
+            clean = "(unnamed)".to_string();
+        }
+        if clean.contains("=>") {
+            clean = clean.replace("=>", "= >");
+            self.rewritten_separators += 1;
+        }
+        let id = match self.index.get(&clean) {
+            Some(&id) => id,
+            None => {
+                let id = u32::try_from(self.names.len()).unwrap_or(u32::MAX);
+                self.names.push(clean.clone());
+                self.groups.push(group.to_string());
+                self.index.insert(clean, id);
+                id
+            }
+        };
+        self.index.insert(name.to_string(), id);
+        id
+    }
+
+    /// Display name of frame `id` (as used in event names).
+    pub(crate) fn name(&self, id: u32) -> &str {
+        self.names.get(id as usize).map_or("", String::as_str)
+    }
+
+    /// Group of frame `id`.
+    pub(crate) fn group(&self, id: u32) -> &str {
+        self.groups.get(id as usize).map_or("", String::as_str)
+    }
+
+    /// Number of frames.
+    pub(crate) fn len(&self) -> usize {
+        self.names.len()
+    }
+}
+
+const NO_PARENT: u32 = u32::MAX;
+
+/// The warning for `n` samples whose stacks were cut at [`MAX_DEPTH`], if any.
+pub(crate) fn cut_warning(n: u64) -> Option<crate::Problem> {
+    (n > 0).then(|| {
+        crate::Problem::whole(format!(
+            "{n} sample(s) have stacks deeper than {MAX_DEPTH} frames: their middle frames were replaced by `{CUT_FRAME}`"
+        ))
+    })
+}
+
+/// Deepest stack kept whole. Deeper stacks keep their `MAX_DEPTH - 2` outermost frames, then
+/// [`CUT_FRAME`], then the leaf: the leaf routine keeps its exclusive value and callpath names
+/// stay bounded (a name holds every frame of its path, so unbounded depth would cost memory
+/// quadratic in it). Readers warn about the samples cut.
+pub const MAX_DEPTH: usize = 1024;
+
+/// The name of the frame that stands for the frames cut from a stack deeper than
+/// [`MAX_DEPTH`].
+pub const CUT_FRAME: &str = "(frames cut: stack deeper than 1024)";
+
+/// The call tree of one thread. Node 0 is a virtual root that is never emitted.
+#[derive(Debug)]
+pub(crate) struct StackTree {
+    n_metrics: usize,
+    frame: Vec<u32>,
+    parent: Vec<u32>,
+    children: HashMap<(u32, u32), u32>,
+    /// Values measured by samples whose leaf is the node, `n_metrics` per node.
+    self_values: Vec<f64>,
+    /// Sample records passing through the node.
+    calls: Vec<f64>,
+    /// `[SAMPLE]` line events: name -> (calls, values).
+    lines: HashMap<String, (f64, Vec<f64>)>,
+    line_order: Vec<String>,
+    /// Number of sample records added.
+    pub(crate) samples: u64,
+    /// Sample records whose stack was cut (deeper than [`MAX_DEPTH`]).
+    pub(crate) cut_samples: u64,
+}
+
+impl StackTree {
+    /// An empty tree for `n_metrics` metrics.
+    pub(crate) fn new(n_metrics: usize) -> Self {
+        Self {
+            n_metrics,
+            frame: vec![u32::MAX],
+            parent: vec![NO_PARENT],
+            children: HashMap::default(),
+            self_values: vec![0.0; n_metrics],
+            calls: vec![0.0],
+            lines: HashMap::default(),
+            line_order: Vec::new(),
+            samples: 0,
+            cut_samples: 0,
+        }
+    }
+
+    /// Adds one sample record: its frames from the root to the leaf and its values (one per
+    /// metric; missing values count 0). A sample with no frames adds nothing (callers name an
+    /// empty stack with a frame of their own).
+    ///
+    /// Stacks deeper than [`MAX_DEPTH`] frames keep their `MAX_DEPTH - 2` outermost frames,
+    /// then `cut` (a frame saying frames were cut), then the leaf: the leaf routine keeps its
+    /// exclusive value, and callpath names stay bounded (a name holds every frame of its path,
+    /// so unbounded depth would cost memory quadratic in it). Returns whether the stack was
+    /// cut; [`StackTree::cut_samples`] counts such samples.
+    pub(crate) fn add_sample(&mut self, root_to_leaf: &[u32], values: &[f64], cut: u32) -> bool {
+        self.samples += 1;
+        let was_cut = root_to_leaf.len() > MAX_DEPTH;
+        let head = if was_cut {
+            self.cut_samples += 1;
+            &root_to_leaf[..MAX_DEPTH - 2]
+        } else {
+            root_to_leaf
+        };
+        let tail: &[u32] = if was_cut {
+            match root_to_leaf.last() {
+                Some(leaf) => &[cut, *leaf][..],
+                None => &[],
+            }
+        } else {
+            &[]
+        };
+        let tail_owned: Vec<u32> = tail.to_vec();
+        let mut node = 0u32;
+        for &f in head.iter().chain(&tail_owned) {
+            node = match self.children.get(&(node, f)) {
+                Some(&c) => c,
+                None => {
+                    let c = u32::try_from(self.frame.len()).unwrap_or(u32::MAX);
+                    self.frame.push(f);
+                    self.parent.push(node);
+                    self.calls.push(0.0);
+                    self.self_values.extend(std::iter::repeat_n(0.0, self.n_metrics));
+                    self.children.insert((node, f), c);
+                    c
+                }
+            };
+            self.calls[node as usize] += 1.0;
+        }
+        if node != 0 {
+            let base = node as usize * self.n_metrics;
+            for (m, v) in values.iter().take(self.n_metrics).enumerate() {
+                self.self_values[base + m] += v;
+            }
+        }
+        was_cut
+    }
+
+    /// Adds the values of one sample to the line event `[SAMPLE] routine [{file} {line}]`.
+    pub(crate) fn add_line_sample(&mut self, routine: &str, file: &str, line: u64, values: &[f64]) {
+        let name = format!(
+            "[SAMPLE] {} [{{{}}} {{{}}}]",
+            routine.trim().replace("=>", "= >"),
+            file.trim(),
+            line
+        );
+        let n = self.n_metrics;
+        let entry = match self.lines.get_mut(&name) {
+            Some(e) => e,
+            None => {
+                self.line_order.push(name.clone());
+                self.lines.entry(name).or_insert((0.0, vec![0.0; n]))
+            }
+        };
+        entry.0 += 1.0;
+        for (acc, v) in entry.1.iter_mut().zip(values) {
+            *acc += v;
+        }
+    }
+
+    /// Number of call-tree nodes (without the virtual root).
+    pub(crate) fn node_count(&self) -> usize {
+        self.frame.len() - 1
+    }
+
+    /// Emits the tree as timer rows of a [`ThreadData`] (see the module documentation):
+    /// first the flat rows (one per routine, in order of first appearance), then one callpath
+    /// row per node below a root (a root node is represented by its routine's flat row, as
+    /// TAU represents `.TAU application`), then the `[SAMPLE]` line rows. `frames` names the
+    /// frames; `line_group` is the group of the line rows.
+    pub(crate) fn emit(&self, frames: &FrameTable, data: &mut ThreadData, line_group: &str) {
+        let n = self.n_metrics;
+        let count = self.frame.len();
+        // Inclusive values bottom-up: children are always created after their parents.
+        let mut inclusive = self.self_values.clone();
+        let mut child_calls = vec![0.0; count];
+        for node in (1..count).rev() {
+            let p = self.parent[node] as usize;
+            for m in 0..n {
+                inclusive[p * n + m] += inclusive[node * n + m];
+            }
+            child_calls[p] += self.calls[node];
+        }
+        let (preorder, depth) = self.preorder();
+        // Flat totals per frame; a node counts for inclusive/calls only when no ancestor has
+        // the same frame.
+        let nf = frames.len();
+        let mut flat_calls = vec![0.0; nf];
+        let mut flat_subcalls = vec![0.0; nf];
+        let mut flat_excl = vec![0.0; nf * n];
+        let mut flat_incl = vec![0.0; nf * n];
+        let mut flat_order: Vec<u32> = Vec::new();
+        let mut seen = vec![false; nf];
+        let mut on_path = vec![0u32; nf];
+        let mut path_frames: Vec<u32> = Vec::new();
+        for &node in &preorder {
+            let ni = node as usize;
+            let d = depth[ni] as usize;
+            while path_frames.len() >= d {
+                if let Some(f) = path_frames.pop() {
+                    on_path[f as usize] -= 1;
+                }
+            }
+            let fi = self.frame[ni] as usize;
+            if !seen[fi] {
+                seen[fi] = true;
+                flat_order.push(self.frame[ni]);
+            }
+            for m in 0..n {
+                flat_excl[fi * n + m] += self.self_values[ni * n + m];
+            }
+            if on_path[fi] == 0 {
+                flat_calls[fi] += self.calls[ni];
+                flat_subcalls[fi] += child_calls[ni];
+                for m in 0..n {
+                    flat_incl[fi * n + m] += inclusive[ni * n + m];
+                }
+            }
+            on_path[fi] += 1;
+            path_frames.push(self.frame[ni]);
+        }
+        // `push_timer` only fails on a metric-count mismatch, impossible here (all slices
+        // have `n` values), so its result is ignored.
+        for &f in &flat_order {
+            let fi = f as usize;
+            let _ = data.push_timer(
+                frames.name(f),
+                frames.group(f),
+                flat_calls[fi],
+                flat_subcalls[fi],
+                &flat_excl[fi * n..(fi + 1) * n],
+                &flat_incl[fi * n..(fi + 1) * n],
+            );
+        }
+        let mut path = String::new();
+        let mut lens: Vec<usize> = Vec::new();
+        let mut group = String::new();
+        for &node in &preorder {
+            let ni = node as usize;
+            let d = depth[ni] as usize;
+            lens.truncate(d - 1);
+            path.truncate(lens.last().copied().unwrap_or(0));
+            if d > 1 {
+                path.push_str(" => ");
+            }
+            path.push_str(frames.name(self.frame[ni]));
+            lens.push(path.len());
+            if d == 1 {
+                continue;
+            }
+            group.clear();
+            let g = frames.group(self.frame[ni]);
+            if !g.is_empty() {
+                group.push_str(g);
+                group.push('|');
+            }
+            group.push_str("TAU_CALLPATH");
+            let _ = data.push_timer(
+                &path,
+                &group,
+                self.calls[ni],
+                child_calls[ni],
+                &self.self_values[ni * n..(ni + 1) * n],
+                &inclusive[ni * n..(ni + 1) * n],
+            );
+        }
+        for name in &self.line_order {
+            if let Some((calls, values)) = self.lines.get(name) {
+                let _ = data.push_timer(name, line_group, *calls, 0.0, values, values);
+            }
+        }
+    }
+
+    /// Nodes in depth-first preorder (children in creation order) and the depth of every node
+    /// (1 for roots; index = node).
+    fn preorder(&self) -> (Vec<u32>, Vec<u32>) {
+        let count = self.frame.len();
+        let mut first_child = vec![NO_PARENT; count];
+        let mut next_sibling = vec![NO_PARENT; count];
+        for node in (1..count).rev() {
+            let p = self.parent[node] as usize;
+            next_sibling[node] = first_child[p];
+            first_child[p] = u32::try_from(node).unwrap_or(NO_PARENT);
+        }
+        let mut depth = vec![0u32; count];
+        let mut order = Vec::with_capacity(count.saturating_sub(1));
+        let mut stack: Vec<u32> = Vec::new();
+        let push_children = |stack: &mut Vec<u32>, node: usize| {
+            let start = stack.len();
+            let mut c = first_child[node];
+            while c != NO_PARENT {
+                stack.push(c);
+                c = next_sibling[c as usize];
+            }
+            stack[start..].reverse();
+        };
+        push_children(&mut stack, 0);
+        while let Some(node) = stack.pop() {
+            let ni = node as usize;
+            depth[ni] = depth[self.parent[ni] as usize] + 1;
+            order.push(node);
+            push_children(&mut stack, ni);
+        }
+        (order, depth)
+    }
+}

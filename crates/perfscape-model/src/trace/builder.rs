@@ -1,0 +1,402 @@
+//! [`TraceBuilder`]: interning, thread registration, and the nesting of intervals.
+
+use super::{
+    AsyncSpans, CounterSeries, Flows, InstantScope, Instants, IntervalLane, NO_PARENT, Trace, TraceThread,
+};
+use crate::ids::ThreadId;
+use rustc_hash::FxHashMap as HashMap;
+
+/// Something the builder noticed while nesting intervals.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TraceNote {
+    /// The thread concerned.
+    pub thread: ThreadId,
+    /// What happened.
+    pub message: String,
+}
+
+#[derive(Debug, Default)]
+struct Interner {
+    values: Vec<String>,
+    index: HashMap<String, u32>,
+}
+
+impl Interner {
+    fn intern(&mut self, s: &str) -> u32 {
+        if let Some(&i) = self.index.get(s) {
+            return i;
+        }
+        let i = u32::try_from(self.values.len()).unwrap_or(u32::MAX);
+        self.values.push(s.to_string());
+        self.index.insert(s.to_string(), i);
+        i
+    }
+}
+
+/// A raw interval before nesting: (start, end, name, category, sequence of its start event,
+/// sequence of its end event).
+#[derive(Clone, Copy, Debug)]
+struct RawInterval {
+    start: i64,
+    end: i64,
+    name: u32,
+    category: u32,
+    start_seq: u64,
+    end_seq: u64,
+}
+
+/// Builds a [`Trace`]: register threads, intern names, add intervals (in any order) and the
+/// other event kinds, then [`TraceBuilder::finish`] sorts everything and computes the nesting.
+#[derive(Debug)]
+pub struct TraceBuilder {
+    threads: Vec<TraceThread>,
+    thread_index: HashMap<ThreadId, u32>,
+    raw: Vec<Vec<RawInterval>>,
+    names: Interner,
+    categories: Interner,
+    instants: Vec<(u32, i64, u32, u32, InstantScope)>,
+    counters: Vec<CounterSeries>,
+    counter_index: HashMap<(u32, String, String), usize>,
+    asyncs: Vec<(u32, i64, i64, u32, u32, String)>,
+    flows: Vec<(u32, i64, u32, i64, u32, u32, String)>,
+    metadata: Vec<(String, String)>,
+}
+
+impl Default for TraceBuilder {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl TraceBuilder {
+    /// An empty builder. Category 0 is the empty category.
+    pub fn new() -> Self {
+        let mut categories = Interner::default();
+        categories.intern("");
+        Self {
+            threads: Vec::new(),
+            thread_index: HashMap::default(),
+            raw: Vec::new(),
+            names: Interner::default(),
+            categories,
+            instants: Vec::new(),
+            counters: Vec::new(),
+            counter_index: HashMap::default(),
+            asyncs: Vec::new(),
+            flows: Vec::new(),
+            metadata: Vec::new(),
+        }
+    }
+
+    /// Registers a thread (or returns the handle of the one already registered with that id;
+    /// its names are then filled in where still missing). Returns a handle for the `add_*`
+    /// calls.
+    pub fn thread(&mut self, info: TraceThread) -> u32 {
+        if let Some(&h) = self.thread_index.get(&info.id) {
+            let t = &mut self.threads[h as usize];
+            if t.process_name.is_none() {
+                t.process_name = info.process_name;
+            }
+            if t.thread_name.is_none() {
+                t.thread_name = info.thread_name;
+            }
+            return h;
+        }
+        let h = u32::try_from(self.threads.len()).unwrap_or(u32::MAX);
+        self.thread_index.insert(info.id, h);
+        self.threads.push(info);
+        self.raw.push(Vec::new());
+        h
+    }
+
+    /// Interns an event name.
+    pub fn name(&mut self, s: &str) -> u32 {
+        self.names.intern(s)
+    }
+
+    /// Interns a category.
+    pub fn category(&mut self, s: &str) -> u32 {
+        self.categories.intern(s)
+    }
+
+    /// Adds an interval `[start_ns, end_ns]` to thread handle `thread`. `start_seq` and
+    /// `end_seq` are the positions in the input of the events that opened and closed it:
+    /// different for a begin/end pair, equal for one complete event (Chrome `X`). They decide
+    /// the nesting of intervals that touch (see [`TraceBuilder::finish`]). An interval whose
+    /// end precedes its start is stored with `end = start`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn add_interval(
+        &mut self,
+        thread: u32,
+        start_ns: i64,
+        end_ns: i64,
+        name: u32,
+        category: u32,
+        start_seq: u64,
+        end_seq: u64,
+    ) {
+        if let Some(lane) = self.raw.get_mut(thread as usize) {
+            lane.push(RawInterval {
+                start: start_ns,
+                end: end_ns.max(start_ns),
+                name,
+                category,
+                start_seq,
+                end_seq,
+            });
+        }
+    }
+
+    /// Adds an instant event.
+    pub fn add_instant(&mut self, thread: u32, ts_ns: i64, name: u32, category: u32, scope: InstantScope) {
+        self.instants.push((thread, ts_ns, name, category, scope));
+    }
+
+    /// Adds one value of series `series` of counter `name` of process `node`.
+    pub fn add_counter_value(&mut self, node: u32, name: &str, series: &str, ts_ns: i64, value: f64) {
+        let key = (node, name.to_string(), series.to_string());
+        let i = match self.counter_index.get(&key) {
+            Some(&i) => i,
+            None => {
+                self.counters.push(CounterSeries {
+                    node,
+                    name: name.to_string(),
+                    series: series.to_string(),
+                    ts_ns: Vec::new(),
+                    value: Vec::new(),
+                });
+                self.counter_index.insert(key, self.counters.len() - 1);
+                self.counters.len() - 1
+            }
+        };
+        self.counters[i].ts_ns.push(ts_ns);
+        self.counters[i].value.push(value);
+    }
+
+    /// Adds an async span begun by thread handle `thread`.
+    pub fn add_async_span(
+        &mut self,
+        thread: u32,
+        start_ns: i64,
+        end_ns: i64,
+        name: u32,
+        category: u32,
+        id: &str,
+    ) {
+        self.asyncs.push((
+            thread,
+            start_ns,
+            end_ns.max(start_ns),
+            name,
+            category,
+            id.to_string(),
+        ));
+    }
+
+    /// Adds a flow from (`from_thread`, `from_ns`) to (`to_thread`, `to_ns`).
+    #[allow(clippy::too_many_arguments)]
+    pub fn add_flow(
+        &mut self,
+        from_thread: u32,
+        from_ns: i64,
+        to_thread: u32,
+        to_ns: i64,
+        name: u32,
+        category: u32,
+        id: &str,
+    ) {
+        self.flows.push((
+            from_thread,
+            from_ns,
+            to_thread,
+            to_ns,
+            name,
+            category,
+            id.to_string(),
+        ));
+    }
+
+    /// Adds a key/value about the whole trace.
+    pub fn push_metadata(&mut self, key: &str, value: &str) {
+        self.metadata.push((key.to_string(), value.to_string()));
+    }
+
+    /// Sorts, nests and returns the trace, with notes about intervals that overlap without
+    /// nesting (a child that ends after its parent: it stays the parent's child, and a
+    /// derived profile clips it to the parent).
+    ///
+    /// Nesting: intervals in order of start, then of input position (complete events that
+    /// start together and are written one after the other: longest first); each is the child of the innermost open interval that
+    /// has not ended before it. An interval ending exactly when the next one starts has ended
+    /// before it if its end event comes earlier in the input (a begin/end pair), or, for a
+    /// complete event, unless the next one is zero-length and written after it. So
+    /// `B a, B b, E b, E a` at one time nests b in a, back-to-back complete events are
+    /// siblings, a complete event written before a begin event at the same time encloses it,
+    /// and of two complete events starting together the longer encloses the shorter.
+    pub fn finish(self) -> (Trace, Vec<TraceNote>) {
+        let TraceBuilder {
+            threads,
+            raw,
+            names,
+            categories,
+            mut instants,
+            mut counters,
+            mut asyncs,
+            mut flows,
+            metadata,
+            ..
+        } = self;
+        // Threads sorted by id; handles remapped.
+        let mut order: Vec<usize> = (0..threads.len()).collect();
+        order.sort_by_key(|&i| threads[i].id);
+        let mut new_index = vec![0u32; threads.len()];
+        for (new, &old) in order.iter().enumerate() {
+            new_index[old] = u32::try_from(new).unwrap_or(u32::MAX);
+        }
+        let remap = |h: u32| new_index.get(h as usize).copied().unwrap_or(h);
+        let mut notes = Vec::new();
+        let mut lanes = Vec::with_capacity(threads.len());
+        let mut raw: Vec<Option<Vec<RawInterval>>> = raw.into_iter().map(Some).collect();
+        let mut sorted_threads = Vec::with_capacity(threads.len());
+        for &old in &order {
+            let ivs = raw[old].take().unwrap_or_default();
+            let (lane, improper) = nest(&ivs);
+            if improper > 0 {
+                notes.push(TraceNote {
+                    thread: threads[old].id,
+                    message: format!(
+                        "{improper} interval(s) end after the interval that encloses their start (overlap without nesting); each is kept as a child of that interval"
+                    ),
+                });
+            }
+            lanes.push(lane);
+            sorted_threads.push(threads[old].clone());
+        }
+        instants.sort_by_key(|i| i.1);
+        let instants = Instants {
+            thread: instants.iter().map(|i| remap(i.0)).collect(),
+            ts_ns: instants.iter().map(|i| i.1).collect(),
+            name: instants.iter().map(|i| i.2).collect(),
+            category: instants.iter().map(|i| i.3).collect(),
+            scope: instants.iter().map(|i| i.4).collect(),
+        };
+        for c in &mut counters {
+            let mut idx: Vec<usize> = (0..c.ts_ns.len()).collect();
+            idx.sort_by_key(|&i| c.ts_ns[i]);
+            c.ts_ns = idx.iter().map(|&i| c.ts_ns[i]).collect();
+            c.value = idx.iter().map(|&i| c.value[i]).collect();
+        }
+        counters.sort_by(|a, b| (a.node, &a.name, &a.series).cmp(&(b.node, &b.name, &b.series)));
+        asyncs.sort_by_key(|a| a.1);
+        let async_spans = AsyncSpans {
+            thread: asyncs.iter().map(|a| remap(a.0)).collect(),
+            start_ns: asyncs.iter().map(|a| a.1).collect(),
+            end_ns: asyncs.iter().map(|a| a.2).collect(),
+            name: asyncs.iter().map(|a| a.3).collect(),
+            category: asyncs.iter().map(|a| a.4).collect(),
+            id: asyncs.into_iter().map(|a| a.5).collect(),
+        };
+        flows.sort_by_key(|f| f.1);
+        let flows = Flows {
+            from_thread: flows.iter().map(|f| remap(f.0)).collect(),
+            from_ns: flows.iter().map(|f| f.1).collect(),
+            to_thread: flows.iter().map(|f| remap(f.2)).collect(),
+            to_ns: flows.iter().map(|f| f.3).collect(),
+            name: flows.iter().map(|f| f.4).collect(),
+            category: flows.iter().map(|f| f.5).collect(),
+            id: flows.into_iter().map(|f| f.6).collect(),
+        };
+        let trace = Trace {
+            threads: sorted_threads,
+            lanes,
+            names: names.values,
+            categories: categories.values,
+            instants,
+            counters,
+            async_spans,
+            flows,
+            metadata,
+        };
+        (trace, notes)
+    }
+}
+
+/// Nests the intervals of one lane (see [`TraceBuilder::finish`]): sort by start, then by
+/// input position (complete events that start together and are written one after the other
+/// are ordered longest first, taking the input positions of that run in turn), then a stack: before an interval opens, the
+/// open intervals that ended before it are closed — those ending earlier, and those ending
+/// at its start whose end came first: a begin/end pair's end does when its end event
+/// precedes the new interval's event in the input; a complete event's end does unless the
+/// new interval is zero-length at that time and written after it.
+/// Returns the lane and the number of intervals that end after their parent.
+fn nest(ivs: &[RawInterval]) -> (IntervalLane, usize) {
+    let n = ivs.len();
+    let complete = |iv: &RawInterval| iv.start_seq == iv.end_seq;
+    // Effective position: complete events that start together and follow each other in the
+    // input (no begin/end pair starting at that time written between them) take the
+    // positions of their run longest first.
+    let mut eff: Vec<u64> = ivs.iter().map(|iv| iv.start_seq).collect();
+    let mut by_start: HashMap<i64, Vec<usize>> = HashMap::default();
+    for (i, iv) in ivs.iter().enumerate() {
+        by_start.entry(iv.start).or_default().push(i);
+    }
+    for group in by_start.values_mut().filter(|g| g.len() > 1) {
+        group.sort_unstable_by_key(|&i| ivs[i].start_seq);
+        for run in group.split(|&i| !complete(&ivs[i])).filter(|r| r.len() > 1) {
+            let seqs: Vec<u64> = run.iter().map(|&i| ivs[i].start_seq).collect();
+            let mut order = run.to_vec();
+            order.sort_by_key(|&i| (std::cmp::Reverse(ivs[i].end), ivs[i].start_seq));
+            for (i, s) in order.into_iter().zip(seqs) {
+                eff[i] = s;
+            }
+        }
+    }
+    let mut idx: Vec<usize> = (0..n).collect();
+    idx.sort_unstable_by_key(|&i| (ivs[i].start, eff[i], i));
+    let mut lane = IntervalLane {
+        start_ns: Vec::with_capacity(n),
+        end_ns: Vec::with_capacity(n),
+        name: Vec::with_capacity(n),
+        category: Vec::with_capacity(n),
+        depth: Vec::with_capacity(n),
+        parent: Vec::with_capacity(n),
+    };
+    // Stack of (interval, row).
+    let mut stack: Vec<(usize, u32)> = Vec::new();
+    let mut improper = 0;
+    for i in idx {
+        let iv = &ivs[i];
+        while let Some(&(top, _)) = stack.last() {
+            let t = &ivs[top];
+            let ended = t.end < iv.start
+                || (t.end == iv.start
+                    && if complete(t) {
+                        // A zero-length interval at a complete event's end, written after
+                        // it, is its last child.
+                        !(iv.end == t.end && iv.start_seq > t.start_seq)
+                    } else {
+                        t.end_seq < iv.start_seq
+                    });
+            if ended {
+                stack.pop();
+            } else {
+                break;
+            }
+        }
+        let parent = stack.last().copied();
+        if let Some((p, _)) = parent
+            && ivs[p].end < iv.end
+        {
+            improper += 1;
+        }
+        let row = u32::try_from(lane.start_ns.len()).unwrap_or(NO_PARENT);
+        lane.start_ns.push(iv.start);
+        lane.end_ns.push(iv.end);
+        lane.name.push(iv.name);
+        lane.category.push(iv.category);
+        lane.depth.push(u32::try_from(stack.len()).unwrap_or(u32::MAX));
+        lane.parent.push(parent.map_or(NO_PARENT, |(_, r)| r));
+        stack.push((i, row));
+    }
+    (lane, improper)
+}
