@@ -4,7 +4,8 @@ use crate::{EXIT_PARTIAL, Input};
 use anyhow::Context;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use perfscape_formats::{
-    LoadOptions, LoadReport, Loaded, LoadedSeries, ProgressSink, load, load_as, load_series, load_series_as,
+    CacheMode, LoadOptions, LoadReport, Loaded, LoadedSeries, ProgressSink, load, load_as, load_series,
+    load_series_as,
 };
 use perfscape_model::{SampleId, SampleMode, SampleSeries};
 use std::io::IsTerminal;
@@ -42,6 +43,14 @@ pub fn open(input: &Input) -> anyhow::Result<Loaded> {
     let opts = LoadOptions {
         threads: input.jobs,
         progress: Some(&sink),
+        cache: if input.no_cache {
+            CacheMode::Off
+        } else if input.refresh_cache {
+            CacheMode::Refresh
+        } else {
+            CacheMode::ReadWrite
+        },
+        ..LoadOptions::default()
     };
     let loaded = match &input.sample {
         Some(sample) => {
