@@ -2,7 +2,7 @@
 //!
 //! `cargo run --release -p perfscape-formats --example cache_reopen -- RUN [REPEAT]`
 //!
-//! Times `load` without the cache, `load` that writes the cache (`Refresh`), and the median
+//! Times `load` without the cache, `Profile::encode`, `load` that writes the cache (`Refresh`), and the median
 //! of REPEAT (default 5) re-opens from the cache, split into reading + decoding the cache file
 //! (`parse_cache_file`) and the rest (listing and checking the source files). Prints one
 //! line; `bench/bench.py` records it in BENCHMARKS.md. The cache is written where `load`
@@ -32,6 +32,9 @@ fn main() {
     let fresh = load(&run, &opts(CacheMode::Off)).unwrap();
     let t_files = t.elapsed().as_secs_f64();
     let cells = fresh.profile.interval_cell_count();
+    let t = Instant::now();
+    let encoded = fresh.profile.encode().len();
+    let t_encode = t.elapsed().as_secs_f64();
     let threads = fresh.profile.threads().len();
     drop(fresh);
     let t = Instant::now();
@@ -71,8 +74,9 @@ fn main() {
     let (reopen, decode) = (median(reopen), median(decode));
     println!(
         "{threads} threads, {cells} (event, thread) cells: load from the files {t_files:.3} s; \
-         load + write the cache {t_write:.3} s; cache {:.1} MB; re-open from the cache {reopen:.3} s \
+         load + write the cache {t_write:.3} s (encoding {:.1} MB alone {t_encode:.3} s); cache {:.1} MB; re-open from the cache {reopen:.3} s \
          (read + decode {decode:.3} s, listing and checking the source files {:.3} s)",
+        encoded as f64 / 1e6,
         size as f64 / 1e6,
         (reopen - decode).max(0.0)
     );
