@@ -105,6 +105,16 @@ def series_section(exe, repeat):
     return lines
 
 
+def cache_file(exe, run):
+    """The cache a load of `run` reads (beside a writable run, else in the user cache directory)."""
+    out = subprocess.run([str(exe), "summary", str(run), "-f", "json"], check=True, capture_output=True,
+                         text=True).stdout
+    for note in json.loads(out)["notes"]:
+        if note.startswith("read from the cache "):
+            return Path(note[len("read from the cache "):])
+    raise SystemExit(f"{run}: not read from the cache")
+
+
 def reopen_section(exe, rows, inputs, repeat, extra_runs):
     """`perfscape summary` re-opening each run from its cache, beside the load from the files."""
     lines = ["", "## Re-open from the cache", "",
@@ -122,7 +132,7 @@ def reopen_section(exe, rows, inputs, repeat, extra_runs):
             wall, rss = timed([str(exe), "summary", str(run), "--no-cache"], repeat)
             row = {"label": label, "mb": dir_bytes(run) / 1e6, "wall": wall, "rss": rss}
         w_wall, _ = timed([str(exe), "summary", str(run), "--refresh-cache"], repeat)
-        size = (Path(run) / ".perfscape-cache").stat().st_size / 1e6
+        size = cache_file(exe, run).stat().st_size / 1e6
         r_wall, r_rss = timed([str(exe), "summary", str(run)], repeat)
         lines.append("| %s | %.3f s | %.3f s | %.1f MB | %.2fx | **%.3f s** | %.0f MB / %.0f MB |" % (
             row["label"], row["wall"], w_wall, size, size / row["mb"], r_wall, row["rss"], r_rss))
