@@ -587,7 +587,13 @@ fn reopening_reads_the_cache_with_identical_output_and_the_flags_control_it() {
     let s = perfscape(&["summary", r, "-f", "json", "--no-cache"]);
     assert!(notes(&s).is_empty(), "{:?}", notes(&s));
     let s = perfscape(&["summary", r, "-f", "json", "--refresh-cache"]);
-    assert_eq!(notes(&s), ["the cache was rebuilt as asked (refresh)"]);
+    assert_eq!(
+        notes(&s),
+        [format!(
+            "the files were read and the cache {} rewritten, as asked",
+            run.join(".perfscape-cache").display()
+        )]
+    );
     let o = perfscape(&["summary", r, "--no-cache", "--refresh-cache"]);
     assert_eq!(o.status.code(), Some(2));
 }

@@ -387,11 +387,12 @@ pub(crate) fn load_with_cache(
                     return Ok(loaded);
                 }
                 Ok(None) => {}
-                Err(why) => notes.push(format!("the cache {} {why}; it was rebuilt", path.display())),
+                Err(why) => notes.push(format!(
+                    "the cache {} {why}; the files were read instead",
+                    path.display()
+                )),
             }
         }
-    } else {
-        notes.push("the cache was rebuilt as asked (refresh)".to_string());
     }
     let started_ns = system_time_ns(SystemTime::now());
     let scope = if input.is_dir() {
@@ -433,10 +434,17 @@ pub(crate) fn load_with_cache(
         sources,
         report: loaded.report.clone(),
     };
-    if let Err(e) = write_cache(&paths, &meta, &loaded.profile) {
-        notes.push(format!(
+    match write_cache(&paths, &meta, &loaded.profile) {
+        Ok(written) if opts.cache == CacheMode::Refresh => {
+            notes.push(format!(
+                "the files were read and the cache {} rewritten, as asked",
+                written.display()
+            ));
+        }
+        Ok(_) => {}
+        Err(e) => notes.push(format!(
             "the cache could not be written ({e}); the next load reads the files again"
-        ));
+        )),
     }
     loaded.report.notes.extend(notes);
     Ok(loaded)
@@ -605,7 +613,9 @@ pub fn parse_cache_file(bytes: &[u8]) -> Result<(Profile, LoadReport), String> {
     Ok((profile, meta.report))
 }
 
-fn write_cache(paths: &CachePaths, meta: &Meta, profile: &Profile) -> io::Result<()> {
+/// Writes the cache beside the input when its directory is writable, else in the user cache
+/// directory; returns the path written.
+fn write_cache(paths: &CachePaths, meta: &Meta, profile: &Profile) -> io::Result<PathBuf> {
     let mut meta_bytes = Writer::new(Vec::new());
     encode_meta(&mut meta_bytes, meta)?;
     let meta_bytes = meta_bytes.finish()?;
@@ -645,7 +655,7 @@ fn write_cache(paths: &CachePaths, meta: &Meta, profile: &Profile) -> io::Result
     .unwrap_or(false);
     let beside_err = if writable {
         match write_to(&paths.beside) {
-            Ok(()) => return Ok(()),
+            Ok(()) => return Ok(paths.beside.clone()),
             Err(e) => Some(e),
         }
     } else {
@@ -662,8 +672,7 @@ fn write_cache(paths: &CachePaths, meta: &Meta, profile: &Profile) -> io::Result
         fs::create_dir_all(dir)?;
     }
     write_to(user).map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", user.display())))?;
-    // A stale beside cache of a read-only directory would be read first and fail each time.
-    Ok(())
+    Ok(user.clone())
 }
 
 fn encode_meta<W: Write>(w: &mut Writer<W>, m: &Meta) -> io::Result<()> {

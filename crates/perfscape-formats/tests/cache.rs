@@ -251,10 +251,9 @@ fn a_writable_run_directory_holds_its_cache_and_reopens_from_it() {
 fn rebuilt_because(l: &Loaded, why: &str) {
     assert!(!from_cache(l), "{:?}", l.report.notes);
     assert!(
-        l.report
-            .notes
-            .iter()
-            .any(|n| n.contains("is out of date") && n.contains(why) && n.ends_with("it was rebuilt")),
+        l.report.notes.iter().any(|n| n.contains("is out of date")
+            && n.contains(why)
+            && n.ends_with("the files were read instead")),
         "expected `{why}` in {:?}",
         l.report.notes
     );
@@ -368,7 +367,7 @@ fn rebuilt_after_damage(run: &Path, why: &str) {
         l.report
             .notes
             .iter()
-            .any(|n| n.contains(why) && n.ends_with("it was rebuilt")),
+            .any(|n| n.contains(why) && n.ends_with("the files were read instead")),
         "expected `{why}` in {:?}",
         l.report.notes
     );
