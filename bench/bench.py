@@ -2,13 +2,16 @@
 """Benchmark `perfscape summary` on real and generated TAU runs; write BENCHMARKS.md.
 
 usage: python3 bench/bench.py [--ranks 1024,4096] [--repeat 5] [--out BENCHMARKS.md] [--hatchet]
+                             [--reopen-ranks 65536]
 
 - Builds perfscape in release mode (cargo build --release).
 - Generates the scale runs with ../shared/tools/tau_scale.py from
   ../shared/corpus/tau-real/mpi-stencil-np64-callpath-commmatrix (--lines 5000) into a cache
   directory (bench/.runs, git-ignored), once.
-- Times `perfscape summary RUN` REPEAT times per input (page cache warm: one untimed run first)
-  and reports the median wall time and the peak resident memory (from wait4's ru_maxrss).
+- Times `perfscape summary RUN --no-cache` REPEAT times per input (page cache warm: one untimed run
+  first) and reports the median wall time and the peak resident memory (from wait4's ru_maxrss).
+- Re-open from the cache: the same with `--refresh-cache` (load + write the cache) and from the
+  cache, on every input and on the --reopen-ranks runs (65,536 ranks, 1.5 GB, by default).
 - With --hatchet, also times Hatchet's GraphFrame.from_tau on the same runs made with
   --no-user-events (Hatchet's TAU reader fails on context user events), if `import hatchet` works.
 - Reference figures of TAU's own tools (measured on this kind of machine, given in the issue)
@@ -90,7 +93,7 @@ def series_section(exe, repeat):
              "| input | perfscape `summary` wall | peak RSS | ParaProf `--pack` (ref.) |", "|---|---|---|---|"]
     for rel in ["tau-real/mpi-stencil-np8-snapshot", "tau-real/mpi-stencil-np4-merged",
                 "tau-xml/tau224-classbreakdown-openmp/tauprofile.xml.gz"]:
-        wall, rss = timed([str(exe), "summary", str(CORPUS / rel)], repeat)
+        wall, rss = timed([str(exe), "summary", str(CORPUS / rel), "--no-cache"], repeat)
         ref = PARAPROF_SERIES.get(Path(rel).name)
         lines.append(f"| {rel} | {wall:.3f} s | {rss:.0f} MB | {'%.3f s' % ref if ref else '-'} |")
     out = subprocess.run(["cargo", "run", "--release", "-q", "-p", "perfscape-formats", "--example",
@@ -99,6 +102,46 @@ def series_section(exe, repeat):
     lines += ["", "Live-mode path (`cargo run --release -p perfscape-formats --example series_scale -- 1024 100`,",
               "one thread; synthetic snapshot files fed block by block through `SnapshotStream` + `Integrator`):", "",
               "> " + out]
+    return lines
+
+
+def cache_file(exe, run):
+    """The cache a load of `run` reads (beside a writable run, else in the user cache directory)."""
+    out = subprocess.run([str(exe), "summary", str(run), "-f", "json"], check=True, capture_output=True,
+                         text=True).stdout
+    for note in json.loads(out)["notes"]:
+        if note.startswith("read from the cache "):
+            return Path(note[len("read from the cache "):])
+    raise SystemExit(f"{run}: not read from the cache")
+
+
+def reopen_section(exe, rows, inputs, repeat, extra_runs):
+    """`perfscape summary` re-opening each run from its cache, beside the load from the files."""
+    lines = ["", "## Re-open from the cache", "",
+             "The first load writes a compact cache (`RUN/.perfscape-cache`, see CACHE.md); later loads read it",
+             "after checking every source file's size and modification time. `summary` wall times and peak RSS as",
+             "above: from the files (`--no-cache`), from the files writing the cache (`--refresh-cache`), and from",
+             "the cache.", "",
+             "| input | from the files | + writing the cache | cache size | cache / input | re-open from the cache | peak RSS (files / cache) |",
+             "|---|---|---|---|---|---|---|"]
+    by_run = {str(r[1]): row for r, row in zip(inputs, rows)}
+    details = []
+    for label, run, _ranks in inputs + extra_runs:
+        row = by_run.get(str(run))
+        if row is None:
+            wall, rss = timed([str(exe), "summary", str(run), "--no-cache"], repeat)
+            row = {"label": label, "mb": dir_bytes(run) / 1e6, "wall": wall, "rss": rss}
+        w_wall, _ = timed([str(exe), "summary", str(run), "--refresh-cache"], repeat)
+        size = cache_file(exe, run).stat().st_size / 1e6
+        r_wall, r_rss = timed([str(exe), "summary", str(run)], repeat)
+        lines.append("| %s | %.3f s | %.3f s | %.1f MB | %.2fx | **%.3f s** | %.0f MB / %.0f MB |" % (
+            row["label"], row["wall"], w_wall, size, size / row["mb"], r_wall, row["rss"], r_rss))
+        out = subprocess.run(["cargo", "run", "--release", "-q", "-p", "perfscape-formats", "--example",
+                              "cache_reopen", "--", str(run), str(repeat)], cwd=ROOT, check=True,
+                             capture_output=True, text=True).stdout.strip()
+        details.append(f"- {row['label']}: {out}")
+    lines += ["", "The same inside one process, `load()` only, no analysis",
+              "(`cargo run --release -p perfscape-formats --example cache_reopen -- RUN`):", ""] + details
     return lines
 
 
@@ -117,6 +160,8 @@ def main():
     ap.add_argument("--no-serve", action="store_true", help="skip the serving benchmark (needs node + chromium)")
     ap.add_argument("--million", action="store_true",
                     help="also run the in-memory 1,000,000-thread x 1,000-event pyramid benchmark (about 90 s, 8 GB)")
+    ap.add_argument("--reopen-ranks", default="65536",
+                    help="extra tau_scale runs measured only in the cache section (comma-separated; '' for none)")
     a = ap.parse_args()
     exe = build()
     CACHE.mkdir(parents=True, exist_ok=True)
@@ -126,7 +171,7 @@ def main():
     rows = []
     for label, run, ranks in inputs:
         mb = dir_bytes(run) / 1e6
-        wall, rss = timed([str(exe), "summary", str(run)], a.repeat)
+        wall, rss = timed([str(exe), "summary", str(run), "--no-cache"], a.repeat)
         row = {"label": label, "ranks": ranks, "mb": mb, "wall": wall, "rss": rss}
         if a.hatchet and ranks in HATCHET_REF or (a.hatchet and ranks == 128):
             hrun = run if ranks == 128 else scale_run(ranks, user_events=False)
@@ -178,6 +223,9 @@ def main():
                 lines.append(f"| {r['label']} | {hw:.2f} s | {hr:.0f} MB | {hw / r['wall']:.0f}x |")
             elif "hatchet_error" in r:
                 lines.append(f"| {r['label']} | failed: {r['hatchet_error']} | - | - |")
+    extra = [(f"tau_scale {r} ranks, --lines 5000", scale_run(r), r)
+             for r in [int(x) for x in a.reopen_ranks.split(",") if x] if r not in [i[2] for i in inputs]]
+    lines += reopen_section(exe, rows, inputs, a.repeat, extra)
     lines += series_section(exe, a.repeat)
     if not a.no_serve and 4096 in [r["ranks"] for r in rows]:
         run4096 = [r for r in inputs if r[2] == 4096][0][1]

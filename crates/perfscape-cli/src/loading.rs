@@ -4,8 +4,8 @@ use crate::{EXIT_PARTIAL, Input};
 use anyhow::Context;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use perfscape_formats::{
-    Detected, LoadOptions, LoadReport, Loaded, LoadedSeries, ProgressSink, load, load_as, load_series,
-    load_series_as,
+    CacheMode, Detected, LoadOptions, LoadReport, Loaded, LoadedSeries, ProgressSink, load, load_as,
+    load_series, load_series_as,
 };
 use perfscape_model::{SampleId, SampleMode, SampleSeries};
 use std::io::IsTerminal;
@@ -63,6 +63,14 @@ pub fn open_run(input: &Input, keep_series: bool) -> anyhow::Result<(Loaded, Opt
     let opts = LoadOptions {
         threads: input.jobs,
         progress: Some(&sink),
+        cache: if input.no_cache {
+            CacheMode::Off
+        } else if input.refresh_cache {
+            CacheMode::Refresh
+        } else {
+            CacheMode::ReadWrite
+        },
+        ..LoadOptions::default()
     };
     let want_series = input.sample.is_some() || (keep_series && has_series(input));
     let (loaded, series) = if want_series {

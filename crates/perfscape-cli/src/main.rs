@@ -90,6 +90,14 @@ pub struct Input {
     /// records.
     #[arg(long, value_name = "HZ|metadata")]
     pub clock_hz: Option<String>,
+    /// Neither read nor write the cache of loaded profiles (by default a valid cache of an
+    /// earlier load is read, else the files are read and the cache written: `RUN/.perfscape-cache`,
+    /// or ~/.cache/perfscape when the run directory is read-only; see CACHE.md).
+    #[arg(long, conflicts_with = "refresh_cache")]
+    pub no_cache: bool,
+    /// Read the files even when a valid cache exists, and rewrite the cache.
+    #[arg(long)]
+    pub refresh_cache: bool,
 }
 
 /// Arguments every reporting command takes.

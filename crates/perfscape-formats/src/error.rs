@@ -132,7 +132,7 @@ pub enum LoadError {
 
 /// What happened while loading a run: which files were read, which were not and why, and
 /// warnings about data that loaded but deserves attention.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct LoadReport {
     /// Name of the format read (see [`crate::detect::FORMAT_NAMES`]).
     pub format: &'static str,

@@ -17,6 +17,7 @@
 //! - Parsers take bytes (`&[u8]`) and return values or errors; only the `read_*`/`load`
 //!   functions touch the file system.
 
+pub mod cache;
 pub mod caliper;
 mod calltree;
 pub mod chrome;
@@ -34,6 +35,7 @@ pub mod tau;
 pub mod trace_profile;
 mod xml;
 
+pub use cache::CacheMode;
 pub use detect::{Detected, detect};
 pub use error::{FileError, LineError, LoadError, LoadReport, OffsetError};
 use perfscape_model::{Profile, SampleSeries};
@@ -58,12 +60,20 @@ pub struct LoadOptions<'a> {
     pub threads: Option<usize>,
     /// Where to report progress, if anywhere.
     pub progress: Option<&'a dyn ProgressSink>,
+    /// Whether [`load`] and [`load_as`] read and write the cache of loaded profiles (see
+    /// [`cache`]; default: off).
+    pub cache: CacheMode,
+    /// The cache directory used when the input's own directory is not writable (default:
+    /// `$XDG_CACHE_HOME/perfscape`, else `~/.cache/perfscape`).
+    pub cache_dir: Option<&'a Path>,
 }
 
 impl std::fmt::Debug for LoadOptions<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("LoadOptions")
             .field("threads", &self.threads)
+            .field("cache", &self.cache)
+            .field("cache_dir", &self.cache_dir)
             .finish_non_exhaustive()
     }
 }
@@ -91,7 +101,14 @@ pub struct LoadedSeries {
 /// Errors when the path cannot be read, its format is not recognized or not supported, or
 /// no file of it could be loaded. A run where only some files are bad loads, with those
 /// files in [`LoadReport::bad_files`].
+///
+/// With [`LoadOptions::cache`] on (the default), a valid cache of an earlier load of the same
+/// files is read instead, and a new one is written after a load (see [`cache`]).
 pub fn load(path: &Path, opts: &LoadOptions<'_>) -> Result<Loaded, LoadError> {
+    cache::load_with_cache(path, None, opts, || load_detected(path, opts))
+}
+
+fn load_detected(path: &Path, opts: &LoadOptions<'_>) -> Result<Loaded, LoadError> {
     match detect(path)? {
         Detected::TauRunDirectory => tau::read_run(path, opts),
         Detected::TauProfileFile => tau::read_single_file(path, opts),
@@ -153,7 +170,15 @@ pub fn load_series_as(path: &Path, format: &str, opts: &LoadOptions<'_>) -> Resu
 }
 
 /// Loads a profile in the named format (one of [`detect::FORMAT_NAMES`]), skipping detection.
+/// Uses the cache like [`load`].
 pub fn load_as(path: &Path, format: &str, opts: &LoadOptions<'_>) -> Result<Loaded, LoadError> {
+    if !detect::FORMAT_NAMES.contains(&format) {
+        return Err(LoadError::UnknownFormatName(format.to_string()));
+    }
+    cache::load_with_cache(path, Some(format), opts, || load_named(path, format, opts))
+}
+
+fn load_named(path: &Path, format: &str, opts: &LoadOptions<'_>) -> Result<Loaded, LoadError> {
     match format {
         "tau" => {
             if path.is_dir() {

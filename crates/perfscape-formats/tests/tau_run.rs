@@ -3,7 +3,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use perfscape_formats::{Detected, LoadError, LoadOptions, detect, load};
+use perfscape_formats::{CacheMode, Detected, LoadError, LoadOptions, detect, load};
 use perfscape_model::{EventKind, MetricId, ThreadId, ValueKind};
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -451,6 +451,7 @@ fn result_is_identical_for_one_and_many_worker_threads() {
         dir.path(),
         &LoadOptions {
             threads: Some(1),
+            cache: CacheMode::Off,
             ..opts()
         },
     )
@@ -459,6 +460,7 @@ fn result_is_identical_for_one_and_many_worker_threads() {
         dir.path(),
         &LoadOptions {
             threads: Some(4),
+            cache: CacheMode::Off,
             ..opts()
         },
     )

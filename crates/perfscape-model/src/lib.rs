@@ -26,6 +26,7 @@
 //! - Pure: readers (crate `perfscape-formats`) build profiles through [`ProfileBuilder`];
 //!   analyses (crate `perfscape-analysis`) read them.
 
+pub mod binary;
 mod builder;
 mod columns;
 pub mod event;
@@ -38,6 +39,7 @@ mod series;
 mod thread_data;
 pub mod trace;
 
+pub use binary::DecodeError;
 pub use builder::{BuildError, BuildNote, ProfileBuilder};
 pub use columns::{AtomicColumn, IntervalColumn, ValueKind};
 pub use event::{AtomicEvent, Event, EventKind, SourceLocation};

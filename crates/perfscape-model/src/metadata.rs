@@ -16,6 +16,14 @@ pub struct Metadata {
 }
 
 impl Metadata {
+    /// Metadata from its two tables (used by the binary decoder).
+    pub(crate) fn from_parts(
+        common: Vec<(String, String)>,
+        varying: Vec<(String, Vec<(ThreadIndex, String)>)>,
+    ) -> Self {
+        Self { common, varying }
+    }
+
     /// Keys with the same value on every thread, in the order first seen.
     pub fn common(&self) -> &[(String, String)] {
         &self.common
