@@ -11,6 +11,7 @@ import type { MatrixResponse } from './api/MatrixResponse';
 import type { OverviewResponse } from './api/OverviewResponse';
 import type { RowsResponse } from './api/RowsResponse';
 import type { RunInfo } from './api/RunInfo';
+import type { TimelineResponse } from './api/TimelineResponse';
 import type { TerrainResponse } from './api/TerrainResponse';
 import type { ThreadsResponse } from './api/ThreadsResponse';
 import type { Selection } from './state';
@@ -73,6 +74,10 @@ export const api = {
   terrain: (s: Selection) =>
     get<TerrainResponse>('terrain', { ...common(s), h: s.ty, w: s.tx, peaks: s.peaks }),
   series: () => get<SeriesResponse>('series'),
+  /** The trace's lanes in a window (ns since the first event; null = all) at `w` pixels, the
+   * `flag`ged event's merged timeline. */
+  timeline: (_s: Selection, window: [number, number] | null, w: number, flag: number | null) =>
+    get<TimelineResponse>('timeline', { from_ns: window?.[0], to_ns: window?.[1], w: Math.round(w), flag }),
   trend: (s: Selection, event: number) => get<TrendResponse>('trend', { event, metric: s.metric, kind: s.kind, mode: s.mode }),
   /** Kiviat tubes: `threadsList` (comma-separated) or the server's default threads plus `thread`. */
   kiviat: (s: Selection, o: { thread?: string | null; threadsList?: string | null; events?: number[] | null }) =>

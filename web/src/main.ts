@@ -16,6 +16,7 @@ import { PointCloudView } from './views/pointcloud';
 import { RankedView } from './views/ranked';
 import { RunInfoView } from './views/runinfo';
 import { TerrainView } from './views/terrain';
+import { TimelineView } from './views/timeline';
 import { TrendView } from './views/trend';
 
 interface PanelDef {
@@ -24,10 +25,13 @@ interface PanelDef {
   make: (body: HTMLElement, tools: HTMLElement, ctx: Context) => View;
   /** Shown only for runs with samples over time. */
   samplesOnly?: boolean;
+  /** Shown only for traces. */
+  traceOnly?: boolean;
 }
 
 const PANELS: PanelDef[] = [
   { id: 'ranked', title: 'Ranked events', make: (b, t, c) => new RankedView(b, t, c) },
+  { id: 'timeline', title: 'Timeline: threads over time', make: (b, t, c) => new TimelineView(b, t, c), traceOnly: true },
   { id: 'heatmap', title: 'Heat map: events × threads', make: (b, t, c) => new HeatmapView(b, t, c) },
   { id: 'overview', title: 'Overview', make: (b, t, c) => new OverviewView(b, t, c) },
   { id: 'event', title: 'Event across threads', make: (b, t, c) => new EventView(b, t, c) },
@@ -209,12 +213,14 @@ async function start(): Promise<void> {
     document.body.classList.add('has-samples');
     app.appendChild(sampleBar(ctx, s));
   }
+  if (run.timeline) document.body.classList.add('has-timeline');
   const grid = document.createElement('main');
   grid.className = 'grid';
   app.appendChild(grid);
   const views: View[] = [];
   for (const def of PANELS) {
     if (def.samplesOnly && !hasSamples) continue;
+    if (def.traceOnly && !run.timeline) continue;
     const panel = document.createElement('section');
     panel.className = `panel panel-${def.id}`;
     panel.id = `panel-${def.id}`;

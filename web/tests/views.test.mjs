@@ -402,3 +402,53 @@ test('live: the trend grows as the samples of a replay arrive, pushed over the W
     server.stop();
   }
 });
+
+test('timeline of a real Chrome trace: lanes per thread, zoom, flagged events, click selects', async () => {
+  const run = path.join(process.env.PERFSCAPE_SHARED ?? path.join(repo, '../shared'), 'corpus/tau-real/mpi-stencil-np4-trace/trace.chrome.json');
+  const server = await serve(run);
+  const br = await browser();
+  try {
+    const { page, errors } = await open(br, server.url);
+    // Four lanes (ranks), their slices drawn, the selected event flagged in the top strip.
+    const tl = await option(page, 'timeline');
+    const slices = tl.series.find((s) => s.id === 'slices');
+    assert.ok(slices.data.length > 50, `slices: ${slices.data.length}`);
+    assert.deepEqual(tl.yAxis[1].data.filter((l) => l !== '').map((l) => l.split(' ')[0]), ['0.0.0', '1.0.0', '2.0.0', '3.0.0']);
+    const sel = await selection(page);
+    const top = await page.evaluate((e) => fetch(`/api/event/${e}`).then((r) => r.json()), sel.event);
+    assert.match(await page.textContent('#panel-timeline .event-title'), new RegExp(`inside ${top.name.replace(/[()]/g, '\\$&')}`));
+    const occ = tl.series.find((s) => s.id === 'occupancy').data.map((d) => d[1]);
+    assert.ok(Math.max(...occ) > 3.9, 'all 4 ranks are inside the top event at some time');
+    const pix = await drawn(page, '#panel-timeline .chart');
+    assert.ok(pix.ink > 0.1 && pix.colours > 10, JSON.stringify(pix));
+    // Zoom in with the wheel: a narrower window is fetched.
+    const box = await page.locator('#panel-timeline .chart').boundingBox();
+    await page.mouse.move(box.x + box.width * 0.9, box.y + box.height * 0.5);
+    for (let i = 0; i < 8; i++) await page.mouse.wheel(0, -400);
+    await page.waitForFunction(() => !/window 0 µs – /.test(document.querySelector('#panel-timeline .event-title')?.textContent ?? ''), null, { timeout: 10000 });
+    // Click rank 2's MPI_Init() slice: that event and thread are selected in every view.
+    await page.evaluate(() => window.perfscape.store.set({ event: null }));
+    await page.evaluate(() => {
+      // Back to the whole trace at full resolution for a deterministic click target.
+      window.perfscape.charts.get('timeline').dispatchAction({ type: 'dataZoom', start: 0, end: 100 });
+    });
+    await page.waitForFunction(() => /window 0 µs – /.test(document.querySelector('#panel-timeline .event-title')?.textContent ?? ''), null, { timeout: 10000 });
+    const target = await page.evaluate(() => {
+      const c = window.perfscape.charts.get('timeline');
+      const o = c.getOption();
+      const s = o.series.find((x) => x.id === 'slices');
+      const names = window.perfscape.charts.get('timeline-data').names;
+      const d = s.data.map((x) => x.value).filter((v) => v[4] === 2 && v[3] === 1 && names[v[5]] === 'MPI_Init()')[0];
+      return c.convertToPixel({ xAxisIndex: 1, yAxisIndex: 1 }, [(d[0] + d[1]) / 2, d[2]]);
+    });
+    const cbox = await page.locator('#panel-timeline .chart').boundingBox();
+    await page.mouse.click(cbox.x + target[0], cbox.y + target[1]);
+    await page.waitForFunction(() => window.perfscape.store.get().thread === '2.0.0');
+    const init = (await page.evaluate(() => fetch('/api/events').then((r) => r.json()))).rows.find((r) => r.name === 'MPI_Init()');
+    assert.equal((await selection(page)).event, init.id);
+    assert.deepEqual(errors, []);
+  } finally {
+    await br.close();
+    server.stop();
+  }
+});

@@ -27,6 +27,7 @@ mod histogram;
 pub mod pyramid;
 mod stats;
 pub mod threads;
+pub mod timeline;
 mod top;
 pub mod views;
 

@@ -100,17 +100,24 @@ pub fn run(args: &ServeArgs) -> anyhow::Result<ExitCode> {
     } else {
         None
     };
-    let (loaded, series): (Result<_, String>, Option<Arc<dyn SeriesSource>>) = match &live_run {
+    type Extra = (Option<Arc<dyn SeriesSource>>, Option<Arc<perfscape_model::Trace>>);
+    let (loaded, (series, trace)): (Result<_, String>, Extra) = match &live_run {
         Some(run) => (
             Err("waiting for the first sample of the live run".into()),
-            Some(Arc::new(run.series().clone())),
+            (Some(Arc::new(run.series().clone())), None),
         ),
         None => match loading::open_run(&args.input, true) {
-            Ok((l, s)) => (Ok(l), s.map(|s| Arc::new(s) as Arc<dyn SeriesSource>)),
+            Ok(o) => (
+                Ok(o.loaded),
+                (
+                    o.series.map(|s| Arc::new(s) as Arc<dyn SeriesSource>),
+                    o.trace.map(Arc::new),
+                ),
+            ),
             Err(e) => {
                 // The page shows the error too (never a blank page).
                 eprintln!("perfscape: {e:#}");
-                (Err(format!("{e:#}")), None)
+                (Err(format!("{e:#}")), (None, None))
             }
         },
     };
@@ -135,6 +142,7 @@ pub fn run(args: &ServeArgs) -> anyhow::Result<ExitCode> {
             shared: args.share,
             series,
             live: live_run.is_some(),
+            trace,
         },
     );
     let follower = live_run

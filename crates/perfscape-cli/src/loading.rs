@@ -28,7 +28,26 @@ impl ProgressSink for Bar {
 /// Loads the run named in `input`, showing a progress bar on a terminal, and prints what
 /// could not be loaded (and the first warnings) to stderr.
 pub fn open(input: &Input) -> anyhow::Result<Loaded> {
-    open_run(input, false).map(|(loaded, _)| loaded)
+    open_run(input, false).map(|o| o.loaded)
+}
+
+/// What [`open_run`] gives: the profile, and for the browser views the samples over time of
+/// a snapshot or dump run and the trace of a Chrome trace.
+pub struct Opened {
+    /// The profile and its load report.
+    pub loaded: Loaded,
+    /// The samples over time (`keep_extra` and a snapshot or dump run).
+    pub series: Option<SampleSeries>,
+    /// The trace (`keep_extra` and a Chrome trace).
+    pub trace: Option<perfscape_model::Trace>,
+}
+
+/// True when `input` is a Chrome trace (detected, or named by `--input-format chrome`).
+fn is_chrome(input: &Input) -> bool {
+    match input.input_format.as_deref() {
+        Some(f) => f == "chrome",
+        None => matches!(perfscape_formats::detect(&input.run), Ok(Detected::ChromeTrace)),
+    }
 }
 
 /// True when `input` names a run observed over time (TAU snapshots or incremental dumps),
@@ -43,11 +62,13 @@ fn has_series(input: &Input) -> bool {
     }
 }
 
-/// Like [`open`]; with `keep_series`, a run observed over time also gives its
+/// Like [`open`]; with `keep_extra`, a run observed over time also gives its
 /// [`SampleSeries`], and the profile is made from it (the final state, or the `--sample`),
-/// so the profile's event ids are the series'. No series with `--clock-hz` (its samples would
-/// keep cycles while the profile shows time; a note says so).
-pub fn open_run(input: &Input, keep_series: bool) -> anyhow::Result<(Loaded, Option<SampleSeries>)> {
+/// so the profile's event ids are the series' (no series with `--clock-hz`: its samples would
+/// keep cycles while the profile shows time; a note says so); and a Chrome trace gives its
+/// [`perfscape_model::Trace`] for the timeline.
+pub fn open_run(input: &Input, keep_extra: bool) -> anyhow::Result<Opened> {
+    let keep_series = keep_extra;
     let target = if std::io::stderr().is_terminal() {
         ProgressDrawTarget::stderr()
     } else {
@@ -130,12 +151,26 @@ pub fn open_run(input: &Input, keep_series: bool) -> anyhow::Result<(Loaded, Opt
         .with_context(|| format!("cannot load {}", input.run.display()))?;
         (loaded, None)
     };
+    let (loaded, trace) = if keep_extra && is_chrome(input) {
+        // The timeline needs the trace itself: read it again with it (Chrome traces are
+        // small next to profiles of many ranks; the profile is the same as the load's).
+        match perfscape_formats::chrome::read_trace(&input.run, &LoadOptions::default()) {
+            Ok((trace, l)) => (l, Some(trace)),
+            Err(_) => (loaded, None),
+        }
+    } else {
+        (loaded, None)
+    };
     print_report(&loaded.report, input.verbose);
     let loaded = match &input.clock_hz {
         Some(spec) => cycles_as_time(loaded, spec)?,
         None => loaded,
     };
-    Ok((loaded, series))
+    Ok(Opened {
+        loaded,
+        series,
+        trace,
+    })
 }
 
 /// `--clock-hz`: every metric counted in cycles becomes nanoseconds at the given frequency.

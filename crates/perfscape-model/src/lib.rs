@@ -53,4 +53,4 @@ pub use metric::{Metric, Unit};
 pub use profile::{CallTree, Profile};
 pub use series::{AcrossThreads, AtomicKind, SampleId, SampleInfo, SampleMode, SampleSeries, SampleValues};
 pub use thread_data::{MetricValue, ThreadData};
-pub use trace::{Trace, TraceBuilder, TraceThread};
+pub use trace::{IntervalLane, Trace, TraceBuilder, TraceThread};

@@ -58,6 +58,8 @@ pub struct RunInfo {
     pub samples: u32,
     /// True while the series is still growing (live mode).
     pub live: bool,
+    /// True when the run is a trace: the timeline (`/api/timeline`) can show it.
+    pub timeline: bool,
 }
 
 /// A metric.
@@ -540,6 +542,58 @@ pub struct PointCloudResponse {
     pub threads: Vec<String>,
     /// Threads in the profile; more than `points.len()` when the cloud was thinned.
     pub total_threads: u32,
+}
+
+/// One thread's lane of the timeline: its slices in the window, columnar.
+#[derive(Debug, Clone, Serialize, TS)]
+#[ts(export)]
+pub struct TimelineLane {
+    /// Thread address `N.C.T` (as in the profile derived from the trace).
+    pub thread: String,
+    /// The process and thread as the trace names them.
+    pub label: String,
+    /// Nesting depths of the lane in the whole trace.
+    pub depths: u32,
+    /// Slice starts, ns since the trace's first event.
+    pub start: Vec<f64>,
+    /// Slice ends, ns since the trace's first event.
+    pub end: Vec<f64>,
+    /// Slice nesting depths (0 = top level).
+    pub depth: Vec<u32>,
+    /// Slice names, indices into `TimelineResponse.names`.
+    pub name: Vec<u32>,
+    /// Intervals in each slice (more than 1: a run of intervals shorter than a pixel merged).
+    pub merged: Vec<u32>,
+}
+
+/// `GET /api/timeline`: the lanes of a trace in a time window at screen resolution, and the
+/// merged timeline of flagged events.
+#[derive(Debug, Clone, Serialize, TS)]
+#[ts(export)]
+pub struct TimelineResponse {
+    /// The trace's first event on its own clock (ns); every other time is relative to it.
+    pub origin_ns: f64,
+    /// Length of the whole trace (ns).
+    pub duration_ns: f64,
+    /// The window (ns since the first event).
+    pub from_ns: f64,
+    /// End of the window.
+    pub to_ns: f64,
+    /// Width the window was reduced for (pixels).
+    pub width: u32,
+    /// Lanes in the trace (the answer holds `lanes_from ..` of them).
+    pub lane_count: u32,
+    /// Position of the first lane of the answer.
+    pub lanes_from: u32,
+    /// The lanes.
+    pub lanes: Vec<TimelineLane>,
+    /// Names the slices refer to.
+    pub names: Vec<String>,
+    /// Names of the flagged events.
+    pub flagged: Vec<String>,
+    /// Per pixel of the window, the number of threads inside a flagged event (averaged over
+    /// the pixel's time; all lanes, not only those of the answer).
+    pub occupancy: Vec<f64>,
 }
 
 /// An error answer (`4xx`/`5xx`).

@@ -24,6 +24,7 @@ mod assets;
 pub mod query;
 pub mod series;
 pub mod share;
+pub mod timeline;
 
 use axum::Router;
 use axum::extract::{Path, Query, Request, State};
@@ -110,6 +111,7 @@ pub struct AppState {
     hub: share::Hub,
     shared: bool,
     series: series::SeriesState,
+    trace: Option<timeline::TraceState>,
 }
 
 /// Options of [`AppState::with_options`].
@@ -124,6 +126,8 @@ pub struct StateOptions {
     pub series: Option<Arc<dyn series::SeriesSource>>,
     /// True while the series is still growing (live mode).
     pub live: bool,
+    /// The trace of the run (a Chrome trace), shown by the timeline view.
+    pub trace: Option<Arc<perfscape_model::Trace>>,
 }
 
 impl AppState {
@@ -166,6 +170,7 @@ impl AppState {
             hub: share::Hub::default(),
             shared: options.shared,
             series: series::SeriesState::new(options.series, options.live),
+            trace: options.trace.map(timeline::TraceState::new),
         })
     }
 
@@ -243,6 +248,7 @@ async fn get_run(State(s): State<Shared>) -> Response {
     info.shared = s.shared;
     info.samples = s.series.len() as u32;
     info.live = s.series.is_live();
+    info.timeline = s.trace.is_some();
     axum::Json(info).into_response()
 }
 
@@ -329,6 +335,25 @@ async fn get_kiviat(State(s): State<Shared>, Query(q): Query<ViewParams>) -> Res
 async fn get_pointcloud(State(s): State<Shared>, Query(q): Query<ViewParams>) -> Response {
     let at = q.clone();
     compute_at(s, Some(&at), move |p, _| series::pointcloud(p, &q)).await
+}
+
+async fn get_timeline(State(s): State<Shared>, Query(q): Query<ViewParams>) -> Response {
+    let result = tokio::task::spawn_blocking(move || match &s.trace {
+        Some(t) => t.timeline(s.run.as_ref().ok().map(|l| &l.profile), &q),
+        None => Err(ApiError::bad(
+            "this run is not a trace: the timeline shows Chrome traces (Chrome Trace Event JSON)",
+        )),
+    })
+    .await;
+    match result {
+        Ok(Ok(v)) => axum::Json(v).into_response(),
+        Ok(Err(e)) => e.into_response(),
+        Err(e) => ApiError {
+            status: 500,
+            message: format!("internal error: {e}"),
+        }
+        .into_response(),
+    }
 }
 
 async fn get_ws(State(s): State<Shared>, ws: axum::extract::ws::WebSocketUpgrade) -> Response {
@@ -451,6 +476,7 @@ pub fn router(state: Shared) -> Router {
         .route("/trend", get(get_trend))
         .route("/kiviat", get(get_kiviat))
         .route("/pointcloud", get(get_pointcloud))
+        .route("/timeline", get(get_timeline))
         .fallback(api_not_found);
     Router::new()
         .nest("/api", api)

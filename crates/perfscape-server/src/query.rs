@@ -112,6 +112,18 @@ pub struct ViewParams {
     pub points_max: Option<u32>,
     /// Trend: the event.
     pub event: Option<u32>,
+    /// Timeline: window start, ns since the trace's first event (default 0).
+    pub from_ns: Option<f64>,
+    /// Timeline: window end (default the trace's end).
+    pub to_ns: Option<f64>,
+    /// Timeline: first lane (default 0).
+    pub l0: Option<u32>,
+    /// Timeline: end lane, exclusive (default first + 64, at most first + 512).
+    pub l1: Option<u32>,
+    /// Timeline: deepest nesting returned (default 32).
+    pub depth: Option<u32>,
+    /// Timeline: flagged events (comma-separated event ids of the profile; matched by name).
+    pub flag: Option<String>,
 }
 
 /// Row sets computed once per (metric, kind, rows, callpaths, order) and reused: ranking the
@@ -354,6 +366,7 @@ pub fn run_info(path: &str, run: &Result<Loaded, String>) -> RunInfo {
         shared: false,
         samples: 0,
         live: false,
+        timeline: false,
     };
     match run {
         Ok(l) => run_info_of(path, &l.profile, &l.report),

@@ -98,4 +98,8 @@ samples: number,
 /**
  * True while the series is still growing (live mode).
  */
-live: boolean, };
+live: boolean, 
+/**
+ * True when the run is a trace: the timeline (`/api/timeline`) can show it.
+ */
+timeline: boolean, };
