@@ -28,7 +28,9 @@ export function binary() {
 /** Starts `perfscape serve RUN`; resolves to { url, stop }. */
 export function serve(run, extra = []) {
   return new Promise((resolve, reject) => {
-    const child = spawn(binary(), ['serve', run, '--no-open', ...extra], { stdio: ['ignore', 'pipe', 'pipe'] });
+    // Profile caches of read-only runs go to a temporary directory, not the user's.
+    const env = { ...process.env, XDG_CACHE_HOME: path.join(tmpdir(), 'perfscape-browser-test-cache') };
+    const child = spawn(binary(), ['serve', run, '--no-open', ...extra], { stdio: ['ignore', 'pipe', 'pipe'], env });
     let out = '';
     let err = '';
     const timer = setTimeout(() => reject(new Error(`server did not start: ${out}${err}`)), 120000);
