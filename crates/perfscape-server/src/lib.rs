@@ -211,7 +211,7 @@ async fn compute_at<T: serde::Serialize + Send + 'static>(
         Some(Err(e)) => return e.into_response(),
         None => (None, perfscape_model::SampleMode::Cumulative),
     };
-    let result = tokio::task::spawn_blocking(move || {
+    blocking(move || {
         let picked = state
             .series
             .pick(sample, mode, state.run.as_ref().ok().map(|l| &l.profile))?;
@@ -226,8 +226,14 @@ async fn compute_at<T: serde::Serialize + Send + 'static>(
             series::Picked::Sample(p, cache) => f(&p, &cache),
         }
     })
-    .await;
-    match result {
+    .await
+}
+
+/// Runs `f` on the blocking pool and answers its value as JSON, or its error.
+async fn blocking<T: serde::Serialize + Send + 'static>(
+    f: impl FnOnce() -> Result<T, ApiError> + Send + 'static,
+) -> Response {
+    match tokio::task::spawn_blocking(f).await {
         Ok(Ok(v)) => axum::Json(v).into_response(),
         Ok(Err(e)) => e.into_response(),
         Err(e) => ApiError {
@@ -307,29 +313,11 @@ async fn get_series(State(s): State<Shared>) -> Response {
 }
 
 async fn get_trend(State(s): State<Shared>, Query(q): Query<ViewParams>) -> Response {
-    let result = tokio::task::spawn_blocking(move || s.series.trend(&q)).await;
-    match result {
-        Ok(Ok(v)) => axum::Json(v).into_response(),
-        Ok(Err(e)) => e.into_response(),
-        Err(e) => ApiError {
-            status: 500,
-            message: format!("internal error: {e}"),
-        }
-        .into_response(),
-    }
+    blocking(move || s.series.trend(&q)).await
 }
 
 async fn get_kiviat(State(s): State<Shared>, Query(q): Query<ViewParams>) -> Response {
-    let result = tokio::task::spawn_blocking(move || s.series.kiviat(&q)).await;
-    match result {
-        Ok(Ok(v)) => axum::Json(v).into_response(),
-        Ok(Err(e)) => e.into_response(),
-        Err(e) => ApiError {
-            status: 500,
-            message: format!("internal error: {e}"),
-        }
-        .into_response(),
-    }
+    blocking(move || s.series.kiviat(&q)).await
 }
 
 async fn get_pointcloud(State(s): State<Shared>, Query(q): Query<ViewParams>) -> Response {
@@ -338,22 +326,13 @@ async fn get_pointcloud(State(s): State<Shared>, Query(q): Query<ViewParams>) ->
 }
 
 async fn get_timeline(State(s): State<Shared>, Query(q): Query<ViewParams>) -> Response {
-    let result = tokio::task::spawn_blocking(move || match &s.trace {
+    blocking(move || match &s.trace {
         Some(t) => t.timeline(s.run.as_ref().ok().map(|l| &l.profile), &q),
         None => Err(ApiError::bad(
             "this run is not a trace: the timeline shows Chrome traces (Chrome Trace Event JSON)",
         )),
     })
-    .await;
-    match result {
-        Ok(Ok(v)) => axum::Json(v).into_response(),
-        Ok(Err(e)) => e.into_response(),
-        Err(e) => ApiError {
-            status: 500,
-            message: format!("internal error: {e}"),
-        }
-        .into_response(),
-    }
+    .await
 }
 
 async fn get_ws(State(s): State<Shared>, ws: axum::extract::ws::WebSocketUpgrade) -> Response {
