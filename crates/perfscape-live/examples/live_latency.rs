@@ -16,16 +16,10 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::print_stdout)]
 
+use perfscape_live::synthetic::{self, RankFile, snapshot_run};
 use perfscape_live::{LiveEvent, LiveOptions, LiveRun, ReplayOptions, ReplayPlan, replay_plan, watch};
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
-
-struct RankFile {
-    name: String,
-    bytes: Vec<u8>,
-    blocks: Vec<std::ops::Range<usize>>,
-}
 
 fn corpus_run() -> PathBuf {
     let p = std::env::var_os("PERFSCAPE_CORPUS")
@@ -34,49 +28,12 @@ fn corpus_run() -> PathBuf {
     p.join("tau-real/mpi-stencil-np8-snapshot")
 }
 
-/// The 8 real files, then `ranks` renamed copies.
 fn synthetic(ranks: usize) -> Vec<RankFile> {
-    let dir = corpus_run();
-    let real: Vec<String> = (0..8)
-        .map(|k| std::fs::read_to_string(dir.join(format!("snapshot.{k}.0.0"))).unwrap())
-        .collect();
-    (0..ranks)
-        .map(|r| {
-            let k = r % 8;
-            let text = &real[k];
-            let pid = text
-                .split(&format!("<thread id=\"{k}.0.0."))
-                .nth(1)
-                .unwrap()
-                .split('"')
-                .next()
-                .unwrap();
-            let renamed = text
-                .replace(&format!("\"{k}.0.0.{pid}\""), &format!("\"{r}.0.0.{pid}\""))
-                .replace(&format!("node=\"{k}\""), &format!("node=\"{r}\""));
-            let bytes = renamed.into_bytes();
-            let mut blocks = Vec::new();
-            let mut start = 0;
-            for (i, m) in String::from_utf8_lossy(&bytes).match_indices("</profile_xml>\n") {
-                blocks.push(start..i + m.len());
-                start = i + m.len();
-            }
-            RankFile {
-                name: format!("snapshot.{r}.0.0"),
-                bytes,
-                blocks,
-            }
-        })
-        .collect()
+    snapshot_run(&corpus_run(), ranks).unwrap()
 }
 
 fn append(path: &Path, bytes: &[u8]) {
-    let mut f = std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(path)
-        .unwrap();
-    f.write_all(bytes).unwrap();
+    synthetic::append(path, bytes).unwrap();
 }
 
 fn wait_sample(run: &LiveRun, k: u32) -> Instant {

@@ -80,6 +80,7 @@ mod files;
 mod replay;
 mod series_handle;
 mod summary;
+pub mod synthetic;
 mod watch;
 
 pub use event::{AmendedEvent, FinishReason, LiveEvent, SampleEvent};
