@@ -174,7 +174,7 @@ function liveHandler(ctx: Context): (ev: unknown) => void {
     const kind = (ev as { event?: string }).event;
     live.perfscapeLive.events++;
     if (kind === 'sample') live.perfscapeLive.samples++;
-    if (kind === 'sample' || kind === 'amended' || kind === 'finished') refresh();
+    if (kind === 'sample' || kind === 'amended' || kind === 'finished' || kind === 'connected') refresh();
   };
 }
 

@@ -18,6 +18,8 @@ export function joinSession(onEvent?: EventHandler, shared = true): void {
   const ws = new WebSocket(`${proto}://${window.location.host}/api/ws`);
   (window as unknown as { perfscapeSocket: WebSocket }).perfscapeSocket = ws;
   if (!shared) {
+    // Catch up on what happened before the socket opened.
+    ws.addEventListener('open', () => onEvent?.({ event: 'connected' }));
     ws.addEventListener('message', (ev) => {
       const m = JSON.parse(String(ev.data)) as ServerMessage;
       if (m.type === 'event') onEvent?.(m.event);
@@ -79,6 +81,7 @@ export function joinSession(onEvent?: EventHandler, shared = true): void {
         m.peers.forEach((p) => peers.set(p.id, p));
         showPresence();
         if (m.selection) apply(m.selection);
+        onEvent?.({ event: 'connected' });
         break;
       case 'presence':
         peers.clear();
