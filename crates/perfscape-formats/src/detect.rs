@@ -145,6 +145,23 @@ pub fn sniff_bytes(head: &[u8]) -> Option<Detected> {
     if crate::pprof::looks_like_pprof(head) {
         return Some(Detected::Pprof);
     }
+    // Formats recognized only to say what they are.
+    if head.len() >= 6 && head[0] == 0x03 && head[1] == b'B' && &head[2..6] == b"OTF2" {
+        return Some(Detected::Unsupported(
+            "a Score-P OTF2 trace archive (anchor file)",
+        ));
+    }
+    if first_line.ends_with("dynamic_trace_events") {
+        return Some(Detected::Unsupported("a TAU trace event definition file (.edf)"));
+    }
+    if t.starts_with("PROJECTIONS_ID") {
+        return Some(Detected::Unsupported("a Charm++ Projections summary file (.sts)"));
+    }
+    if t.starts_with("SCOREP_") {
+        return Some(Detected::Unsupported(
+            "a Score-P configuration file (scorep.cfg), not a measurement",
+        ));
+    }
     None
 }
 
@@ -278,6 +295,17 @@ mod tests {
         std::io::Write::write_all(&mut gz, &[0, b'P', 0, b'P', 0, b'K', 0, 0, 0, 2]).unwrap();
         assert_eq!(sniff_bytes(&gz.finish().unwrap()), Some(Detected::Ppk));
         assert_eq!(sniff_bytes(b"PERFILE2\x68\0\0\0"), Some(Detected::PerfData));
+        for head in [
+            &b"\x03BOTF2\x00\x03\x02\x02"[..],
+            b"126 dynamic_trace_events\n# FunctionId Group Tag",
+            b"PROJECTIONS_ID \nVERSION 11.0\n",
+            b"SCOREP_ENABLE_PROFILING=false\n",
+        ] {
+            assert!(
+                matches!(sniff_bytes(head), Some(Detected::Unsupported(_))),
+                "{head:?}"
+            );
+        }
         assert_eq!(
             sniff_bytes(b"a.out 12/12 [001] 5.000001: 100 cycles: \n\t 4004f6 main (/a.out)\n"),
             Some(Detected::PerfScript)
