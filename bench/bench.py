@@ -1,25 +1,39 @@
 #!/usr/bin/env python3
-"""Benchmark `perfscape summary` on real and generated TAU runs; write BENCHMARKS.md.
+"""Benchmark perfscape on real and generated runs; write BENCHMARKS.md (every figure the issues ask for).
 
 usage: python3 bench/bench.py [--ranks 1024,4096] [--repeat 5] [--out BENCHMARKS.md] [--hatchet]
-                             [--reopen-ranks 65536]
+                             [--million] [--reopen-ranks 65536] [--serve-ranks 4096,65536]
+                             [--no-serve] [--no-live] [--note TEXT]
 
 - Builds perfscape in release mode (cargo build --release).
 - Generates the scale runs with ../shared/tools/tau_scale.py from
   ../shared/corpus/tau-real/mpi-stencil-np64-callpath-commmatrix (--lines 5000) into a cache
   directory (bench/.runs, git-ignored), once.
 - Times `perfscape summary RUN --no-cache` REPEAT times per input (page cache warm: one untimed run
-  first) and reports the median wall time and the peak resident memory (from wait4's ru_maxrss).
+  first) and reports the median wall time and the peak resident memory (GNU time's %M, see run_once).
+- With --hatchet, also times Hatchet's GraphFrame.from_tau (if `import hatchet` works) on the np128
+  corpus run and the 1,024 / 4,096-rank runs, all without user events (Hatchet's TAU reader fails on
+  context user events): tau_scale --no-user-events, and for np128 a copy of its two metric
+  directories cut after "0 aggregates" (Hatchet also walks into the run's oracle/ directory).
 - Re-open from the cache: the same with `--refresh-cache` (load + write the cache) and from the
   cache, on every input and on the --reopen-ranks runs (65,536 ranks, 1.5 GB, by default).
-- With --hatchet, also times Hatchet's GraphFrame.from_tau on the same runs made with
-  --no-user-events (Hatchet's TAU reader fails on context user events), if `import hatchet` works.
+- Other formats: `summary --no-cache` on the largest corpus file of each non-TAU reader (and every
+  perf.data file, beside `perf script`).
+- `perfscape serve` (node + chromium): p50/p99 of heat-map and overview requests and the page's
+  first draw, on each --serve-ranks run (bench/serve_bench.mjs).
+- Live mode: the live_latency and live_push_latency examples (64 and 1,024 ranks).
+- With --million, the in-memory 1,000,000-thread x 1,000-event pyramid example.
 - Reference figures of TAU's own tools (measured on this kind of machine, given in the issue)
   are printed beside ours; they are not re-measured here (TAU is not installed).
 """
 import argparse
 import json
+import math
 import os
+import shlex
+import shutil
+import tempfile
+import threading
 import statistics
 import subprocess
 import sys
@@ -68,18 +82,52 @@ def dir_bytes(path):
     return sum(p.stat().st_size for p in Path(path).rglob("profile.*") if "oracle" not in p.parts)
 
 
-def timed(cmd, repeat):
-    """Median wall seconds and max peak RSS (MB) of `cmd` over `repeat` runs."""
-    subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # warm the page cache
+GNU_TIME = "/usr/bin/time"
+
+
+def run_once(cmd, timeout=None, capture=False):
+    """Wall seconds, peak RSS (MB), exit code, stdout (if `capture`, else discarded) and stderr of one run
+    of `cmd` (its process group killed after `timeout` s).
+
+    The peak RSS is GNU time's %M (wait4's ru_maxrss of the command, forked from the small `time`
+    process): ru_maxrss of a child spawned by Python directly starts at this Python process's own
+    peak (the child execs out of the parent's address space), which would put a floor of 15-70 MB
+    under every figure. The wall time is measured here and includes starting `time` (about 1 ms)."""
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err, \
+            tempfile.NamedTemporaryFile("r") as rss_file:
+        t0 = time.perf_counter()
+        p = subprocess.Popen([GNU_TIME, "-f", "%M", "-o", rss_file.name] + [str(c) for c in cmd],
+                             stdout=out if capture else subprocess.DEVNULL, stderr=err, start_new_session=True)
+        timer = threading.Timer(timeout, lambda: os.killpg(p.pid, 9)) if timeout else None
+        if timer:
+            timer.start()
+        p.wait()
+        wall = time.perf_counter() - t0
+        if timer:
+            timer.cancel()
+        # `time` writes "Command exited with non-zero status N" before the figure when the command fails.
+        last = (rss_file.read().strip().splitlines() or ["0"])[-1]
+        rss_kb = int(last) if last.isdigit() else 0
+        out.seek(0)
+        err.seek(0)
+        return wall, rss_kb / 1024.0, p.returncode, out.read().decode(errors="replace"), \
+            err.read().decode(errors="replace")
+
+
+def timed(cmd, repeat, warm=True, timeout=None):
+    """Median wall seconds and max peak RSS (MB) of `cmd` over `repeat` runs (exit 0, or 3 = loaded with
+    warnings). Raises SystemExit with the last line of stderr if a run fails."""
+    if warm:
+        subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # warm the page cache
     walls, rss = [], []
     for _ in range(repeat):
-        t0 = time.perf_counter()
-        p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        _, status, usage = os.wait4(p.pid, 0)
-        walls.append(time.perf_counter() - t0)
-        rss.append(usage.ru_maxrss / 1024.0)
-        if os.waitstatus_to_exitcode(status) not in (0, 3):
-            raise SystemExit(f"failed: {' '.join(map(str, cmd))}")
+        wall, mb, code, _out, err = run_once(cmd, timeout)
+        if code not in (0, 3):
+            last = [line for line in err.strip().splitlines() if line.strip()][-1:] or ["no message"]
+            why = f"killed after {timeout:.0f} s" if timeout and wall >= timeout else f"exit {code}: {last[0].strip()}"
+            raise SystemExit(why)
+        walls.append(wall)
+        rss.append(mb)
     return statistics.median(walls), max(rss)
 
 
@@ -145,10 +193,312 @@ def reopen_section(exe, rows, inputs, repeat, extra_runs):
     return lines
 
 
+HATCHET_RANKS = (128, 1024, 4096)
+HATCHET_TIMEOUT_S = 600  # issue #4: Hatchet "where it finishes within 10 minutes"
+NP128 = CORPUS / "tau-real" / "mpi-stencil-np128-callpath-multimetric"
+
+
 def hatchet_cmd(run):
     code = ("import hatchet, sys; gf = hatchet.GraphFrame.from_tau(sys.argv[1]); "
             "print(len(gf.dataframe))")
     return [sys.executable, "-c", code, str(run)]
+
+
+def corpus_nouser(src, out):
+    """A copy of a corpus TAU run's metric directories (MULTI__*) with every profile file cut after its
+    "0 aggregates" line (no user events) and without the run's oracle/ directory."""
+    if out.exists():
+        return out
+    tmp = out.with_name(out.name + ".tmp")
+    shutil.rmtree(tmp, ignore_errors=True)
+    for d in sorted(x for x in src.iterdir() if x.is_dir() and x.name.startswith("MULTI__")):
+        (tmp / d.name).mkdir(parents=True)
+        for f in sorted(d.glob("profile.*")):
+            text = f.read_text()
+            end = text.index("\n0 aggregates\n") + len("\n0 aggregates\n")
+            (tmp / d.name / f.name).write_text(text[:end])
+    tmp.rename(out)
+    return out
+
+
+def hatchet_section(exe, ranks_list, repeat):
+    """Hatchet's GraphFrame.from_tau beside perfscape on the same runs without user events."""
+    lines = ["", "## Hatchet `GraphFrame.from_tau` on the same runs without user events", "",
+             "Hatchet's TAU reader fails on context user events, so both tools read runs without them:",
+             "`tau_scale.py --no-user-events` runs, and for np128 a copy of its two metric directories with every file",
+             "cut after `0 aggregates` (Hatchet also walks into the run's `oracle/` directory and fails on it).",
+             "Hatchet reads only the callpath lines (its dataframe has one row per callpath node and thread);",
+             "perfscape reads every line. Hatchet: %s of `python3 -c \"hatchet.GraphFrame.from_tau(RUN)\"`"
+             % ("the median of 3 runs" if repeat >= 3 else "the median of %d run(s)" % repeat),
+             "(one at 4,096 ranks), killed after %d s; perfscape `summary --no-cache` as above, which also warms the"
+             % HATCHET_TIMEOUT_S,
+             "page cache for Hatchet. Hatchet %s." % hatchet_version(), "",
+             "| input | Hatchet wall | Hatchet peak RSS | Hatchet dataframe rows | perfscape wall, peak RSS | perfscape speed-up | Hatchet (issue ref.) |",
+             "|---|---|---|---|---|---|---|"]
+    measured = {}
+    for ranks in HATCHET_RANKS:
+        if ranks == 128:
+            run, label = corpus_nouser(NP128, CACHE / "np128-corpus-nouser"), "tau-real np128 callpath multimetric, no user events"
+        else:
+            run, label = scale_run(ranks, user_events=False), f"tau_scale {ranks} ranks, --lines 5000 --no-user-events"
+        p_wall, p_rss = timed([str(exe), "summary", str(run), "--no-cache"], repeat)
+        n = 1 if ranks >= 4096 else min(3, repeat)
+        walls, rss, df_rows, error = [], [], "-", None
+        for _ in range(n):
+            wall, mb, code, out, err = run_once(hatchet_cmd(run), HATCHET_TIMEOUT_S, capture=True)
+            if code != 0:
+                last = [x for x in err.strip().splitlines() if x.strip()][-1:] or ["no message"]
+                error = (f"killed after {HATCHET_TIMEOUT_S} s" if wall >= HATCHET_TIMEOUT_S
+                         else f"exit {code}: `{last[0].strip()}`")
+                break
+            walls.append(wall)
+            rss.append(mb)
+            df_rows = out.strip().splitlines()[-1]
+        ref = HATCHET_REF.get(ranks)
+        ref_s = "%.1f s" % ref if ref else "-"
+        if error:
+            lines.append(f"| {label} | failed: {error} | - | - | {p_wall:.3f} s, {p_rss:.0f} MB | - | {ref_s} |")
+        else:
+            hw = statistics.median(walls)
+            measured[ranks] = hw
+            lines.append(f"| {label} | {hw:.2f} s | {max(rss):.0f} MB | {int(df_rows):,} | {p_wall:.3f} s, {p_rss:.0f} MB "
+                         f"| {hw / p_wall:.0f}x | {ref_s} |")
+        print(lines[-1], file=sys.stderr)
+    for ranks in [r for r in ranks_list if r > max(HATCHET_RANKS)]:
+        if 1024 in measured and 4096 in measured:
+            growth = measured[4096] / measured[1024]
+            est = measured[4096] * growth ** math.log(ranks / 4096, 4)
+            why = ("not run: from 1,024 to 4,096 ranks its time grew %.1fx, so about %s s (%.1f h) expected, past the "
+                   "%d-minute limit" % (growth, f"{est:,.0f}", est / 3600, HATCHET_TIMEOUT_S // 60))
+        else:
+            why = "not run"
+        lines.append(f"| tau_scale {ranks} ranks, --lines 5000 --no-user-events | {why} | - | - | - | - | - |")
+    return lines
+
+
+def hatchet_version():
+    try:
+        out = subprocess.run([sys.executable, "-c", "import hatchet; print(hatchet.__version__)"],
+                             capture_output=True, text=True, check=True).stdout.strip()
+        return out or "(unknown version)"
+    except (subprocess.CalledProcessError, OSError):
+        return "(not importable)"
+
+
+def largest(paths):
+    paths = [p for p in paths if p.exists()]
+    return max(paths, key=lambda p: size_of(p)) if paths else None
+
+
+def size_of(path):
+    path = Path(path)
+    return path.stat().st_size if path.is_file() else sum(f.stat().st_size for f in path.rglob("*") if f.is_file())
+
+
+def other_inputs():
+    """(label, path, reference command or None) of the non-TAU inputs, found in the corpus."""
+    c = CORPUS
+    items = [
+        ("Chrome trace, PyTorch Kineto", largest((c / "chrome-trace" / "hta-pytorch-kineto-ns-resolution").glob("*.json.gz"))),
+        ("Chrome trace, catapult perf sampling",
+         c / "chrome-trace" / "catapult-perf-sampling" / "perf_sampling_trace_with_trace_events.json.gz"),
+        ("Chrome trace, TAU `trace.chrome.json` (4 ranks)", c / "tau-real" / "mpi-stencil-np4-trace" / "trace.chrome.json"),
+        ("pprof", largest(c.rglob("large.cpu.pb.gz"))),
+        ("pprof, 4 sample types", largest(c.rglob("alloc_objects.pb.gz"))),
+    ]
+    items = [(label, path, None) for label, path in items]
+    for f in sorted((c / "perf-data").rglob("*"), key=lambda p: -p.stat().st_size):
+        if f.is_file() and "perf.data" in f.name:
+            items.append(("perf.data", f, ["perf", "script", "-i", str(f)]))
+    items.append(("`perf script` text", largest((c / "perf-script").rglob("*.txt")), None))
+    items.append(("CUBE", largest(c.rglob("*.cubex")), None))
+    items.append(("ParaProf `.ppk`", largest(c.rglob("*.ppk")), None))
+    hpc = [d for d in (c / "hpctoolkit").iterdir() if d.is_dir()]
+    items.append(("HPCToolkit database (experiment.xml)", largest([d for d in hpc if (d / "experiment.xml").exists()]), None))
+    items.append(("HPCToolkit database (meta.db, profile.db, cct.db)", largest([d for d in hpc if (d / "meta.db").exists()]), None))
+    items.append(("Caliper `.cali`", largest((c / "caliper").rglob("*.cali")), None))
+    items.append(("Caliper JSON", largest((c / "caliper").rglob("*.json")), None))
+    return [(label, path, ref) for label, path, ref in items if path is not None]
+
+
+def describe(exe, path):
+    """A short account of what `summary` read (threads, events, warnings), from its JSON output."""
+    out = subprocess.run([str(exe), "summary", str(path), "--no-cache", "-f", "json"], capture_output=True, text=True).stdout
+    try:
+        d = json.loads(out)
+    except json.JSONDecodeError:
+        return "?"
+    ev = d.get("events", {})
+    parts = [f"{d.get('format', '?')}", f"{d.get('threads', 0):,} thread(s)", f"{ev.get('flat', 0):,} flat events",
+             f"{ev.get('callpath', 0):,} callpaths"]
+    if ev.get("sample"):
+        parts.append(f"{ev['sample']:,} sample events")
+    if ev.get("user_events"):
+        parts.append(f"{ev['user_events']:,} user events")
+    if d.get("warnings"):
+        parts.append(f"{len(d['warnings'])} warning(s)")
+    return ", ".join(parts)
+
+
+def other_formats_section(exe, repeat):
+    lines = ["", "## Other formats: load + `perfscape summary`", "",
+             "`perfscape summary FILE --no-cache` on the largest corpus input of each non-TAU reader (and every perf.data",
+             "file), timed like the TAU runs above (median of %d after a warm-up, peak RSS). What was read comes from" % repeat,
+             "`summary -f json`. The reference for perf.data is `perf script -i FILE > /dev/null` (%s), which decodes every"
+             % perf_version(),
+             "record too but does not aggregate; no `go tool pprof` is installed here.", "",
+             "| input | input size | read as | perfscape wall | perfscape peak RSS | reference |",
+             "|---|---|---|---|---|---|"]
+    for label, path, ref in other_inputs():
+        rel = path.relative_to(CORPUS)
+        what = describe(exe, path)
+        try:
+            wall, rss = timed([str(exe), "summary", str(path), "--no-cache"], repeat)
+            ours = (f"{wall:.3f} s", f"{rss:.0f} MB")
+        except SystemExit as e:
+            ours = (f"failed: {e}", "-")
+        ref_s = "-"
+        if ref:
+            try:
+                r_wall, r_rss = timed(ref, repeat)
+                ref_s = f"{r_wall:.3f} s, {r_rss:.0f} MB"
+            except SystemExit as e:
+                ref_s = f"`perf script` failed: {e}"
+        lines.append(f"| {label}: `{rel}` | {size_of(path) / 1e6:.2f} MB | {what} | {ours[0]} | {ours[1]} | {ref_s} |")
+        print(lines[-1], file=sys.stderr)
+    lines += ["", "The TAU-shaped model names every call-tree node by its full path (one callpath event per distinct stack), so",
+              "a pprof file whose sampled stacks are nearly all distinct (`large.cpu`) becomes hundreds of thousands of callpath",
+              "events with long names; an earlier profile of that load found decoding at about 0.15 s and the rest in",
+              "interning and linking those names (`ProfileBuilder`)."]
+    return lines
+
+
+def perf_version():
+    try:
+        return subprocess.run(["perf", "--version"], capture_output=True, text=True, check=True).stdout.strip()
+    except (subprocess.CalledProcessError, OSError):
+        return "perf not installed"
+
+
+def serve_section(exe, run, ranks, requests=200):
+    out = subprocess.run(["node", str(ROOT / "bench" / "serve_bench.mjs"), str(exe), str(run), str(requests)],
+                         check=True, capture_output=True, text=True).stdout
+    sv = json.loads(out.strip().splitlines()[-1])
+    th = f"{sv['threads']:,}"
+    lines = ["", f"## `perfscape serve` on the {ranks:,}-rank run", "",
+             f"`node bench/serve_bench.mjs perfscape {run.relative_to(ROOT)} {requests}`: the server's response time for {requests} sequential",
+             "requests of each kind over loopback (gzip, JSON parsed by the client), and the page's time from navigation to every",
+             "view drawn in headless Chromium (SwiftShader software WebGL, median of 3 after a warm-up).", "",
+             "| request | p50 | p99 |", "|---|---|---|"]
+    labels = [("matrix_whole", f"heat map, whole run ({sv['rows']} event rows x {th} threads -> {min(sv['rows'], 200)} x 400 cells)"),
+              ("matrix_zoom", "heat map, random zoomed regions (-> at most 200 x 400 cells)"),
+              ("matrix_lines", f"heat map of source lines ({sv['lines']:,} lines x {th} threads -> 300 x 400)"),
+              ("overview_events", "overview of event rows (64 thread bins)"),
+              ("overview_lines", "overview of source lines (skip > 20, bins of 4, 3 strips)")]
+    for key, label in labels:
+        lines.append("| %s | %.1f ms | %.1f ms |" % (label, sv[key]["p50_ms"], sv[key]["p99_ms"]))
+    lines += ["", "Time to first complete draw of the page (7 views, %s ranks): %.2f s." % (th, sv["first_draw_ms"]["median"] / 1000.0)]
+    return lines, sv
+
+
+def million_section():
+    subprocess.run(["cargo", "build", "--release", "-p", "perfscape-analysis", "--example", "million"], cwd=ROOT, check=True)
+    wall, rss, code, out, err = run_once([target_dir() / "release" / "examples" / "million", "1000000", "1000", "200"],
+                                         capture=True)
+    if code != 0:
+        raise SystemExit(f"million example failed: {err.strip()[-500:]}")
+    mm = json.loads(out.strip().splitlines()[-1])
+    lines = ["", "## In memory: 1,000,000 threads x 1,000 events (10^9 values of one kind)", "",
+             "`cargo run --release -p perfscape-analysis --example million -- 1000000 1000 200` builds the matrix with tau_scale.py's logic "
+             "(f32, %.1f GB, generated in %.0f s), the max/sum pyramid (%.2f GB, built in %.1f s), and times 200 screen-sized "
+             "requests of each kind (the computation the server does; JSON encoding of the answer adds a few ms). "
+             "The whole example: %.0f s, %.1f GB peak RSS." % (
+                 mm["matrix_bytes"] / 1e9, mm["generate_s"], mm["pyramid_bytes"] / 1e9, mm["pyramid_build_s"],
+                 wall, rss / 1024), "",
+             "| request | p50 | p99 |", "|---|---|---|"]
+    for key, label in [("heatmap_whole_ms", "heat map, whole run -> 200 x 400 cells"),
+                       ("heatmap_zoom_ms", "heat map, random regions -> 200 x 400"),
+                       ("heatmap_deep_zoom_ms", "heat map, 50 rows x 2,000 threads (below the stored levels)"),
+                       ("overview_ms", "overview (skip > 20, bins of 4, 3 strips, 64 thread bins)"),
+                       ("terrain_ms", "terrain grid 40 x 64")]:
+        lines.append("| %s | %.1f ms | %.1f ms |" % (label, mm[key][0], mm[key][1]))
+    return lines, mm
+
+
+LIVE_EXAMPLES = [
+    ("perfscape-live", "live_latency",
+     "From the moment the last rank's block of a sample is written to the moment the watcher announces the integrated "
+     "sample (watch + integrate, no server), with inotify and with 100 ms polling; synthetic runs made of the real "
+     "np8 snapshot files renamed to 64 / 1,024 ranks, every sample's blocks appended as fast as possible; last, a replay "
+     "of the whole run at speed 0."),
+    ("perfscape-server", "live_push_latency",
+     "From the moment the last rank's block of a sample is written to the moment every one of 4 connected browser "
+     "clients (WebSocket) has the sample's event, through the same path as `perfscape serve --watch` (watcher, "
+     "integrator, session hub, WebSocket); the goal of issue #5 is <= 250 ms at 1,024 ranks."),
+]
+
+
+def live_section():
+    lines = ["", "## Live mode: sample written -> integrated -> every browser client has it", ""]
+    outs = {}
+    for pkg, example, what in LIVE_EXAMPLES:
+        cmd = ["cargo", "run", "--release", "-q", "-p", pkg, "--example", example, "--", "64", "1024"]
+        out = subprocess.run(cmd, cwd=ROOT, check=True, capture_output=True, text=True).stdout.strip()
+        outs[example] = out
+        lines += [f"`{' '.join(cmd[:3] + cmd[4:])}`: {what}", "", out, ""]
+    return lines[:-1], outs
+
+
+def md_row(table, first):
+    """The cells of the first row of a markdown `table` whose first cells equal `first`."""
+    for line in table.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if cells[:len(first)] == first:
+            return cells
+    return None
+
+
+def ms(cell):
+    return float(cell.split()[0]) if cell and cell.endswith(" ms") else None
+
+
+def goals_section(rows, mm, live_outs, base_rss, served):
+    """Where the issues' goals stand, computed from the figures above."""
+    lines = ["", "## Goals of the issues, from the figures above", "", "| goal | measured | met |", "|---|---|---|"]
+
+    def yes(ok):
+        return "yes" if ok else "**no**"
+
+    r4096 = next((r for r in rows if r["ranks"] == 4096), None)
+    if r4096:
+        up = PPROF_S[4096] / r4096["wall"]
+        lines.append(f"| >= 3x faster than TAU `pprof -s` at 4,096 ranks | {up:.1f}x ({r4096['wall']:.3f} s vs {PPROF_S[4096]} s) | {yes(up >= 3)} |")
+        up = PARAPROF[4096][0] / r4096["wall"]
+        lines.append(f"| >= 50x faster than ParaProf at 4,096 ranks | {up:.0f}x ({r4096['wall']:.3f} s vs {PARAPROF[4096][0]} s) | {yes(up >= 50)} |")
+    scale = [r for r in rows if r["ranks"] >= 1024]
+    if scale:
+        worst = max(scale, key=lambda r: r["rss"] / r["mb"])
+        lines.append("| peak memory <= 1.5x the input (tau_scale runs) | at most %.2fx (%s: %.0f MB for %.1f MB) | %s |" % (
+            worst["rss"] / worst["mb"], worst["label"], worst["rss"], worst["mb"], yes(worst["rss"] / worst["mb"] <= 1.5)))
+    small = next((r for r in rows if r["ranks"] == 128), None)
+    if small:
+        lines.append("| (the same on np128, %.1f MB: %.0f MB, of which the process baseline is %.0f MB) | %.2fx | - |" % (
+            small["mb"], small["rss"], base_rss, small["rss"] / small["mb"]))
+    if mm:
+        keys = ["heatmap_whole_ms", "heatmap_zoom_ms", "heatmap_deep_zoom_ms", "overview_ms", "terrain_ms"]
+        worst = max(mm[k][1] for k in keys)
+        lines.append(f"| any view request <= 50 ms at 10^6 threads x 10^3 events | slowest p99 {worst:.1f} ms | {yes(worst <= 50)} |")
+    for ranks, sv in sorted(served.items()):
+        keys = ["matrix_whole", "matrix_zoom", "matrix_lines", "overview_events", "overview_lines"]
+        p50 = max(sv[k]["p50_ms"] for k in keys)
+        p99 = max(sv[k]["p99_ms"] for k in keys)
+        lines.append(f"| (for comparison: served over HTTP, {ranks:,} ranks, incl. JSON + gzip) | slowest p50 {p50:.1f} ms, slowest p99 {p99:.1f} ms | - |")
+    push = live_outs.get("live_push_latency")
+    row = md_row(push, ["1024"]) if push else None
+    if row:
+        p50, p95 = ms(row[3]), ms(row[4])
+        lines.append(f"| live: sample written -> every browser client has it <= 250 ms at 1,024 ranks | p50 {p50} ms, p95 {p95} ms | {yes(p95 is not None and p95 <= 250)} |")
+    return lines
 
 
 def main():
@@ -158,28 +508,31 @@ def main():
     ap.add_argument("--out", default=str(ROOT / "BENCHMARKS.md"))
     ap.add_argument("--hatchet", action="store_true")
     ap.add_argument("--no-serve", action="store_true", help="skip the serving benchmark (needs node + chromium)")
+    ap.add_argument("--serve-ranks", default="4096,65536",
+                    help="tau_scale runs the serving benchmark runs on (comma-separated)")
+    ap.add_argument("--no-live", action="store_true", help="skip the live-mode latency examples")
     ap.add_argument("--million", action="store_true",
                     help="also run the in-memory 1,000,000-thread x 1,000-event pyramid benchmark (about 90 s, 8 GB)")
     ap.add_argument("--reopen-ranks", default="65536",
                     help="extra tau_scale runs measured only in the cache section (comma-separated; '' for none)")
+    ap.add_argument("--note", default="", help="a sentence added to the introduction (e.g. on the machine's load)")
     a = ap.parse_args()
+    command = "python3 bench/bench.py" + "".join(" " + shlex.quote(x) for x in sys.argv[1:])
+    load_at_start = os.getloadavg()
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout.strip()
+    dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no", "--", "crates", "Cargo.toml", "Cargo.lock", "web"],
+                           cwd=ROOT, capture_output=True, text=True).stdout.strip()
+    commit += " (with uncommitted changes in crates/ or web/)" if dirty else ""
     exe = build()
     CACHE.mkdir(parents=True, exist_ok=True)
-    inputs = [("tau-real np128 callpath multimetric (2 x 128 files)", CORPUS / "tau-real" / "mpi-stencil-np128-callpath-multimetric", 128)]
+    inputs = [("tau-real np128 callpath multimetric (2 x 128 files)", NP128, 128)]
     for r in [int(x) for x in a.ranks.split(",") if x]:
         inputs.append((f"tau_scale {r} ranks, --lines 5000", scale_run(r), r))
     rows = []
     for label, run, ranks in inputs:
         mb = dir_bytes(run) / 1e6
         wall, rss = timed([str(exe), "summary", str(run), "--no-cache"], a.repeat)
-        row = {"label": label, "ranks": ranks, "mb": mb, "wall": wall, "rss": rss}
-        if a.hatchet and ranks in HATCHET_REF or (a.hatchet and ranks == 128):
-            hrun = run if ranks == 128 else scale_run(ranks, user_events=False)
-            try:
-                row["hatchet"] = timed(hatchet_cmd(hrun), 1 if ranks >= 4096 else 3)
-            except SystemExit as e:
-                row["hatchet_error"] = str(e)
-        rows.append(row)
+        rows.append({"label": label, "ranks": ranks, "mb": mb, "wall": wall, "rss": rss})
         print(f"{label}: {wall:.3f} s, {rss:.0f} MB peak, input {mb:.1f} MB", file=sys.stderr)
 
     cpu = ""
@@ -193,11 +546,15 @@ def main():
     lines = [
         "# Benchmarks",
         "",
-        "Regenerate with `python3 bench/bench.py%s` (builds release, generates the runs" % (" --hatchet" if a.hatchet else ""),
-        " with `../shared/tools/tau_scale.py`, times each input "
-        f"{a.repeat} times after one warm-up run and reports the median wall time and the peak RSS).",
+        f"Regenerate with `{command}` (builds release, generates the runs",
+        "with `../shared/tools/tau_scale.py` into `bench/.runs`, times each input "
+        f"{a.repeat} times after one warm-up run and reports the median wall time and the peak RSS, GNU time's `%M` (wall times include about 1 ms for starting `time`);",
+        "before this version the RSS was wait4's of a child of the Python script, which starts at the script's own peak,",
+        "so small runs showed 15-20 MB that was Python's).",
         "",
-        f"Machine: {os.cpu_count()} cores, {cpu}. Page cache warm.",
+        f"Machine: {os.cpu_count()} cores, {cpu}, {os.sysconf('SC_PAGE_SIZE') * os.sysconf('SC_PHYS_PAGES') / 2**30:.0f} GB RAM. "
+        f"Page cache warm. Built from commit {commit}. Load average (1/5/15 min) when the run started: "
+        "%.2f / %.2f / %.2f." % load_at_start + (" " + a.note if a.note else ""),
         "",
         "## Load + `perfscape summary`",
         "",
@@ -215,59 +572,33 @@ def main():
         lines.append("| %s | %.1f MB | %.3f s | %.0f MB | %.2fx | %s | %s | %s | %s |" % (
             r["label"], r["mb"], wall, r["rss"], r["rss"] / r["mb"], pp_s, para_s, up_pp, up_para))
     if a.hatchet:
-        lines += ["", "## Hatchet `GraphFrame.from_tau` on the same runs (made with `--no-user-events`)", "",
-                  "| input | Hatchet wall | Hatchet peak RSS | perfscape speed-up |", "|---|---|---|---|"]
-        for r in rows:
-            if "hatchet" in r:
-                hw, hr = r["hatchet"]
-                lines.append(f"| {r['label']} | {hw:.2f} s | {hr:.0f} MB | {hw / r['wall']:.0f}x |")
-            elif "hatchet_error" in r:
-                lines.append(f"| {r['label']} | failed: {r['hatchet_error']} | - | - |")
+        lines += hatchet_section(exe, [i[2] for i in inputs], a.repeat)
     extra = [(f"tau_scale {r} ranks, --lines 5000", scale_run(r), r)
              for r in [int(x) for x in a.reopen_ranks.split(",") if x] if r not in [i[2] for i in inputs]]
     lines += reopen_section(exe, rows, inputs, a.repeat, extra)
     lines += series_section(exe, a.repeat)
-    if not a.no_serve and 4096 in [r["ranks"] for r in rows]:
-        run4096 = [r for r in inputs if r[2] == 4096][0][1]
-        out = subprocess.run(["node", str(ROOT / "bench" / "serve_bench.mjs"), str(exe), str(run4096), "200"],
-                             check=True, capture_output=True, text=True).stdout
-        sv = json.loads(out.strip().splitlines()[-1])
-        lines += ["", "## `perfscape serve` on the 4,096-rank run", "",
-                  "Server response time of 200 sequential requests each over loopback (gzip, JSON parsed by the client), and the page's",
-                  "time from navigation to every view drawn in headless Chromium (SwiftShader software WebGL, median of 3 after a warm-up).", "",
-                  "| request | p50 | p99 |", "|---|---|---|"]
-        labels = [("matrix_whole", "heat map, whole run (165 event rows x 4,096 threads -> 165 x 400 cells)"),
-                  ("matrix_zoom", "heat map, random zoomed regions (-> at most 200 x 400 cells)"),
-                  ("matrix_lines", "heat map of source lines (%d lines x 4,096 threads -> 300 x 400)" % sv["lines"]),
-                  ("overview_events", "overview of event rows (64 thread bins)"),
-                  ("overview_lines", "overview of source lines (skip > 20, bins of 4, 3 strips)")]
-        for key, label in labels:
-            lines.append("| %s | %.1f ms | %.1f ms |" % (label, sv[key]["p50_ms"], sv[key]["p99_ms"]))
-        lines += ["", "Time to first complete draw of the page (7 views, 4,096 ranks): %.2f s." % (sv["first_draw_ms"]["median"] / 1000.0)]
+    lines += other_formats_section(exe, a.repeat)
+    served = {}
+    if not a.no_serve:
+        for r in [int(x) for x in a.serve_ranks.split(",") if x]:
+            section, served[r] = serve_section(exe, scale_run(r), r)
+            lines += section
+    mm = None
     if a.million:
-        subprocess.run(["cargo", "build", "--release", "-p", "perfscape-analysis", "--example", "million"], cwd=ROOT, check=True)
-        out = subprocess.run([str(target_dir() / "release" / "examples" / "million"), "1000000", "1000", "200"],
-                             check=True, capture_output=True, text=True).stdout
-        mm = json.loads(out.strip().splitlines()[-1])
-        lines += ["", "## In memory: 1,000,000 threads x 1,000 events (10^9 values of one kind)", "",
-                  "`cargo run --release -p perfscape-analysis --example million` builds the matrix with tau_scale.py's logic "
-                  "(f32, %.1f GB), the max/sum pyramid (%.2f GB, built in %.1f s), and times 200 screen-sized requests of each kind "
-                  "(the computation the server does; JSON encoding of the answer adds a few ms)." % (
-                      mm["matrix_bytes"] / 1e9, mm["pyramid_bytes"] / 1e9, mm["pyramid_build_s"]), "",
-                  "| request | p50 | p99 |", "|---|---|---|"]
-        for key, label in [("heatmap_whole_ms", "heat map, whole run -> 200 x 400 cells"),
-                           ("heatmap_zoom_ms", "heat map, random regions -> 200 x 400"),
-                           ("heatmap_deep_zoom_ms", "heat map, 50 rows x 2,000 threads (below the stored levels)"),
-                           ("overview_ms", "overview (skip > 20, bins of 4, 3 strips, 64 thread bins)"),
-                           ("terrain_ms", "terrain grid 40 x 64")]:
-            lines.append("| %s | %.1f ms | %.1f ms |" % (label, mm[key][0], mm[key][1]))
+        section, mm = million_section()
+        lines += section
+    live_outs = {}
+    if not a.no_live:
+        section, live_outs = live_section()
+        lines += section
     base_wall, base_rss = timed([str(exe), "--help"], 3)
+    lines += goals_section(rows, mm, live_outs, base_rss, served)
     lines += [
         "",
-        "Process baseline (`perfscape --help`): %.0f MB peak RSS, so small runs are dominated by it." % base_rss,
+        "Process baseline (`perfscape --help`): %.0f MB peak RSS, a large part of the small runs' figures." % base_rss,
         "",
-        "Reference figures for TAU `pprof -s` and ParaProf were measured on this kind of machine (2 cores) and are",
-        "quoted from the issues; TAU itself is not installed here.",
+        "Reference figures for TAU `pprof -s`, ParaProf and Hatchet (issue ref.) were measured on this kind of machine",
+        "(2 cores) and are quoted from the issues; TAU itself is not installed here.",
         "",
     ]
     Path(a.out).write_text("\n".join(lines))
