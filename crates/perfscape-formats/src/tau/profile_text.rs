@@ -242,9 +242,15 @@ fn parse_timer(s: &str, line: usize, stats_column: bool) -> Result<TimerLine<'_>
             ),
         ));
     }
-    let (body, groups) = match t.rfind(" GROUP=\"") {
-        Some(g) if t.ends_with('"') && t.len() > g + 8 => (&t[..g], &t[g + 8..t.len() - 1]),
-        _ => (t, ""),
+    // ` GROUP="..."` at the end: the groups hold no quote, so the opening quote is the last
+    // one before the closing quote (a byte search, cheaper than a substring searcher per line).
+    let groups_at = t
+        .strip_suffix('"')
+        .and_then(|u| u.rfind('"'))
+        .filter(|&q| t[..q].ends_with(" GROUP="));
+    let (body, groups) = match groups_at {
+        Some(q) => (&t[..q - 7], &t[q + 1..t.len() - 1]),
+        None => (t, ""),
     };
     let parsed = if stats_column {
         split_last::<6>(body).map(|(h, f)| (h, [f[0], f[1], f[2], f[3], f[5]]))
