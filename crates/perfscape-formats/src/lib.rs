@@ -37,7 +37,7 @@ mod xml;
 
 pub use cache::CacheMode;
 pub use detect::{Detected, detect};
-pub use error::{FileError, LineError, LoadError, LoadReport, OffsetError};
+pub use error::{FileError, LineError, LoadError, LoadReport};
 use perfscape_model::{Profile, SampleSeries};
 pub use problem::{Parsed, Problem};
 use std::path::Path;

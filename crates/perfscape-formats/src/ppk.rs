@@ -30,7 +30,8 @@
 //! its thread. Threads are sorted by (node, context, thread). A stream cut short (truncated
 //! file) loads the threads that are complete, with a warning.
 
-use crate::error::{LoadError, LoadReport, OffsetError};
+use crate::error::LoadError;
+use crate::problem::Problem;
 use crate::{LoadOptions, Loaded};
 use perfscape_model::{Metric, Profile, ProfileBuilder, ThreadData, ThreadId};
 use std::io::Read;
@@ -44,7 +45,7 @@ pub struct PpkProfile {
     /// File format version written in the file.
     pub version: i32,
     /// Problems that did not stop the load (truncated stream, duplicate threads, ...).
-    pub warnings: Vec<OffsetError>,
+    pub warnings: Vec<Problem>,
 }
 
 /// True when `head` (the first bytes of a file) is gzip data whose first decompressed bytes
@@ -71,12 +72,12 @@ struct Cursor<'a> {
     at: usize,
 }
 
-type R<T> = Result<T, OffsetError>;
+type R<T> = Result<T, Problem>;
 
 impl<'a> Cursor<'a> {
     fn bytes(&mut self, n: usize, what: &str) -> R<&'a [u8]> {
         let s = self.b.get(self.at..self.at.saturating_add(n)).ok_or_else(|| {
-            OffsetError::whole(format!(
+            Problem::whole(format!(
                 "decompressed byte {}: the stream ends where {what} was expected (truncated file?)",
                 self.at
             ))
@@ -94,10 +95,10 @@ impl<'a> Cursor<'a> {
         let at = self.at;
         let n = self.i32(what)?;
         let n = usize::try_from(n)
-            .map_err(|_| OffsetError::whole(format!("decompressed byte {at}: {what} is negative ({n})")))?;
+            .map_err(|_| Problem::whole(format!("decompressed byte {at}: {what} is negative ({n})")))?;
         let left = self.b.len() - self.at;
         if n.saturating_mul(min_record) > left {
-            return Err(OffsetError::whole(format!(
+            return Err(Problem::whole(format!(
                 "decompressed byte {at}: {what} is {n}, but only {left} bytes follow (corrupt or truncated file)"
             )));
         }
@@ -115,7 +116,7 @@ impl<'a> Cursor<'a> {
         let at = self.at;
         let i = self.i32(what)?;
         usize::try_from(i).ok().filter(|&i| i < len).ok_or_else(|| {
-            OffsetError::whole(format!(
+            Problem::whole(format!(
                 "decompressed byte {at}: {what} {i} is out of range (0..{len})"
             ))
         })
@@ -127,8 +128,7 @@ impl<'a> Cursor<'a> {
         let len = self.bytes(2, what)?;
         let len = usize::from(u16::from_be_bytes([len[0], len[1]]));
         let raw = self.bytes(len, what)?;
-        decode_modified_utf8(raw)
-            .map_err(|e| OffsetError::whole(format!("decompressed byte {at}: {what}: {e}")))
+        decode_modified_utf8(raw).map_err(|e| Problem::whole(format!("decompressed byte {at}: {what}: {e}")))
     }
 }
 
@@ -179,9 +179,9 @@ struct ThreadRead {
 }
 
 /// Parses a `.ppk` file held in memory (gzip-compressed) into a profile.
-pub fn parse_ppk(bytes: &[u8]) -> Result<PpkProfile, OffsetError> {
+pub fn parse_ppk(bytes: &[u8]) -> Result<PpkProfile, Problem> {
     if !bytes.starts_with(&[0x1f, 0x8b]) {
-        return Err(OffsetError::at(
+        return Err(Problem::at_offset(
             0,
             "not gzip data: a ParaProf .ppk file is gzip-compressed",
         ));
@@ -190,11 +190,9 @@ pub fn parse_ppk(bytes: &[u8]) -> Result<PpkProfile, OffsetError> {
     let mut warnings = Vec::new();
     if let Err(e) = flate2::read::GzDecoder::new(bytes).read_to_end(&mut raw) {
         if raw.is_empty() {
-            return Err(OffsetError::whole(format!(
-                "the gzip stream cannot be inflated: {e}"
-            )));
+            return Err(Problem::whole(format!("the gzip stream cannot be inflated: {e}")));
         }
-        warnings.push(OffsetError::whole(format!(
+        warnings.push(Problem::whole(format!(
             "the gzip stream breaks off after {} decompressed bytes ({e}); what came before is read",
             raw.len()
         )));
@@ -203,18 +201,18 @@ pub fn parse_ppk(bytes: &[u8]) -> Result<PpkProfile, OffsetError> {
 }
 
 /// Parses the decompressed stream of a `.ppk` file (see the module documentation).
-pub fn parse_ppk_stream(raw: &[u8], mut warnings: Vec<OffsetError>) -> Result<PpkProfile, OffsetError> {
+pub fn parse_ppk_stream(raw: &[u8], mut warnings: Vec<Problem>) -> Result<PpkProfile, Problem> {
     let mut c = Cursor { b: raw, at: 0 };
     let magic = c.bytes(6, "the PPK magic")?;
     if magic != [0, b'P', 0, b'P', 0, b'K'] {
-        return Err(OffsetError::whole(
+        return Err(Problem::whole(
             "decompressed byte 0: expected the magic `PPK` (three Java chars); not a ParaProf packed profile",
         ));
     }
     let version = c.i32("the file version")?;
     let compatible = c.i32("the lowest compatible version")?;
     if compatible > 2 {
-        return Err(OffsetError::whole(format!(
+        return Err(Problem::whole(format!(
             "decompressed byte 10: this packed profile needs a reader of version {compatible}; perfscape reads versions up to 2"
         )));
     }
@@ -245,7 +243,7 @@ pub fn parse_ppk_stream(raw: &[u8], mut warnings: Vec<OffsetError>) -> Result<Pp
             thread_meta.push((id, pairs));
         }
         if c.at - meta_start != meta_size {
-            warnings.push(OffsetError::whole(format!(
+            warnings.push(Problem::whole(format!(
                 "decompressed byte {size_at}: the metadata section says it has {meta_size} bytes but holds {}",
                 c.at - meta_start
             )));
@@ -260,7 +258,7 @@ pub fn parse_ppk_stream(raw: &[u8], mut warnings: Vec<OffsetError>) -> Result<Pp
         metrics.push(Metric::tau(c.utf("a metric name")?));
     }
     if metrics.is_empty() {
-        return Err(OffsetError::whole("the profile has no metric"));
+        return Err(Problem::whole("the profile has no metric"));
     }
     let n_groups = c.count("the group count", 2)?;
     let mut groups = Vec::with_capacity(n_groups);
@@ -289,7 +287,7 @@ pub fn parse_ppk_stream(raw: &[u8], mut warnings: Vec<OffsetError>) -> Result<Pp
         match read_thread(&mut c, n_metrics, &functions, &user_events) {
             Ok(t) => threads.push(t),
             Err(e) if k > 0 => {
-                warnings.push(OffsetError::whole(format!(
+                warnings.push(Problem::whole(format!(
                     "{}; {} of {n_threads} threads were read, the others are missing",
                     e.message,
                     threads.len()
@@ -300,21 +298,21 @@ pub fn parse_ppk_stream(raw: &[u8], mut warnings: Vec<OffsetError>) -> Result<Pp
         }
     }
     if c.at < raw.len() && threads.len() == n_threads {
-        warnings.push(OffsetError::whole(format!(
+        warnings.push(Problem::whole(format!(
             "decompressed byte {}: {} bytes follow the last thread and were ignored",
             c.at,
             raw.len() - c.at
         )));
     }
     if threads.is_empty() {
-        return Err(OffsetError::whole("the profile holds no complete thread"));
+        return Err(Problem::whole("the profile holds no complete thread"));
     }
     threads.sort_by_key(|t| t.id);
     let mut builder = ProfileBuilder::new(metrics);
     let mut previous: Option<ThreadId> = None;
     for mut t in threads {
         if previous == Some(t.id) {
-            warnings.push(OffsetError::whole(format!(
+            warnings.push(Problem::whole(format!(
                 "thread {} appears twice; the second copy was ignored",
                 t.id
             )));
@@ -331,13 +329,13 @@ pub fn parse_ppk_stream(raw: &[u8], mut warnings: Vec<OffsetError>) -> Result<Pp
         }
         builder
             .add_thread(t.id, t.data)
-            .map_err(|e| OffsetError::whole(format!("thread {}: {e}", t.id)))?;
+            .map_err(|e| Problem::whole(format!("thread {}: {e}", t.id)))?;
     }
     let (profile, notes) = builder.finish();
     warnings.extend(
         notes
             .into_iter()
-            .map(|n| OffsetError::whole(format!("thread {}: {}", n.thread, n.message))),
+            .map(|n| Problem::whole(format!("thread {}: {}", n.thread, n.message))),
     );
     Ok(PpkProfile {
         profile,
@@ -353,7 +351,7 @@ fn thread_id(c: &mut Cursor<'_>) -> R<ThreadId> {
     let thread = c.i32("a thread id")?;
     match (u32::try_from(node), u32::try_from(context), u32::try_from(thread)) {
         (Ok(n), Ok(x), Ok(t)) => Ok(ThreadId::new(n, x, t)),
-        _ => Err(OffsetError::whole(format!(
+        _ => Err(Problem::whole(format!(
             "decompressed byte {at}: thread {node}.{context}.{thread} has a negative id"
         ))),
     }
@@ -380,7 +378,7 @@ fn read_thread(
         }
         let (name, groups) = &functions[f];
         data.push_timer(name, groups, calls, subcalls, &excl, &incl)
-            .map_err(|e| OffsetError::whole(e.to_string()))?;
+            .map_err(|e| Problem::whole(e.to_string()))?;
     }
     let n = c.count("a thread's user event profile count", 40)?;
     for _ in 0..n {
@@ -397,34 +395,13 @@ fn read_thread(
 
 /// Reads a `.ppk` file (see the module documentation).
 pub fn read_ppk(path: &Path, opts: &LoadOptions<'_>) -> Result<Loaded, LoadError> {
-    if let Some(p) = opts.progress {
-        p.start(1);
-    }
-    let bytes = std::fs::read(path).map_err(|source| LoadError::Io {
-        path: path.to_path_buf(),
-        source,
-    })?;
-    let parsed = parse_ppk(&bytes).map_err(|e| LoadError::NothingLoaded {
-        path: path.to_path_buf(),
-        errors: vec![e.in_file(path)],
-    })?;
-    if let Some(p) = opts.progress {
-        p.advance(1);
-        p.finish();
-    }
-    Ok(Loaded {
-        profile: parsed.profile,
-        report: LoadReport {
-            format: "ppk",
-            files_read: 1,
-            bytes_read: bytes.len() as u64,
-            warnings: parsed.warnings.into_iter().map(|w| w.in_file(path)).collect(),
-            notes: vec![format!(
-                "ParaProf packed profile, format version {}",
-                parsed.version
-            )],
-            ..LoadReport::default()
-        },
+    crate::problem::load_single_file(path, opts, "ppk", |bytes| {
+        parse_ppk(bytes).map(|p| crate::problem::Parsed {
+            profile: p.profile,
+            warnings: p.warnings,
+            partial: Vec::new(),
+            notes: vec![format!("ParaProf packed profile, format version {}", p.version)],
+        })
     })
 }
 

@@ -441,7 +441,7 @@ fn malformed_input_never_panics_and_says_where() {
     assert_eq!(p.profile.metrics().len(), 10);
     let w = p.warnings.iter().find(|w| w.message.contains("8.data")).unwrap();
     assert!(
-        w.byte_offset.is_some() && w.message.contains("DOUBLE") && w.message.contains("left out"),
+        w.offset.is_some() && w.message.contains("DOUBLE") && w.message.contains("left out"),
         "{w}"
     );
 }
@@ -472,5 +472,5 @@ fn anchor_errors_name_the_line() {
         e.message.starts_with("anchor.xml line 185:") && e.message.contains("calleeId"),
         "{e}"
     );
-    assert!(e.byte_offset.is_some());
+    assert!(e.offset.is_some());
 }

@@ -356,5 +356,5 @@ fn malformed_databases_never_panic_and_say_where() {
     let e = parse_meta(b"HPCTOOLKITprof\x04\x00").unwrap_err();
     assert!(e.message.contains("expected `meta`"), "{e}");
     let e = parse_profiles(&prof[..40]).unwrap_err();
-    assert!(e.byte_offset.is_some() && e.message.contains("profile.db"), "{e}");
+    assert!(e.offset.is_some() && e.message.contains("profile.db"), "{e}");
 }

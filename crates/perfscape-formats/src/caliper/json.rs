@@ -14,16 +14,16 @@
 //! labels. Rows of the same node, rank and source line are summed (as Hatchet does).
 
 use super::{CaliperData, Column, Row};
-use crate::error::OffsetError;
+use crate::problem::Problem;
 use serde_json::Value;
 
-fn label_path(nodes: &[Value], start: usize) -> Result<Vec<String>, OffsetError> {
+fn label_path(nodes: &[Value], start: usize) -> Result<Vec<String>, Problem> {
     let mut out = Vec::new();
     let mut cur = Some(start);
     while let Some(i) = cur {
-        let node = nodes.get(i).ok_or_else(|| {
-            OffsetError::whole(format!("node index {i} is out of range (0..{})", nodes.len()))
-        })?;
+        let node = nodes
+            .get(i)
+            .ok_or_else(|| Problem::whole(format!("node index {i} is out of range (0..{})", nodes.len())))?;
         let label = node.get("label").and_then(Value::as_str).unwrap_or("");
         out.push(if label.is_empty() {
             "UNKNOWN".to_string()
@@ -32,9 +32,7 @@ fn label_path(nodes: &[Value], start: usize) -> Result<Vec<String>, OffsetError>
         });
         cur = node.get("parent").and_then(Value::as_u64).map(|p| p as usize);
         if out.len() > nodes.len() {
-            return Err(OffsetError::whole(format!(
-                "node {start} has a cyclic parent chain"
-            )));
+            return Err(Problem::whole(format!("node {start} has a cyclic parent chain")));
         }
     }
     out.reverse();
@@ -42,9 +40,9 @@ fn label_path(nodes: &[Value], start: usize) -> Result<Vec<String>, OffsetError>
 }
 
 /// Parses a json-split document.
-pub fn parse_json_split(bytes: &[u8]) -> Result<CaliperData, OffsetError> {
+pub fn parse_json_split(bytes: &[u8]) -> Result<CaliperData, Problem> {
     let doc: Value = serde_json::from_slice(bytes).map_err(|e| {
-        OffsetError::whole(format!(
+        Problem::whole(format!(
             "not valid JSON: {e} (line {}, column {})",
             e.line(),
             e.column()
@@ -53,7 +51,7 @@ pub fn parse_json_split(bytes: &[u8]) -> Result<CaliperData, OffsetError> {
     let section = |k: &str| {
         doc.get(k)
             .and_then(Value::as_array)
-            .ok_or_else(|| OffsetError::whole(format!("not Caliper json-split: no `{k}` array")))
+            .ok_or_else(|| Problem::whole(format!("not Caliper json-split: no `{k}` array")))
     };
     let data = section("data")?;
     let columns: Vec<String> = section("columns")?
@@ -63,7 +61,7 @@ pub fn parse_json_split(bytes: &[u8]) -> Result<CaliperData, OffsetError> {
     let meta = section("column_metadata")?;
     let nodes = section("nodes")?;
     if meta.len() != columns.len() {
-        return Err(OffsetError::whole(format!(
+        return Err(Problem::whole(format!(
             "{} columns but {} column_metadata entries",
             columns.len(),
             meta.len()
@@ -77,7 +75,7 @@ pub fn parse_json_split(bytes: &[u8]) -> Result<CaliperData, OffsetError> {
     let path_col = find("source.function#callpath.address")
         .or_else(|| find("path"))
         .ok_or_else(|| {
-            OffsetError::whole("no call path column (`source.function#callpath.address` or `path`)")
+            Problem::whole("no call path column (`source.function#callpath.address` or `path`)")
         })?;
     let rank_col = find("mpi.rank");
     let loc_col = find("sourceloc#cali.sampler.pc");
@@ -97,9 +95,9 @@ pub fn parse_json_split(bytes: &[u8]) -> Result<CaliperData, OffsetError> {
     for (r, row) in data.iter().enumerate() {
         let cells = row
             .as_array()
-            .ok_or_else(|| OffsetError::whole(format!("data row {r} is not an array")))?;
+            .ok_or_else(|| Problem::whole(format!("data row {r} is not an array")))?;
         if cells.len() != columns.len() {
-            return Err(OffsetError::whole(format!(
+            return Err(Problem::whole(format!(
                 "data row {r} has {} values for {} columns",
                 cells.len(),
                 columns.len()
@@ -127,9 +125,7 @@ pub fn parse_json_split(bytes: &[u8]) -> Result<CaliperData, OffsetError> {
                 v.as_f64()
                     .filter(|x| *x >= 0.0 && x.fract() == 0.0 && *x <= f64::from(u32::MAX))
                     .map(|x| x as u32)
-                    .ok_or_else(|| {
-                        OffsetError::whole(format!("data row {r}: mpi.rank `{v}` is not a rank"))
-                    })?,
+                    .ok_or_else(|| Problem::whole(format!("data row {r}: mpi.rank `{v}` is not a rank")))?,
             ),
         };
         let mut values = Vec::new();
@@ -142,7 +138,7 @@ pub fn parse_json_split(bytes: &[u8]) -> Result<CaliperData, OffsetError> {
                 v => values.push((
                     col_of[i],
                     v.as_f64().ok_or_else(|| {
-                        OffsetError::whole(format!(
+                        Problem::whole(format!(
                             "data row {r}: `{}` value `{v}` is not a number",
                             columns[i]
                         ))

@@ -30,7 +30,8 @@ pub mod cali;
 pub mod json;
 
 use crate::calltree::{Combine, Layout, ThreadValues, Tree, thread_data};
-use crate::error::{LoadError, LoadReport, OffsetError};
+use crate::error::{LoadError, LoadReport};
+use crate::problem::Problem;
 use crate::{LoadOptions, Loaded};
 use perfscape_model::{Metric, Profile, ProfileBuilder, ThreadId, Unit};
 use rustc_hash::FxHashMap as HashMap;
@@ -148,15 +149,13 @@ fn plan(columns: &[Column]) -> Vec<(String, Unit, Stored)> {
 }
 
 /// Builds the profile; returns it, the warnings, and the notes.
-pub fn build(data: &CaliperData) -> Result<(Profile, Vec<String>, Vec<String>), OffsetError> {
+pub fn build(data: &CaliperData) -> Result<(Profile, Vec<String>, Vec<String>), Problem> {
     let metrics = plan(&data.columns);
     if metrics.is_empty() {
-        return Err(OffsetError::whole(
-            "the file has no numeric value attribute (metric)",
-        ));
+        return Err(Problem::whole("the file has no numeric value attribute (metric)"));
     }
     if data.rows.is_empty() {
-        return Err(OffsetError::whole("the file has no record with a call path"));
+        return Err(Problem::whole("the file has no record with a call path"));
     }
     let mut warnings = data.warnings.clone();
     let mut notes = Vec::new();
@@ -287,7 +286,7 @@ pub fn build(data: &CaliperData) -> Result<(Profile, Vec<String>, Vec<String>), 
         let td = thread_data(&layout, &combine, &v, &meta, k == 0);
         builder
             .add_thread(ThreadId::new(rank, 0, 0), td)
-            .map_err(|e| OffsetError::whole(format!("rank {rank}: {e}")))?;
+            .map_err(|e| Problem::whole(format!("rank {rank}: {e}")))?;
     }
     for (path, count) in &layout.merged_paths {
         warnings.push(format!(
@@ -329,7 +328,7 @@ pub fn read_caliper(path: &Path, opts: &LoadOptions<'_>) -> Result<Loaded, LoadE
         path: path.to_path_buf(),
         source,
     })?;
-    let fail = |e: OffsetError| LoadError::NothingLoaded {
+    let fail = |e: Problem| LoadError::NothingLoaded {
         path: path.to_path_buf(),
         errors: vec![e.in_file(path)],
     };

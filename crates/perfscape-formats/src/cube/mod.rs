@@ -44,7 +44,8 @@ pub mod archive;
 pub mod values;
 
 use crate::calltree::{Combine, Layout, ThreadValues, Tree, thread_data};
-use crate::error::{FileError, LoadError, LoadReport, OffsetError};
+use crate::error::LoadError;
+use crate::problem::Problem;
 use crate::{LoadOptions, Loaded};
 use anchor::{Anchor, CubeMetric, MetricKind, parse_anchor};
 use archive::{Member, read_archive};
@@ -60,7 +61,7 @@ pub struct CubeProfile {
     /// The profile.
     pub profile: Profile,
     /// Problems that did not stop the load (metrics left out, repaired headers, ...).
-    pub warnings: Vec<OffsetError>,
+    pub warnings: Vec<Problem>,
     /// Facts worth knowing that are not problems (metrics Score-P left out because they
     /// stayed 0, ...).
     pub notes: Vec<String>,
@@ -119,8 +120,8 @@ fn stored_values(
     enumeration: &[usize],
     n_locations: usize,
     fill: f64,
-    warnings: &mut Vec<OffsetError>,
-) -> Result<Option<Vec<f64>>, OffsetError> {
+    warnings: &mut Vec<Problem>,
+) -> Result<Option<Vec<f64>>, Problem> {
     let n_cnodes = enumeration.len();
     let index_name = format!("{}.index", m.id);
     let data_name = format!("{}.data", m.id);
@@ -128,7 +129,7 @@ fn stored_values(
         return Ok(None);
     };
     let at = |mem: &Member, (off, msg): (u64, String)| {
-        OffsetError::at(
+        Problem::at_offset(
             mem.offset + off,
             format!("member `{}` of metric `{}`: {msg}", mem.name, m.uniq_name),
         )
@@ -137,7 +138,7 @@ fn stored_values(
     let count = idx.tree_indices.len() * n_locations;
     let vals = parse_data(&data.data, idx.endian, ty, count).map_err(|e| at(data, e))?;
     if vals.zeroed_huge > 0 {
-        warnings.push(OffsetError::at(
+        warnings.push(Problem::at_offset(
             data.offset,
             format!(
                 "metric `{}`: {} UINT64 value(s) above 0xFFFF_FFFF_FFFF_FBFF read as 0 (CubeLib does not keep them either)",
@@ -318,15 +319,15 @@ fn frames(anchor: &Anchor) -> Vec<String> {
 }
 
 /// The archive members and parsed `anchor.xml` of a `.cubex` file, with the warnings so far.
-fn open_cubex(bytes: &[u8]) -> Result<(Anchor, Vec<Member>, Vec<OffsetError>), OffsetError> {
-    let archive = read_archive(bytes).map_err(|(off, msg)| OffsetError::at(off, msg))?;
-    let mut warnings: Vec<OffsetError> = archive
+fn open_cubex(bytes: &[u8]) -> Result<(Anchor, Vec<Member>, Vec<Problem>), Problem> {
+    let archive = read_archive(bytes).map_err(|(off, msg)| Problem::at_offset(off, msg))?;
+    let mut warnings: Vec<Problem> = archive
         .warnings
         .iter()
-        .map(|(off, m)| OffsetError::at(*off, m.clone()))
+        .map(|(off, m)| Problem::at_offset(*off, m.clone()))
         .collect();
     let anchor_member = archive.get("anchor.xml").ok_or_else(|| {
-        OffsetError::whole(format!(
+        Problem::whole(format!(
             "the archive has no anchor.xml (members: {}); not a CUBE4 .cubex file",
             archive
                 .members
@@ -342,7 +343,7 @@ fn open_cubex(bytes: &[u8]) -> Result<(Anchor, Vec<Member>, Vec<OffsetError>), O
         flate2::read::GzDecoder::new(&anchor_member.data[..])
             .read_to_end(&mut out)
             .map_err(|e| {
-                OffsetError::at(
+                Problem::at_offset(
                     anchor_member.offset,
                     format!("anchor.xml is gzip-compressed but cannot be inflated: {e}"),
                 )
@@ -353,19 +354,19 @@ fn open_cubex(bytes: &[u8]) -> Result<(Anchor, Vec<Member>, Vec<OffsetError>), O
     };
     let text = String::from_utf8_lossy(&anchor_bytes);
     if let std::borrow::Cow::Owned(_) = text {
-        warnings.push(OffsetError::at(
+        warnings.push(Problem::at_offset(
             anchor_member.offset,
             "anchor.xml is not valid UTF-8; invalid bytes were replaced by U+FFFD",
         ));
     }
     let anchor = parse_anchor(&text).map_err(|(line, msg)| {
-        OffsetError::at(anchor_member.offset, format!("anchor.xml line {line}: {msg}"))
+        Problem::at_offset(anchor_member.offset, format!("anchor.xml line {line}: {msg}"))
     })?;
     Ok((anchor, archive.members, warnings))
 }
 
 /// The parsed `anchor.xml` of a `.cubex` file held in memory.
-pub fn read_anchor(bytes: &[u8]) -> Result<Anchor, OffsetError> {
+pub fn read_anchor(bytes: &[u8]) -> Result<Anchor, Problem> {
     open_cubex(bytes).map(|(a, _, _)| a)
 }
 
@@ -398,7 +399,7 @@ fn cnode_tree(anchor: &Anchor) -> Tree {
 /// Errors (with the byte offset in the file where known) when the archive or `anchor.xml`
 /// cannot be read or the system tree is unusable; problems with single metrics are warnings
 /// and those metrics are left out.
-pub fn parse_cubex(bytes: &[u8]) -> Result<CubeProfile, OffsetError> {
+pub fn parse_cubex(bytes: &[u8]) -> Result<CubeProfile, Problem> {
     let (anchor, members, warnings) = open_cubex(bytes)?;
     build_profile(&anchor, &members, warnings)
 }
@@ -406,11 +407,11 @@ pub fn parse_cubex(bytes: &[u8]) -> Result<CubeProfile, OffsetError> {
 fn build_profile(
     anchor: &Anchor,
     members: &[Member],
-    mut warnings: Vec<OffsetError>,
-) -> Result<CubeProfile, OffsetError> {
+    mut warnings: Vec<Problem>,
+) -> Result<CubeProfile, Problem> {
     let l = anchor.locations.len();
     if l == 0 {
-        return Err(OffsetError::whole(
+        return Err(Problem::whole(
             "anchor.xml: the system tree has no <location>: nothing was measured",
         ));
     }
@@ -420,7 +421,7 @@ fn build_profile(
         match usize::try_from(loc.id).ok().filter(|&id| id < l) {
             Some(id) if slot_of_location[id] == usize::MAX => slot_of_location[id] = i,
             _ => {
-                return Err(OffsetError::whole(format!(
+                return Err(Problem::whole(format!(
                     "anchor.xml: location Id {} is repeated or not in 0..{}; CUBE orders the values by location Id",
                     loc.id,
                     l - 1
@@ -430,13 +431,13 @@ fn build_profile(
     }
     let n = anchor.cnodes.len();
     if n == 0 {
-        return Err(OffsetError::whole("anchor.xml: the call tree has no <cnode>"));
+        return Err(Problem::whole("anchor.xml: the call tree has no <cnode>"));
     }
     // Values are held densely per metric (cnodes x locations); refuse sizes no workstation
     // holds rather than abort on allocation.
     const MAX_CELLS: usize = 1 << 30;
     if n.saturating_mul(l) > MAX_CELLS {
-        return Err(OffsetError::whole(format!(
+        return Err(Problem::whole(format!(
             "anchor.xml: {n} cnodes x {l} locations = {} cells per metric, more than the {MAX_CELLS} this reader holds",
             n.saturating_mul(l)
         )));
@@ -454,14 +455,14 @@ fn build_profile(
     let mut visits: Option<usize> = None;
     for m in &anchor.metrics {
         if let MetricKind::Derived(t) = &m.kind {
-            warnings.push(OffsetError::whole(format!(
+            warnings.push(Problem::whole(format!(
                 "metric `{}` is a derived metric ({t}, a CubePL expression); perfscape does not evaluate CubePL, so it is left out",
                 m.uniq_name
             )));
             continue;
         }
         let Some(ty) = ValueType::of(&m.dtype) else {
-            warnings.push(OffsetError::whole(format!(
+            warnings.push(Problem::whole(format!(
                 "metric `{}` has value type `{}`, which is not one plain number per cell; perfscape does not read it, so it is left out",
                 m.uniq_name, m.dtype
             )));
@@ -488,7 +489,7 @@ fn build_profile(
                 vec![0.0; n * l]
             }
             Err(e) => {
-                warnings.push(OffsetError {
+                warnings.push(Problem {
                     message: format!("{}; the metric is left out", e.message),
                     ..e
                 });
@@ -496,7 +497,7 @@ fn build_profile(
             }
         };
         if !m.convertible || m.kind == MetricKind::Simple {
-            warnings.push(OffsetError::whole(format!(
+            warnings.push(Problem::whole(format!(
                 "metric `{}` is {}: its stored values are used as both exclusive and inclusive values",
                 m.uniq_name,
                 if m.convertible {
@@ -518,7 +519,7 @@ fn build_profile(
         let (exclusive, inclusive) = (nan_to_zero(exclusive), nan_to_zero(inclusive));
         let negative = exclusive.iter().filter(|&&x| x < 0.0).count();
         if negative > 0 && m.kind == MetricKind::Inclusive {
-            warnings.push(OffsetError::whole(format!(
+            warnings.push(Problem::whole(format!(
                 "metric `{}`: {negative} exclusive value(s) are negative (the callees' stored inclusive values exceed the caller's); kept as computed",
                 m.uniq_name
             )));
@@ -542,7 +543,7 @@ fn build_profile(
         });
     }
     if metrics.is_empty() {
-        return Err(OffsetError::whole(
+        return Err(Problem::whole(
             "no metric of this CUBE file could be read (see the warnings for each)".to_string()
                 + &warnings.iter().map(|w| format!("\n  {w}")).collect::<String>(),
         ));
@@ -552,12 +553,12 @@ fn build_profile(
     }
     let (layout, renamed) = Layout::new(&cnode_tree(anchor));
     if renamed > 0 {
-        warnings.push(OffsetError::whole(format!(
+        warnings.push(Problem::whole(format!(
             "{renamed} region name(s) contain `=>`, which separates callpath frames; written as `= >`"
         )));
     }
     for (path, count) in &layout.merged_paths {
-        warnings.push(OffsetError::whole(format!(
+        warnings.push(Problem::whole(format!(
             "{count} more call-tree node(s) have the callpath `{path}` (same region called from the same place, nothing in the file tells them apart); their values were combined"
         )));
     }
@@ -621,7 +622,7 @@ fn build_profile(
         meta.extend(common_meta.iter().cloned());
         let data = thread_data(&layout, &combine, &v, &meta, false);
         builder.add_thread(ids[i], data).map_err(|e| {
-            OffsetError::whole(format!(
+            Problem::whole(format!(
                 "location `{}` (Id {}) maps to thread {} like another location: {e}",
                 loc.name, loc.id, ids[i]
             ))
@@ -631,7 +632,7 @@ fn build_profile(
     warnings.extend(
         build_notes
             .into_iter()
-            .map(|n| OffsetError::whole(format!("thread {}: {}", n.thread, n.message))),
+            .map(|n| Problem::whole(format!("thread {}: {}", n.thread, n.message))),
     );
     Ok(CubeProfile {
         profile,
@@ -642,35 +643,12 @@ fn build_profile(
 
 /// Reads a `.cubex` file (see the module documentation).
 pub fn read_cubex(path: &Path, opts: &LoadOptions<'_>) -> Result<Loaded, LoadError> {
-    if let Some(p) = opts.progress {
-        p.start(1);
-    }
-    let bytes = std::fs::read(path).map_err(|source| LoadError::Io {
-        path: path.to_path_buf(),
-        source,
-    })?;
-    let parsed = parse_cubex(&bytes).map_err(|e| LoadError::NothingLoaded {
-        path: path.to_path_buf(),
-        errors: vec![e.in_file(path)],
-    })?;
-    if let Some(p) = opts.progress {
-        p.advance(1);
-        p.finish();
-    }
-    let report = LoadReport {
-        format: "cube",
-        files_read: 1,
-        bytes_read: bytes.len() as u64,
-        warnings: parsed
-            .warnings
-            .into_iter()
-            .map(|w| w.in_file(path))
-            .collect::<Vec<FileError>>(),
-        notes: parsed.notes,
-        ..LoadReport::default()
-    };
-    Ok(Loaded {
-        profile: parsed.profile,
-        report,
+    crate::problem::load_single_file(path, opts, "cube", |bytes| {
+        parse_cubex(bytes).map(|c| crate::problem::Parsed {
+            profile: c.profile,
+            warnings: c.warnings,
+            partial: Vec::new(),
+            notes: c.notes,
+        })
     })
 }

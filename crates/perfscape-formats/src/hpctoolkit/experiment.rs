@@ -24,7 +24,8 @@
 
 use super::{NodeKind, frame_name, node_event_names, report, unit_of};
 use crate::calltree::{Combine, Layout, ThreadValues, Tree, thread_data};
-use crate::error::{FileError, LoadError, OffsetError};
+use crate::error::{FileError, LoadError};
+use crate::problem::Problem;
 use crate::xml::{attr, line_of, push_text};
 use crate::{LoadOptions, Loaded};
 use perfscape_model::{Metric, Profile, ProfileBuilder, ThreadId};
@@ -249,12 +250,12 @@ pub struct MetricDb {
 const METRICDB_TAG: &[u8] = b"HPCPROF-metricdb__";
 
 /// Parses a `*.metric-db` file.
-pub fn parse_metric_db(b: &[u8]) -> Result<MetricDb, OffsetError> {
+pub fn parse_metric_db(b: &[u8]) -> Result<MetricDb, Problem> {
     if !b.starts_with(METRICDB_TAG) {
-        return Err(OffsetError::at(0, "expected the tag `HPCPROF-metricdb__`"));
+        return Err(Problem::at_offset(0, "expected the tag `HPCPROF-metricdb__`"));
     }
     if b.len() < 32 {
-        return Err(OffsetError::at(
+        return Err(Problem::at_offset(
             b.len() as u64,
             "the header (32 bytes) is cut short",
         ));
@@ -263,7 +264,7 @@ pub fn parse_metric_db(b: &[u8]) -> Result<MetricDb, OffsetError> {
         b'b' => true,
         b'l' => false,
         other => {
-            return Err(OffsetError::at(
+            return Err(Problem::at_offset(
                 23,
                 format!("endianness byte is {other:#04x}, expected `b` or `l`"),
             ));
@@ -281,7 +282,7 @@ pub fn parse_metric_db(b: &[u8]) -> Result<MetricDb, OffsetError> {
     let metrics = u32_at(28) as usize;
     let expected = nodes.saturating_mul(metrics).saturating_mul(8);
     if b.len() - 32 != expected {
-        return Err(OffsetError::at(
+        return Err(Problem::at_offset(
             32,
             format!(
                 "the header announces {nodes} nodes x {metrics} metrics ({expected} bytes) but {} bytes follow",
@@ -359,10 +360,10 @@ fn metric_pairs(exp: &Experiment) -> Vec<(String, Option<usize>, Option<usize>)>
 pub fn build_experiment(
     exp: &Experiment,
     dbs: &[(ThreadId, MetricDb)],
-) -> Result<(Profile, Vec<String>, Vec<String>), OffsetError> {
+) -> Result<(Profile, Vec<String>, Vec<String>), Problem> {
     let pairs = metric_pairs(exp);
     if pairs.is_empty() {
-        return Err(OffsetError::whole("experiment.xml lists no MetricDB"));
+        return Err(Problem::whole("experiment.xml lists no MetricDB"));
     }
     let mut tree = Tree::default();
     for s in &exp.scopes {
@@ -451,7 +452,7 @@ pub fn build_experiment(
         let data = thread_data(&layout, &combine, &v, &meta, k == 0);
         builder
             .add_thread(*tid, data)
-            .map_err(|e| OffsetError::whole(format!("thread {tid}: {e}")))?;
+            .map_err(|e| Problem::whole(format!("thread {tid}: {e}")))?;
     }
     for (path, count) in &layout.merged_paths {
         warnings.push(format!(

@@ -30,13 +30,14 @@
 
 use super::{NodeKind, frame_name, node_event_names, report, unit_of};
 use crate::calltree::{Combine, Layout, ThreadValues, Tree, thread_data};
-use crate::error::{FileError, LoadError, OffsetError};
+use crate::error::{FileError, LoadError};
+use crate::problem::Problem;
 use crate::{LoadOptions, Loaded};
 use perfscape_model::{Metric, Profile, ProfileBuilder, ThreadId};
 use rustc_hash::FxHashMap as HashMap;
 use std::path::Path;
 
-type R<T> = Result<T, OffsetError>;
+type R<T> = Result<T, Problem>;
 
 struct Bytes<'a> {
     b: &'a [u8],
@@ -49,7 +50,7 @@ impl<'a> Bytes<'a> {
             .ok()
             .and_then(|a| self.b.get(a..a.checked_add(n)?))
             .ok_or_else(|| {
-                OffsetError::at(
+                Problem::at_offset(
                     at,
                     format!(
                         "{}: {what} ({n} bytes at byte {at}) lies outside the file ({} bytes)",
@@ -84,23 +85,25 @@ impl<'a> Bytes<'a> {
         let start = usize::try_from(at)
             .ok()
             .filter(|&a| a < self.b.len())
-            .ok_or_else(|| OffsetError::at(at, format!("{}: {what} points outside the file", self.file)))?;
+            .ok_or_else(|| {
+                Problem::at_offset(at, format!("{}: {what} points outside the file", self.file))
+            })?;
         let end = self.b[start..]
             .iter()
             .position(|&c| c == 0)
-            .ok_or_else(|| OffsetError::at(at, format!("{}: {what} is not NUL-terminated", self.file)))?;
+            .ok_or_else(|| Problem::at_offset(at, format!("{}: {what} is not NUL-terminated", self.file)))?;
         Ok(String::from_utf8_lossy(&self.b[start..start + end]).into_owned())
     }
     fn header(&self, format: &str) -> R<(u8, u8)> {
         if !self.b.starts_with(b"HPCTOOLKIT") {
-            return Err(OffsetError::at(
+            return Err(Problem::at_offset(
                 0,
                 format!("{}: expected the magic `HPCTOOLKIT`", self.file),
             ));
         }
         let f = self.slice(10, 4, "the format identifier")?;
         if f != format.as_bytes() {
-            return Err(OffsetError::at(
+            return Err(Problem::at_offset(
                 10,
                 format!(
                     "{}: format identifier is `{}`, expected `{format}`",
@@ -111,7 +114,7 @@ impl<'a> Bytes<'a> {
         }
         let major = self.u8(14, "the major version")?;
         if major != 4 {
-            return Err(OffsetError::at(
+            return Err(Problem::at_offset(
                 14,
                 format!(
                     "{}: format major version {major}; perfscape reads version 4",
@@ -279,7 +282,7 @@ pub fn parse_meta(b: &[u8]) -> R<MetaDb> {
             let mut kids: Vec<(u64, u64, Option<usize>, String)> = Vec::new();
             while at < end {
                 if out.contexts.len() as u64 > max_contexts {
-                    return Err(OffsetError::at(
+                    return Err(Problem::at_offset(
                         at,
                         "meta.db: more contexts than the Context Tree section can hold (cyclic pointers?)",
                     ));
@@ -313,7 +316,7 @@ pub fn parse_meta(b: &[u8]) -> R<MetaDb> {
                     offset = m.u64(next_u64(&mut word), "a context's offset")?;
                 }
                 if word > n_flex {
-                    return Err(OffsetError::at(
+                    return Err(Problem::at_offset(
                         at,
                         format!("meta.db: context {id} uses {word} flex words but has {n_flex}"),
                     ));
@@ -324,7 +327,7 @@ pub fn parse_meta(b: &[u8]) -> R<MetaDb> {
                     2 => NodeKind::Line,
                     3 => NodeKind::Instruction,
                     other => {
-                        return Err(OffsetError::at(
+                        return Err(Problem::at_offset(
                             at + 0x16,
                             format!("meta.db: context {id} has unknown lexical type {other}"),
                         ));
@@ -464,7 +467,7 @@ pub fn parse_profiles(b: &[u8]) -> R<Vec<ThreadProfile>> {
                 n_values
             };
             if start > end || end > n_values {
-                return Err(OffsetError::at(
+                return Err(Problem::at_offset(
                     at,
                     format!("profile.db: context {ctx} has value range {start}..{end} outside 0..{n_values}"),
                 ));
@@ -499,7 +502,7 @@ pub fn build_sparse(meta: &MetaDb, profiles: &[ThreadProfile]) -> R<(Profile, Ve
         })
         .collect();
     if metrics.is_empty() {
-        return Err(OffsetError::whole(
+        return Err(Problem::whole(
             "meta.db: no metric with inclusive (`execution` scope) values",
         ));
     }
@@ -594,7 +597,7 @@ pub fn build_sparse(meta: &MetaDb, profiles: &[ThreadProfile]) -> R<(Profile, Ve
         let data = thread_data(&layout, &combine, &v, &meta_pairs, pos == 0);
         builder
             .add_thread(ids[k], data)
-            .map_err(|e| OffsetError::whole(format!("thread {}: {e}", ids[k])))?;
+            .map_err(|e| Problem::whole(format!("thread {}: {e}", ids[k])))?;
     }
     for (path, count) in &layout.merged_paths {
         warnings.push(format!(
@@ -619,7 +622,7 @@ pub fn read_sparse(dir: &Path, opts: &LoadOptions<'_>) -> Result<Loaded, LoadErr
         let path = dir.join(name);
         std::fs::read(&path).map_err(|source| LoadError::Io { path, source })
     };
-    let fail = |name: &str, e: OffsetError| LoadError::NothingLoaded {
+    let fail = |name: &str, e: Problem| LoadError::NothingLoaded {
         path: dir.to_path_buf(),
         errors: vec![e.in_file(dir.join(name))],
     };
@@ -630,7 +633,7 @@ pub fn read_sparse(dir: &Path, opts: &LoadOptions<'_>) -> Result<Loaded, LoadErr
     if profiles.is_empty() {
         return Err(fail(
             "profile.db",
-            OffsetError::whole("no thread profile (only the summary)"),
+            Problem::whole("no thread profile (only the summary)"),
         ));
     }
     let (profile, _, warnings) = build_sparse(&meta, &profiles).map_err(|e| fail("meta.db", e))?;
