@@ -15,7 +15,7 @@
 
 use perfscape_analysis::{Summary, event_stats};
 use perfscape_formats::tau::parse_profile_file;
-use perfscape_formats::{Detected, LoadOptions, detect, load};
+use perfscape_formats::{Detected, OpenOptions, detect, load};
 use perfscape_model::{MetricId, Profile, ThreadId, ValueKind};
 use std::path::{Path, PathBuf};
 
@@ -199,7 +199,7 @@ fn statistics_equal_paraprof_derived_profiles() {
     );
     let mut total = 0;
     for run in &runs {
-        let loaded = load(run, &LoadOptions::default()).unwrap();
+        let loaded = load(run, &OpenOptions::default()).unwrap();
         assert!(
             !loaded.report.is_partial(),
             "{}: {:?}",
@@ -238,7 +238,7 @@ fn per_thread_values_equal_paraprof_csv() {
         );
     }
     for run in runs {
-        let loaded = load(&run, &LoadOptions::default()).unwrap();
+        let loaded = load(&run, &OpenOptions::default()).unwrap();
         let p = &loaded.profile;
         let text = std::fs::read_to_string(run.join("oracle/paraprof.csv")).unwrap();
         let (intervals, users) = match text.find("Node\tContext\tThread\tUser Event") {

@@ -3,10 +3,7 @@
 use crate::{EXIT_PARTIAL, Input};
 use anyhow::Context;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use perfscape_formats::{
-    CacheMode, Detected, LoadOptions, LoadReport, Loaded, LoadedSeries, ProgressSink, load, load_as,
-    load_series, load_series_as,
-};
+use perfscape_formats::{CacheMode, LoadReport, Loaded, OpenOptions, Opened, Parts, ProgressSink};
 use perfscape_model::{SampleId, SampleMode, SampleSeries};
 use std::io::IsTerminal;
 use std::process::ExitCode;
@@ -33,7 +30,7 @@ pub fn open(input: &Input) -> anyhow::Result<Loaded> {
 
 /// What [`open_run`] gives: the profile, and for the browser views the samples over time of
 /// a snapshot or dump run and the trace of a Chrome trace.
-pub struct Opened {
+pub struct OpenedRun {
     /// The profile and its load report.
     pub loaded: Loaded,
     /// The samples over time (`keep_extra` and a snapshot or dump run).
@@ -42,33 +39,12 @@ pub struct Opened {
     pub trace: Option<perfscape_model::Trace>,
 }
 
-/// True when `input` is a Chrome trace (detected, or named by `--input-format chrome`).
-fn is_chrome(input: &Input) -> bool {
-    match input.input_format.as_deref() {
-        Some(f) => f == "chrome",
-        None => matches!(perfscape_formats::detect(&input.run), Ok(Detected::ChromeTrace)),
-    }
-}
-
-/// True when `input` names a run observed over time (TAU snapshots or incremental dumps),
-/// detected from its content or named by `--input-format`.
-fn has_series(input: &Input) -> bool {
-    match input.input_format.as_deref() {
-        Some(f) => f == "tau-snapshot" || f == "tau-dumps",
-        None => matches!(
-            perfscape_formats::detect(&input.run),
-            Ok(Detected::TauSnapshotRun | Detected::TauSnapshotFile | Detected::TauDumps)
-        ),
-    }
-}
-
 /// Like [`open`]; with `keep_extra`, a run observed over time also gives its
 /// [`SampleSeries`], and the profile is made from it (the final state, or the `--sample`),
 /// so the profile's event ids are the series' (no series with `--clock-hz`: its samples would
 /// keep cycles while the profile shows time; a note says so); and a Chrome trace gives its
 /// [`perfscape_model::Trace`] for the timeline.
-pub fn open_run(input: &Input, keep_extra: bool) -> anyhow::Result<Opened> {
-    let keep_series = keep_extra;
+pub fn open_run(input: &Input, keep_extra: bool) -> anyhow::Result<OpenedRun> {
     let target = if std::io::stderr().is_terminal() {
         ProgressDrawTarget::stderr()
     } else {
@@ -81,7 +57,7 @@ pub fn open_run(input: &Input, keep_extra: bool) -> anyhow::Result<Opened> {
             .progress_chars("=> "),
     );
     let sink = Bar(bar);
-    let opts = LoadOptions {
+    let opts = OpenOptions {
         threads: input.jobs,
         progress: Some(&sink),
         cache: if input.no_cache {
@@ -91,82 +67,79 @@ pub fn open_run(input: &Input, keep_extra: bool) -> anyhow::Result<Opened> {
         } else {
             CacheMode::ReadWrite
         },
-        ..LoadOptions::default()
+        ..OpenOptions::default()
     };
-    let want_series = input.sample.is_some() || (keep_series && has_series(input));
-    let (loaded, series) = if want_series {
-        let LoadedSeries { series, mut report } = match &input.input_format {
-            Some(f) => load_series_as(&input.run, f, &opts),
-            None => load_series(&input.run, &opts),
-        }
-        .with_context(|| format!("cannot load the samples of {}", input.run.display()))?;
-        let profile = match &input.sample {
-            Some(sample) => {
-                let s = find_sample(&series, sample)?;
-                let mode = if input.delta {
-                    SampleMode::Delta
-                } else {
-                    SampleMode::Cumulative
-                };
-                let profile = series
-                    .profile_at(s, mode)
-                    .with_context(|| format!("cannot build sample {sample}"))?;
-                let info = series
-                    .sample(s)
-                    .map(|i| (i.name().to_string(), i.missing_threads().len()));
-                let (name, missing) = info.unwrap_or_default();
-                report.notes.push(format!(
-                    "sample {} `{name}` of {} ({}){}",
-                    s.0,
-                    series.len(),
-                    if input.delta {
-                        "change since each thread's previous sample"
-                    } else {
-                        "cumulative values"
-                    },
-                    if missing > 0 {
-                        format!("; {missing} thread(s) did not write it")
-                    } else {
-                        String::new()
-                    }
-                ));
-                profile
-            }
-            None => series
-                .final_profile()
-                .context("cannot build the final state of the samples")?,
-        };
-        let keep = keep_series && input.clock_hz.is_none();
-        if keep_series && !keep {
-            report
-                .notes
-                .push("--clock-hz: the samples over time are not shown (they are counted in cycles)".into());
-        }
-        (Loaded { profile, report }, keep.then_some(series))
-    } else {
-        let loaded = match &input.input_format {
-            Some(f) => load_as(&input.run, f, &opts),
-            None => load(&input.run, &opts),
-        }
+    let opts = OpenOptions {
+        format: input.input_format.as_deref(),
+        parts: Parts {
+            series: keep_extra || input.sample.is_some(),
+            trace: keep_extra,
+        },
+        ..opts
+    };
+    let opened = perfscape_formats::open(&input.run, &opts)
         .with_context(|| format!("cannot load {}", input.run.display()))?;
-        (loaded, None)
-    };
-    let (loaded, trace) = if keep_extra && is_chrome(input) {
-        // The timeline needs the trace itself: read it again with it (Chrome traces are
-        // small next to profiles of many ranks; the profile is the same as the load's).
-        match perfscape_formats::chrome::read_trace(&input.run, &LoadOptions::default()) {
-            Ok((trace, l)) => (l, Some(trace)),
-            Err(_) => (loaded, None),
+    let Opened {
+        profile,
+        series,
+        trace,
+        mut report,
+    } = opened;
+    if input.sample.is_some() && series.is_none() {
+        anyhow::bail!(
+            "--sample: {}: no series of samples here: perfscape reads samples from TAU snapshot files (snapshot.N.C.T) and TAU incremental dumps (dump__<time>__.N.C.T)",
+            input.run.display()
+        );
+    }
+    let profile = match (&input.sample, &series) {
+        (Some(sample), Some(series)) => {
+            let s = find_sample(series, sample)?;
+            let mode = if input.delta {
+                SampleMode::Delta
+            } else {
+                SampleMode::Cumulative
+            };
+            let profile = series
+                .profile_at(s, mode)
+                .with_context(|| format!("cannot build sample {sample}"))?;
+            let info = series
+                .sample(s)
+                .map(|i| (i.name().to_string(), i.missing_threads().len()));
+            let (name, missing) = info.unwrap_or_default();
+            report.notes.push(format!(
+                "sample {} `{name}` of {} ({}){}",
+                s.0,
+                series.len(),
+                if input.delta {
+                    "change since each thread's previous sample"
+                } else {
+                    "cumulative values"
+                },
+                if missing > 0 {
+                    format!("; {missing} thread(s) did not write it")
+                } else {
+                    String::new()
+                }
+            ));
+            profile
         }
-    } else {
-        (loaded, None)
+        _ => profile,
     };
+    let keep = keep_extra && input.clock_hz.is_none();
+    if keep_extra && !keep && series.is_some() {
+        report
+            .notes
+            .push("--clock-hz: the samples over time are not shown (they are counted in cycles)".into());
+    }
+    let series = if keep { series } else { None };
+    let trace = if keep_extra { trace } else { None };
+    let loaded = Loaded { profile, report };
     print_report(&loaded.report, input.verbose);
     let loaded = match &input.clock_hz {
         Some(spec) => cycles_as_time(loaded, spec)?,
         None => loaded,
     };
-    Ok(Opened {
+    Ok(OpenedRun {
         loaded,
         series,
         trace,

@@ -11,7 +11,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::print_stdout)]
 
 use perfscape_formats::cache::{cache_paths, parse_cache_file};
-use perfscape_formats::{CacheMode, LoadOptions, load};
+use perfscape_formats::{CacheMode, OpenOptions, load};
 use std::path::PathBuf;
 use std::time::Instant;
 
@@ -24,9 +24,9 @@ fn main() {
     let mut args = std::env::args().skip(1);
     let run = PathBuf::from(args.next().expect("usage: cache_reopen RUN [REPEAT]"));
     let repeat: usize = args.next().and_then(|a| a.parse().ok()).unwrap_or(5);
-    let opts = |cache| LoadOptions {
+    let opts = |cache| OpenOptions {
         cache,
-        ..LoadOptions::default()
+        ..OpenOptions::default()
     };
     let t = Instant::now();
     let fresh = load(&run, &opts(CacheMode::Off)).unwrap();

@@ -6,7 +6,7 @@
 //! - Beside the input when its directory is writable: `RUN/.perfscape-cache` for a run
 //!   directory, `DIR/.NAME.perfscape-cache` for an input file `DIR/NAME`. A directory whose
 //!   mode has no write permission at all is treated as read-only even for root.
-//! - Otherwise in the user's cache directory: [`LoadOptions::cache_dir`](crate::LoadOptions)
+//! - Otherwise in the user's cache directory: [`OpenOptions::cache_dir`](crate::OpenOptions)
 //!   when given, else `$XDG_CACHE_HOME/perfscape/`, else `~/.cache/perfscape/`, as
 //!   `<name>-<16 hex digits of a hash of the canonical input path>.cache`.
 //!
@@ -33,7 +33,7 @@
 //! back to the old value (e.g. by `touch -d`); use `--refresh-cache` then.
 
 use crate::error::{FileError, LoadError, LoadReport};
-use crate::{LoadOptions, Loaded};
+use crate::{Loaded, OpenOptions};
 use perfscape_model::binary::{DecodeError, Reader, Writer, checksum};
 use perfscape_model::{Profile, ThreadId};
 use rayon::prelude::*;
@@ -362,7 +362,7 @@ fn difference(cached: &[Source], now: &[Source]) -> String {
 pub(crate) fn load_with_cache(
     input: &Path,
     request: Option<&str>,
-    opts: &LoadOptions<'_>,
+    opts: &OpenOptions<'_>,
     load: impl FnOnce() -> Result<Loaded, LoadError>,
 ) -> Result<Loaded, LoadError> {
     if opts.cache == CacheMode::Off {

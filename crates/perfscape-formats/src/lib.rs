@@ -1,8 +1,8 @@
 //! Readers for the profile formats perfscape understands, with content-based detection.
 //!
 //! ```no_run
-//! use perfscape_formats::{load, LoadOptions};
-//! let loaded = load("run-dir".as_ref(), &LoadOptions::default()).unwrap();
+//! use perfscape_formats::{load, OpenOptions};
+//! let loaded = load("run-dir".as_ref(), &OpenOptions::default()).unwrap();
 //! println!("{} threads, {} events", loaded.profile.threads().len(), loaded.profile.events().len());
 //! for bad in &loaded.report.bad_files {
 //!     eprintln!("not loaded: {bad}");
@@ -26,6 +26,7 @@ pub mod cube;
 pub mod detect;
 mod error;
 pub mod hpctoolkit;
+mod open;
 pub mod perf;
 pub mod ppk;
 pub mod pprof;
@@ -38,6 +39,7 @@ mod xml;
 pub use cache::CacheMode;
 pub use detect::{Detected, detect};
 pub use error::{FileError, LineError, LoadError, LoadReport};
+pub use open::{Opened, open};
 use perfscape_model::{Profile, SampleSeries};
 pub use problem::{Parsed, Problem};
 use std::path::Path;
@@ -55,7 +57,7 @@ pub trait ProgressSink: Sync {
 
 /// Options of [`load`].
 #[derive(Default, Clone, Copy)]
-pub struct LoadOptions<'a> {
+pub struct OpenOptions<'a> {
     /// Worker threads for parsing; `None` uses one per core.
     pub threads: Option<usize>,
     /// Where to report progress, if anywhere.
@@ -66,14 +68,53 @@ pub struct LoadOptions<'a> {
     /// The cache directory used when the input's own directory is not writable (default:
     /// `$XDG_CACHE_HOME/perfscape`, else `~/.cache/perfscape`).
     pub cache_dir: Option<&'a Path>,
+    /// Read the input as this format (one of [`detect::FORMAT_NAMES`]) instead of detecting
+    /// it from the content. Default: detect.
+    pub format: Option<&'a str>,
+    /// What [`open`] returns beside the profile. Default: everything the input has
+    /// ([`Parts::ALL`]).
+    pub parts: Parts,
 }
 
-impl std::fmt::Debug for LoadOptions<'_> {
+/// What [`open`] returns beside the profile: the samples over time and the trace cost memory
+/// and time, and a cached profile has neither, so a caller that shows only the profile asks
+/// for [`Parts::PROFILE`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Parts {
+    /// The samples over time of a run observed over time (TAU snapshots, incremental dumps).
+    pub series: bool,
+    /// The trace of a trace input (Chrome Trace Event JSON).
+    pub trace: bool,
+}
+
+impl Parts {
+    /// The profile only (the cache can answer).
+    pub const PROFILE: Parts = Parts {
+        series: false,
+        trace: false,
+    };
+    /// The profile and whatever else the input has.
+    pub const ALL: Parts = Parts {
+        series: true,
+        trace: true,
+    };
+}
+
+impl Default for Parts {
+    /// [`Parts::ALL`].
+    fn default() -> Self {
+        Parts::ALL
+    }
+}
+
+impl std::fmt::Debug for OpenOptions<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("LoadOptions")
+        f.debug_struct("OpenOptions")
             .field("threads", &self.threads)
             .field("cache", &self.cache)
             .field("cache_dir", &self.cache_dir)
+            .field("format", &self.format)
+            .field("parts", &self.parts)
             .finish_non_exhaustive()
     }
 }
@@ -102,13 +143,13 @@ pub struct LoadedSeries {
 /// no file of it could be loaded. A run where only some files are bad loads, with those
 /// files in [`LoadReport::bad_files`].
 ///
-/// With [`LoadOptions::cache`] on (the default), a valid cache of an earlier load of the same
+/// With [`OpenOptions::cache`] on (the default), a valid cache of an earlier load of the same
 /// files is read instead, and a new one is written after a load (see [`cache`]).
-pub fn load(path: &Path, opts: &LoadOptions<'_>) -> Result<Loaded, LoadError> {
+pub fn load(path: &Path, opts: &OpenOptions<'_>) -> Result<Loaded, LoadError> {
     cache::load_with_cache(path, None, opts, || load_detected(path, opts))
 }
 
-fn load_detected(path: &Path, opts: &LoadOptions<'_>) -> Result<Loaded, LoadError> {
+fn load_detected(path: &Path, opts: &OpenOptions<'_>) -> Result<Loaded, LoadError> {
     match detect(path)? {
         Detected::TauRunDirectory => tau::read_run(path, opts),
         Detected::TauProfileFile => tau::read_single_file(path, opts),
@@ -133,7 +174,7 @@ fn load_detected(path: &Path, opts: &LoadOptions<'_>) -> Result<Loaded, LoadErro
 /// Loads a run observed over time (a series of samples): TAU snapshot files (a directory of
 /// `snapshot.N.C.T`, also when `profile.N.C.T` files are beside them, or one file) or TAU
 /// incremental dumps (`dump__<time>__.N.C.T`). Errors for inputs without samples.
-pub fn load_series(path: &Path, opts: &LoadOptions<'_>) -> Result<LoadedSeries, LoadError> {
+pub fn load_series(path: &Path, opts: &OpenOptions<'_>) -> Result<LoadedSeries, LoadError> {
     if path.is_dir() {
         let names: Vec<String> = std::fs::read_dir(path)
             .map_err(|source| LoadError::Io {
@@ -161,7 +202,7 @@ pub fn load_series(path: &Path, opts: &LoadOptions<'_>) -> Result<LoadedSeries, 
 }
 
 /// Loads a series in the named format: `tau-snapshot` or `tau-dumps`.
-pub fn load_series_as(path: &Path, format: &str, opts: &LoadOptions<'_>) -> Result<LoadedSeries, LoadError> {
+pub fn load_series_as(path: &Path, format: &str, opts: &OpenOptions<'_>) -> Result<LoadedSeries, LoadError> {
     match format {
         "tau-snapshot" => tau::read_snapshot_series(path, opts),
         "tau-dumps" => tau::dumps::read_dumps_series(path, opts),
@@ -171,14 +212,14 @@ pub fn load_series_as(path: &Path, format: &str, opts: &LoadOptions<'_>) -> Resu
 
 /// Loads a profile in the named format (one of [`detect::FORMAT_NAMES`]), skipping detection.
 /// Uses the cache like [`load`].
-pub fn load_as(path: &Path, format: &str, opts: &LoadOptions<'_>) -> Result<Loaded, LoadError> {
+pub fn load_as(path: &Path, format: &str, opts: &OpenOptions<'_>) -> Result<Loaded, LoadError> {
     if !detect::FORMAT_NAMES.contains(&format) {
         return Err(LoadError::UnknownFormatName(format.to_string()));
     }
     cache::load_with_cache(path, Some(format), opts, || load_named(path, format, opts))
 }
 
-fn load_named(path: &Path, format: &str, opts: &LoadOptions<'_>) -> Result<Loaded, LoadError> {
+fn load_named(path: &Path, format: &str, opts: &OpenOptions<'_>) -> Result<Loaded, LoadError> {
     match format {
         "tau" => {
             if path.is_dir() {

@@ -32,7 +32,7 @@
 
 use crate::error::LoadError;
 use crate::problem::Problem;
-use crate::{LoadOptions, Loaded};
+use crate::{Loaded, OpenOptions};
 use perfscape_model::{Metric, Profile, ProfileBuilder, ThreadData, ThreadId};
 use std::io::Read;
 use std::path::Path;
@@ -394,7 +394,7 @@ fn read_thread(
 }
 
 /// Reads a `.ppk` file (see the module documentation).
-pub fn read_ppk(path: &Path, opts: &LoadOptions<'_>) -> Result<Loaded, LoadError> {
+pub fn read_ppk(path: &Path, opts: &OpenOptions<'_>) -> Result<Loaded, LoadError> {
     crate::problem::load_single_file(path, opts, "ppk", |bytes| {
         parse_ppk(bytes).map(|p| crate::problem::Parsed {
             profile: p.profile,

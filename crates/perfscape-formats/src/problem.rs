@@ -110,7 +110,7 @@ impl Parsed {
 /// [`crate::LoadError::NothingLoaded`] naming the file).
 pub(crate) fn load_single_file(
     path: &Path,
-    opts: &crate::LoadOptions<'_>,
+    opts: &crate::OpenOptions<'_>,
     format: &'static str,
     parse: impl FnOnce(&[u8]) -> Result<Parsed, Problem>,
 ) -> Result<Loaded, crate::LoadError> {

@@ -7,7 +7,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use perfscape_formats::cache::{CACHE_FILE_NAME, cache_paths};
-use perfscape_formats::{CacheMode, Detected, LoadOptions, LoadReport, Loaded, detect, load, load_as};
+use perfscape_formats::{CacheMode, Detected, LoadReport, Loaded, OpenOptions, detect, load, load_as};
 use perfscape_model::{AtomicEventId, Profile, ValueKind};
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -21,25 +21,25 @@ fn corpus() -> PathBuf {
     p
 }
 
-fn off() -> LoadOptions<'static> {
-    LoadOptions {
+fn off() -> OpenOptions<'static> {
+    OpenOptions {
         cache: CacheMode::Off,
-        ..LoadOptions::default()
+        ..OpenOptions::default()
     }
 }
 
-fn with_dir(dir: &Path) -> LoadOptions<'_> {
-    LoadOptions {
+fn with_dir(dir: &Path) -> OpenOptions<'_> {
+    OpenOptions {
         cache_dir: Some(dir),
         ..rw()
     }
 }
 
 /// The cache on (read a valid one, else load and write it), as the CLI loads.
-fn rw() -> LoadOptions<'static> {
-    LoadOptions {
+fn rw() -> OpenOptions<'static> {
+    OpenOptions {
         cache: CacheMode::ReadWrite,
-        ..LoadOptions::default()
+        ..OpenOptions::default()
     }
 }
 
@@ -504,9 +504,9 @@ fn modes_and_named_formats() {
     std::thread::sleep(Duration::from_millis(20));
     let refreshed = load(
         &run,
-        &LoadOptions {
+        &OpenOptions {
             cache: CacheMode::Refresh,
-            ..LoadOptions::default()
+            ..OpenOptions::default()
         },
     )
     .unwrap();

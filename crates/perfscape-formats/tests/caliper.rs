@@ -12,7 +12,7 @@ mod common;
 use common::fields;
 use perfscape_formats::caliper::cali::parse_cali;
 use perfscape_formats::caliper::json::parse_json_split;
-use perfscape_formats::{Detected, LoadOptions, detect, load};
+use perfscape_formats::{Detected, OpenOptions, detect, load};
 use perfscape_model::{Profile, ThreadId, ValueKind};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -141,7 +141,7 @@ fn my_sum(p: &Profile, path: &str, rank: u32, metric: &str, kind: ValueKind) -> 
 fn check(file: &str, table: &str, mapping: &[(&str, &str, ValueKind)]) -> usize {
     let path = corpus(file);
     assert_eq!(detect(&path).unwrap(), Detected::Caliper, "{file}");
-    let loaded = load(&path, &LoadOptions::default()).unwrap();
+    let loaded = load(&path, &OpenOptions::default()).unwrap();
     let p = &loaded.profile;
     let (header, sums) = hatchet_sums(table);
     let mut compared = 0;
@@ -220,7 +220,7 @@ fn spot_region_profiles_equal_hatchet() {
     for cores in [64, 125, 216] {
         let loaded = load(
             &corpus(&format!("thicket-mpi-scaling/{cores}_cores.cali")),
-            &LoadOptions::default(),
+            &OpenOptions::default(),
         )
         .unwrap();
         let p = &loaded.profile;
@@ -273,12 +273,12 @@ fn json_split_equals_hatchet() {
 fn the_same_run_as_cali_and_json_has_the_same_tree() {
     let cali = load(
         &corpus("hatchet-lulesh/lulesh-annotation-profile.cali"),
-        &LoadOptions::default(),
+        &OpenOptions::default(),
     )
     .unwrap();
     let json = load(
         &corpus("hatchet-lulesh/lulesh-annotation-profile.json"),
-        &LoadOptions::default(),
+        &OpenOptions::default(),
     )
     .unwrap();
     let names = |p: &Profile| {

@@ -7,7 +7,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::type_complexity)]
 
 use perfscape_formats::chrome::{self, parse_trace};
-use perfscape_formats::{Detected, LoadOptions, detect, load, load_as};
+use perfscape_formats::{Detected, OpenOptions, detect, load, load_as};
 use perfscape_model::trace::{InstantScope, NO_PARENT};
 use perfscape_model::{MetricId, Profile, ThreadId, Trace, ValueKind};
 use serde_json::Value;
@@ -37,7 +37,7 @@ fn chrome_files() -> Vec<PathBuf> {
 }
 
 fn trace_of(path: &Path) -> (Trace, perfscape_formats::Loaded) {
-    chrome::read_trace(path, &LoadOptions::default()).unwrap()
+    chrome::read_trace(path, &OpenOptions::default()).unwrap()
 }
 
 const T: MetricId = MetricId(0);
@@ -52,7 +52,7 @@ fn value(p: &Profile, thread: ThreadId, event: &str, kind: ValueKind) -> Option<
 fn every_corpus_trace_is_detected_and_loads() {
     for f in chrome_files() {
         assert_eq!(detect(&f).unwrap(), Detected::ChromeTrace, "{}", f.display());
-        let l = load(&f, &LoadOptions::default()).unwrap_or_else(|e| panic!("{}: {e}", f.display()));
+        let l = load(&f, &OpenOptions::default()).unwrap_or_else(|e| panic!("{}: {e}", f.display()));
         assert_eq!(l.report.format, "chrome");
         assert!(
             !l.report.is_partial(),
@@ -64,7 +64,7 @@ fn every_corpus_trace_is_detected_and_loads() {
         assert_eq!(p.metrics()[0].name, "TIME");
         assert!(p.threads().windows(2).all(|w| w[0] < w[1]));
         if std::fs::metadata(&f).unwrap().len() < 100_000 {
-            let again = load_as(&f, "chrome", &LoadOptions::default()).unwrap();
+            let again = load_as(&f, "chrome", &OpenOptions::default()).unwrap();
             assert_eq!(again.profile, l.profile);
         }
     }
@@ -352,10 +352,10 @@ fn tau_trace_equals_tau_trace2profile() {
     // rank 0, which never calls it; a thread with 0 calls does not have the event, and the
     // trace has no interval for it.)
     let dir = corpus().join("tau-real/mpi-stencil-np4-trace");
-    let chrome = load(&dir.join("trace.chrome.json"), &LoadOptions::default())
+    let chrome = load(&dir.join("trace.chrome.json"), &OpenOptions::default())
         .unwrap()
         .profile;
-    let tau = load(&dir.join("oracle/trace2profile"), &LoadOptions::default())
+    let tau = load(&dir.join("oracle/trace2profile"), &OpenOptions::default())
         .unwrap()
         .profile;
     assert_eq!(chrome.threads(), tau.threads());

@@ -6,7 +6,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use perfscape_formats::{Detected, LoadOptions, detect, load};
+use perfscape_formats::{Detected, OpenOptions, detect, load};
 use std::path::{Path, PathBuf};
 
 fn corpus() -> PathBuf {
@@ -91,7 +91,7 @@ fn every_corpus_input_loads_or_is_refused_with_a_reason() {
             let mut loaded_here = 0;
             for input in list {
                 let d = detect(&input);
-                match load(&input, &LoadOptions::default()) {
+                match load(&input, &OpenOptions::default()) {
                     Ok(_) => {
                         loaded += 1;
                         loaded_here += 1;

@@ -16,7 +16,7 @@
 mod common;
 use common::fields;
 use perfscape_formats::ppk::{parse_ppk, parse_ppk_stream};
-use perfscape_formats::{Detected, LoadOptions, detect, load};
+use perfscape_formats::{Detected, OpenOptions, detect, load};
 use perfscape_model::{MetricId, Profile, ThreadIndex, Unit, ValueKind};
 use std::collections::HashMap;
 use std::io::Read;
@@ -37,7 +37,7 @@ fn fixture(rel: &str) -> PathBuf {
 fn load_ppk(rel: &str) -> Profile {
     let path = corpus(rel);
     assert_eq!(detect(&path).unwrap(), Detected::Ppk, "{rel}");
-    let loaded = load(&path, &LoadOptions::default()).unwrap();
+    let loaded = load(&path, &OpenOptions::default()).unwrap();
     assert!(
         loaded.report.warnings.is_empty(),
         "{rel}: {:?}",

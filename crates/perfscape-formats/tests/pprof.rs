@@ -6,7 +6,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use perfscape_formats::pprof::{self, proto};
-use perfscape_formats::{Detected, LoadOptions, detect, load, load_as};
+use perfscape_formats::{Detected, OpenOptions, detect, load, load_as};
 use perfscape_model::{EventKind, MetricId, Profile, ThreadId, ValueKind};
 use prost::Message;
 use std::collections::{BTreeMap, BTreeSet};
@@ -125,7 +125,7 @@ fn event_sum(p: &Profile, name: &str, kind: ValueKind, m: MetricId) -> Option<f6
 fn every_corpus_file_is_detected_and_loads() {
     for f in pprof_files() {
         assert_eq!(detect(&f).unwrap(), Detected::Pprof, "{}", f.display());
-        let l = load(&f, &LoadOptions::default()).unwrap_or_else(|e| panic!("{}: {e}", f.display()));
+        let l = load(&f, &OpenOptions::default()).unwrap_or_else(|e| panic!("{}: {e}", f.display()));
         assert_eq!(l.report.format, "pprof");
         assert!(!l.report.is_partial(), "{}: {:?}", f.display(), l.report);
         assert!(
@@ -140,7 +140,7 @@ fn every_corpus_file_is_detected_and_loads() {
             "no thread labels in the corpus"
         );
         if std::fs::metadata(&f).unwrap().len() < 100_000 {
-            let again = load_as(&f, "pprof", &LoadOptions::default()).unwrap();
+            let again = load_as(&f, "pprof", &OpenOptions::default()).unwrap();
             assert_eq!(again.profile, l.profile, "load_as gives the same profile");
         }
     }
@@ -153,7 +153,7 @@ fn totals_flat_and_cum_equal_independent_sums() {
         let bytes = std::fs::read(&f).unwrap();
         let decoded = pprof::decode(&bytes).unwrap();
         let o = oracle(&decoded.profile);
-        let p = load(&f, &LoadOptions::default()).unwrap().profile;
+        let p = load(&f, &OpenOptions::default()).unwrap().profile;
         assert_eq!(p.metrics().len(), o.types.len());
         for (k, ty) in o.types.iter().enumerate() {
             let m = p
@@ -241,7 +241,7 @@ fn cpu_time_is_samples_times_period() {
         let decoded = pprof::decode(&std::fs::read(&f).unwrap()).unwrap().profile;
         let period = decoded.period as f64;
         assert!(period > 0.0);
-        let p = load(&f, &LoadOptions::default()).unwrap().profile;
+        let p = load(&f, &OpenOptions::default()).unwrap().profile;
         let cpu = p.metric_by_name("cpu").unwrap();
         assert_eq!(
             cpu,
@@ -261,7 +261,7 @@ fn cpu_time_is_samples_times_period() {
     // speedscope's simple.prof: 9 sample records; main.main's calls are the records with it
     // on the stack and its inclusive samples their counts.
     let f = corpus().join("pprof/speedscope-simple/simple.prof.pb.gz");
-    let p = load(&f, &LoadOptions::default()).unwrap().profile;
+    let p = load(&f, &OpenOptions::default()).unwrap().profile;
     let samples = p.metric_by_name("samples").unwrap();
     let decoded = pprof::decode(&std::fs::read(&f).unwrap()).unwrap().profile;
     assert_eq!(decoded.sample.len(), 9);
@@ -304,7 +304,7 @@ fn stripped_profiles_name_frames_by_address() {
         "normal-cpu.stripped.pprof",
     ] {
         let f = corpus().join("pprof/parca-symbolizer-unsymbolized").join(name);
-        let l = load(&f, &LoadOptions::default()).unwrap();
+        let l = load(&f, &OpenOptions::default()).unwrap();
         let flat: Vec<&str> = l
             .profile
             .events()
@@ -742,7 +742,7 @@ fn a_truncated_file_loads_in_part_with_the_offset() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("cut.pb");
     std::fs::write(&path, &reordered[..cut]).unwrap();
-    let l = load(&path, &LoadOptions::default()).unwrap();
+    let l = load(&path, &OpenOptions::default()).unwrap();
     assert!(l.report.is_partial());
     let e = &l.report.partial_files[0];
     assert!(

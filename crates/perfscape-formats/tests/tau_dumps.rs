@@ -5,7 +5,7 @@
 
 use perfscape_formats::tau::dumps::{list_dump_files, read_dumps_series};
 use perfscape_formats::tau::parse_profile_file;
-use perfscape_formats::{Detected, LoadOptions, detect, load, load_series, load_series_as};
+use perfscape_formats::{Detected, OpenOptions, detect, load, load_series, load_series_as};
 use perfscape_model::{MetricId, SampleId, SampleMode, ThreadId, ValueKind};
 use std::path::{Path, PathBuf};
 
@@ -31,7 +31,7 @@ fn dumps_are_grouped_by_each_ranks_own_order_not_by_their_names() {
         .map(|v| v[1].1.file_name().unwrap().to_str().unwrap()[6..30].to_string())
         .collect();
     assert_ne!(second[0], second[2]);
-    let loaded = read_dumps_series(&dir(), &LoadOptions::default()).unwrap();
+    let loaded = read_dumps_series(&dir(), &OpenOptions::default()).unwrap();
     let s = &loaded.series;
     let names: Vec<&str> = s.samples().iter().map(|x| x.name()).collect();
     assert_eq!(names, ["dump 1", "dump 2", "dump 3", "dump 4"]);
@@ -50,7 +50,7 @@ fn dumps_are_grouped_by_each_ranks_own_order_not_by_their_names() {
     // TAU took a snapshot right before each dump (TAU_PROFILE_SNAPSHOT then TAU_DB_DUMP_INCR):
     // sample k of the dumps has the calls of snapshot k on every rank and every event, and the
     // same values except for the timers running across both (the dump comes a few µs later).
-    let snaps = load_series(&dir(), &LoadOptions::default()).unwrap().series;
+    let snaps = load_series(&dir(), &OpenOptions::default()).unwrap().series;
     assert_eq!(snaps.len(), 4);
     let running = [
         ".TAU application",
@@ -113,7 +113,7 @@ fn a_dumps_only_directory_loads_its_last_dumps() {
         }
     }
     assert_eq!(detect(tmp.path()).unwrap(), Detected::TauDumps);
-    let loaded = load(tmp.path(), &LoadOptions::default()).unwrap();
+    let loaded = load(tmp.path(), &OpenOptions::default()).unwrap();
     assert_eq!(loaded.report.format, "tau-dumps");
     assert_eq!(loaded.report.files_read, 16);
     let p = &loaded.profile;
@@ -135,7 +135,7 @@ fn a_dumps_only_directory_loads_its_last_dumps() {
     let one = &list_dump_files(tmp.path()).unwrap()[&ThreadId::new(2, 0, 0)][0].1;
     assert_eq!(detect(one).unwrap(), Detected::TauProfileFile);
     assert_eq!(
-        load(one, &LoadOptions::default()).unwrap().profile.threads(),
+        load(one, &OpenOptions::default()).unwrap().profile.threads(),
         &[ThreadId::new(2, 0, 0)]
     );
     // A damaged dump: its rank misses that sample, reported with file and line.
@@ -148,7 +148,7 @@ fn a_dumps_only_directory_loads_its_last_dumps() {
         text.replacen("\"MPI_Init()  \" 1 0", "\"MPI_Init()  \" one 0", 1),
     )
     .unwrap();
-    let s = load_series_as(tmp.path(), "tau-dumps", &LoadOptions::default()).unwrap();
+    let s = load_series_as(tmp.path(), "tau-dumps", &OpenOptions::default()).unwrap();
     assert_eq!(s.report.bad_files.len(), 1);
     let bad = s.report.bad_files[0].to_string();
     assert!(

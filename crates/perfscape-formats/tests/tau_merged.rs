@@ -5,7 +5,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use perfscape_formats::tau::merged::parse_merged;
-use perfscape_formats::{Detected, LoadOptions, detect, load, load_as};
+use perfscape_formats::{Detected, OpenOptions, detect, load, load_as};
 use perfscape_model::{MetricId, ThreadId, ValueKind};
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -27,11 +27,11 @@ fn every_cell_equals_paraprofs_conversion() {
     let dir = merged_run();
     assert_eq!(detect(&dir).unwrap(), Detected::TauMerged);
     assert_eq!(detect(&dir.join("tauprofile.xml")).unwrap(), Detected::TauMerged);
-    let ours = load(&dir, &LoadOptions::default()).unwrap();
+    let ours = load(&dir, &OpenOptions::default()).unwrap();
     assert_eq!(ours.report.format, "tau-merged");
     assert!(ours.report.warnings.is_empty(), "{:?}", ours.report.warnings);
     assert!(ours.report.notes.iter().any(|n| n.contains("mean_all")));
-    let theirs = load(&dir.join("oracle/paraprof-dump"), &LoadOptions::default()).unwrap();
+    let theirs = load(&dir.join("oracle/paraprof-dump"), &OpenOptions::default()).unwrap();
     let (p, q) = (&ours.profile, &theirs.profile);
     assert_eq!(p.threads(), q.threads());
     assert_eq!(p.threads().len(), 4);
@@ -73,7 +73,7 @@ fn every_cell_equals_paraprofs_conversion() {
 fn older_tau_files_load_plain_and_gzip() {
     let mpas = corpus().join("tau-xml/tau224-metadatacorrelation/tauprofile.xml");
     assert_eq!(detect(&mpas).unwrap(), Detected::TauMerged);
-    let l = load(&mpas, &LoadOptions::default()).unwrap();
+    let l = load(&mpas, &OpenOptions::default()).unwrap();
     assert_eq!(l.profile.threads().len(), 8);
     assert_eq!(l.profile.metrics()[0].name, "TIME");
     // Two user events named `MPI-IO Bytes Read` (ids 0 and 1) are merged per thread.
@@ -86,7 +86,7 @@ fn older_tau_files_load_plain_and_gzip() {
 
     let omp = corpus().join("tau-xml/tau224-classbreakdown-openmp/tauprofile.xml.gz");
     assert_eq!(detect(&omp).unwrap(), Detected::TauMerged);
-    let l = load(&omp, &LoadOptions::default()).unwrap();
+    let l = load(&omp, &OpenOptions::default()).unwrap();
     let threads: Vec<ThreadId> = (0..12).map(|t| ThreadId::new(0, 0, t)).collect();
     assert_eq!(l.profile.threads(), threads);
     assert!(
@@ -103,7 +103,7 @@ fn older_tau_files_load_plain_and_gzip() {
     assert_eq!(a.profile, b.profile);
     assert_eq!(a.derived, b.derived);
     assert_eq!(
-        load_as(&omp, "tau-merged", &LoadOptions::default())
+        load_as(&omp, "tau-merged", &OpenOptions::default())
             .unwrap()
             .profile,
         a.profile

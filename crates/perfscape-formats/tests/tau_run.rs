@@ -3,7 +3,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use perfscape_formats::{CacheMode, Detected, LoadError, LoadOptions, detect, load};
+use perfscape_formats::{CacheMode, Detected, LoadError, OpenOptions, detect, load};
 use perfscape_model::{EventKind, MetricId, ThreadId, ValueKind};
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -16,8 +16,8 @@ fn corpus() -> PathBuf {
     p
 }
 
-fn opts() -> LoadOptions<'static> {
-    LoadOptions::default()
+fn opts() -> OpenOptions<'static> {
+    OpenOptions::default()
 }
 
 /// Every directory under corpus/tau and corpus/tau-real that holds profile.N.C.T runs.
@@ -449,7 +449,7 @@ fn result_is_identical_for_one_and_many_worker_threads() {
     }
     let one = load(
         dir.path(),
-        &LoadOptions {
+        &OpenOptions {
             threads: Some(1),
             cache: CacheMode::Off,
             ..opts()
@@ -458,7 +458,7 @@ fn result_is_identical_for_one_and_many_worker_threads() {
     .unwrap();
     let many = load(
         dir.path(),
-        &LoadOptions {
+        &OpenOptions {
             threads: Some(4),
             cache: CacheMode::Off,
             ..opts()

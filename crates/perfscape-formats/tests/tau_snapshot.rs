@@ -10,7 +10,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use perfscape_formats::tau::snapshot::{SnapshotStream, parse_snapshot};
-use perfscape_formats::{Detected, LoadOptions, detect, load, load_series};
+use perfscape_formats::{Detected, OpenOptions, detect, load, load_series};
 use perfscape_model::{
     AtomicEventId, AtomicKind, EventId, Integrated, Integrator, IntegratorOptions, MetricId, Profile,
     SampleId, SampleMode, SampleSeries, ThreadId, ThreadSample, ValueKind,
@@ -137,7 +137,7 @@ fn final_state_equals_paraprofs_conversion_cell_by_cell() {
     for name in ["mpi-stencil-np8-snapshot", "pthread-heat-t4-snapshot"] {
         let dir = run(name);
         assert_eq!(detect(&dir).unwrap(), Detected::TauSnapshotRun, "{name}");
-        let ours = load(&dir, &LoadOptions::default()).unwrap();
+        let ours = load(&dir, &OpenOptions::default()).unwrap();
         assert!(!ours.report.is_partial(), "{name}: {:?}", ours.report.bad_files);
         assert!(
             ours.report.warnings.is_empty(),
@@ -145,7 +145,7 @@ fn final_state_equals_paraprofs_conversion_cell_by_cell() {
             ours.report.warnings
         );
         assert_eq!(ours.report.format, "tau-snapshot");
-        let paraprof = load(&dir.join("oracle/paraprof-dump"), &LoadOptions::default()).unwrap();
+        let paraprof = load(&dir.join("oracle/paraprof-dump"), &OpenOptions::default()).unwrap();
         assert_same_cells(&ours.profile, &paraprof.profile, name);
         // And the metadata ParaProf kept (it adds its own File Type keys and drops none of TAU's).
         let t = perfscape_model::ThreadIndex(0);
@@ -171,7 +171,7 @@ fn iterations(step: usize, last: usize) -> Vec<String> {
 
 #[test]
 fn series_are_integrated_in_program_order_with_missing_threads_reported() {
-    let np8 = load_series(&run("mpi-stencil-np8-snapshot"), &LoadOptions::default()).unwrap();
+    let np8 = load_series(&run("mpi-stencil-np8-snapshot"), &OpenOptions::default()).unwrap();
     let mut expected = iterations(20, 400);
     expected.push("final".into());
     assert_eq!(names(&np8.series), expected);
@@ -190,7 +190,7 @@ fn series_are_integrated_in_program_order_with_missing_threads_reported() {
     assert!(info.timestamp_us() >= 1_795_290_107_012_815);
 
     // Workers write `iteration 25..400` and `final`; the main thread `after_join` and `final`.
-    let heat = load_series(&run("pthread-heat-t4-snapshot"), &LoadOptions::default()).unwrap();
+    let heat = load_series(&run("pthread-heat-t4-snapshot"), &OpenOptions::default()).unwrap();
     let mut expected = iterations(25, 400);
     expected.extend(["after_join".into(), "final".into()]);
     assert_eq!(names(&heat.series), expected);
@@ -209,7 +209,7 @@ fn series_are_integrated_in_program_order_with_missing_threads_reported() {
 
     let pps = load_series(
         &run("mpi-stencil-np4-profile-plus-snapshots"),
-        &LoadOptions::default(),
+        &OpenOptions::default(),
     )
     .unwrap();
     assert_eq!(
@@ -219,7 +219,7 @@ fn series_are_integrated_in_program_order_with_missing_threads_reported() {
     );
     let hec = load_series(
         &corpus().join("tau-snapshot/hecatoncheir-driver-snapshot/snapshot.0.0.0"),
-        &LoadOptions::default(),
+        &OpenOptions::default(),
     )
     .unwrap();
     assert_eq!(names(&hec.series), ["final"]);
@@ -299,7 +299,7 @@ fn deltas_between_samples_sum_back_to_the_final_values() {
         run("mpi-stencil-np4-profile-plus-snapshots"),
         run("mpi-stencil-np4-dumpincr"),
     ] {
-        let loaded = load_series(&dir, &LoadOptions::default()).unwrap();
+        let loaded = load_series(&dir, &OpenOptions::default()).unwrap();
         checked += assert_deltas_sum_back(&loaded.series, &dir.display().to_string());
         // A delta profile of the last sample plus the cumulative profile of the one before
         // gives the last cumulative profile (np8: every thread in every sample).
@@ -335,9 +335,9 @@ fn last_snapshot_differs_from_the_final_profile_only_where_timers_were_running()
         Detected::TauRunDirectory,
         "profiles stay the default"
     );
-    let profile = load(&dir, &LoadOptions::default()).unwrap();
+    let profile = load(&dir, &OpenOptions::default()).unwrap();
     assert!(profile.report.notes.iter().any(|n| n.contains("snapshot")));
-    let series = load_series(&dir, &LoadOptions::default()).unwrap().series;
+    let series = load_series(&dir, &OpenOptions::default()).unwrap().series;
     let last = series.sample_by_name("iteration 400").unwrap();
     let snap = series.profile_at(last, SampleMode::Cumulative).unwrap();
     let fin = &profile.profile;
@@ -593,7 +593,7 @@ fn live_integration_of_growing_files_equals_the_batch_load() {
         "mpi-stencil-np4-profile-plus-snapshots",
     ] {
         let dir = run(name);
-        let batch = load_series(&dir, &LoadOptions::default()).unwrap().series;
+        let batch = load_series(&dir, &OpenOptions::default()).unwrap().series;
         for seed in [1, 2, 3] {
             let (series, events) = live(&dir, seed, IntegratorOptions::default(), &[]);
             // Every sample announced exactly once, in sequence, none amended.
@@ -609,7 +609,7 @@ fn live_integration_of_growing_files_equals_the_batch_load() {
 #[test]
 fn a_late_rank_is_reported_missing_then_its_samples_are_added_not_lost() {
     let dir = run("mpi-stencil-np8-snapshot");
-    let batch = load_series(&dir, &LoadOptions::default()).unwrap().series;
+    let batch = load_series(&dir, &OpenOptions::default()).unwrap().series;
     let late = ThreadId::new(3, 0, 0);
     let options = IntegratorOptions {
         max_wait: Some(Duration::from_millis(50)),
@@ -737,7 +737,7 @@ fn a_run_with_one_bad_file_loads_the_others_and_reports_it() {
         }
     }
     std::fs::write(tmp.path().join("snapshot.5.0.0"), b"<profile_xml>\n<thread id=").unwrap();
-    let loaded = load(tmp.path(), &LoadOptions::default()).unwrap();
+    let loaded = load(tmp.path(), &OpenOptions::default()).unwrap();
     assert!(loaded.report.is_partial());
     assert_eq!(loaded.report.threads_skipped, vec![ThreadId::new(5, 0, 0)]);
     assert_eq!(loaded.profile.threads().len(), 7);
@@ -747,7 +747,7 @@ fn a_run_with_one_bad_file_loads_the_others_and_reports_it() {
         "{msg}"
     );
     // One thread written by nobody: every sample is incomplete, nothing waits forever.
-    let series = load_series(tmp.path(), &LoadOptions::default()).unwrap();
+    let series = load_series(tmp.path(), &OpenOptions::default()).unwrap();
     assert_eq!(series.series.len(), 21);
     assert!(
         series.series.samples().iter().all(|s| s.is_complete()),

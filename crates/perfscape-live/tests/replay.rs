@@ -7,7 +7,7 @@
 mod common;
 
 use common::*;
-use perfscape_formats::{LoadOptions, load_series, load_series_as};
+use perfscape_formats::{OpenOptions, load_series, load_series_as};
 use perfscape_live::{
     FinishReason, LiveEvent, LiveOptions, LiveRun, ReplayOptions, ReplayPlan, replay, replay_plan,
     top_changes, watch,
@@ -56,7 +56,7 @@ fn a_replay_is_a_live_run_of_the_same_samples() {
         "mpi-stencil-np4-dumpincr",
     ] {
         let dir = run(name);
-        let batch = load_series(&dir, &LoadOptions::default()).unwrap().series;
+        let batch = load_series(&dir, &OpenOptions::default()).unwrap().series;
         let watched = watch(&dir, &live_opts()).unwrap();
         let (w_events, w_reason, w_series, w_tops) = seen(&watched);
         assert_eq!(w_reason, FinishReason::AllThreadsEnded, "{name}");
@@ -91,7 +91,7 @@ fn a_replay_is_a_live_run_of_the_same_samples() {
 #[test]
 fn the_pace_follows_the_runs_own_timestamps() {
     let dir = run("mpi-stencil-np8-snapshot");
-    let batch = load_series(&dir, &LoadOptions::default()).unwrap().series;
+    let batch = load_series(&dir, &OpenOptions::default()).unwrap().series;
     let span_us = batch.samples().last().unwrap().timestamp_us() - batch.samples()[0].timestamp_us();
     let speed = 0.5;
     let expected = Duration::from_secs_f64(span_us as f64 / 1e6 / speed);
@@ -118,7 +118,7 @@ fn the_pace_follows_the_runs_own_timestamps() {
 #[test]
 fn incremental_dumps_are_replayed_and_integrated_by_position() {
     let dir = run("mpi-stencil-np4-dumpincr");
-    let batch = load_series_as(&dir, "tau-dumps", &LoadOptions::default())
+    let batch = load_series_as(&dir, "tau-dumps", &OpenOptions::default())
         .unwrap()
         .series;
     let files: Vec<(String, Vec<u8>)> = std::fs::read_dir(&dir)

@@ -9,7 +9,7 @@
 use axum::body::Body;
 use axum::http::{Request, StatusCode};
 use http_body_util::BodyExt;
-use perfscape_formats::{LoadOptions, Loaded, load_series};
+use perfscape_formats::{Loaded, OpenOptions, load_series};
 use perfscape_model::{SampleId, SampleMode, SampleSeries};
 use perfscape_server::query::{self, ViewParams};
 use perfscape_server::{AppState, StateOptions, router};
@@ -27,7 +27,7 @@ fn run_dir() -> PathBuf {
 }
 
 fn series() -> SampleSeries {
-    load_series(&run_dir(), &LoadOptions::default()).unwrap().series
+    load_series(&run_dir(), &OpenOptions::default()).unwrap().series
 }
 
 fn app(series: SampleSeries) -> axum::Router {
@@ -354,7 +354,7 @@ async fn bad_samples_and_modes_are_refused() {
     let l = perfscape_formats::load(
         &Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("../../examples/tau/mpi-stencil-np64-callpath-commmatrix"),
-        &LoadOptions::default(),
+        &OpenOptions::default(),
     )
     .unwrap();
     let plain = router(AppState::new("np64", Ok(l), None));

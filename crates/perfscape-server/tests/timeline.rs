@@ -4,7 +4,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use perfscape_formats::{LoadOptions, chrome};
+use perfscape_formats::{OpenOptions, chrome};
 use perfscape_server::query::ViewParams;
 use perfscape_server::timeline::TraceState;
 use std::path::{Path, PathBuf};
@@ -18,7 +18,7 @@ fn trace_file() -> PathBuf {
 }
 
 fn load() -> (Arc<perfscape_model::Trace>, perfscape_formats::Loaded) {
-    let (trace, loaded) = chrome::read_trace(&trace_file(), &LoadOptions::default()).unwrap();
+    let (trace, loaded) = chrome::read_trace(&trace_file(), &OpenOptions::default()).unwrap();
     (Arc::new(trace), loaded)
 }
 

@@ -32,7 +32,7 @@ pub mod json;
 use crate::calltree::{Combine, Layout, ThreadValues, Tree, thread_data};
 use crate::error::{LoadError, LoadReport};
 use crate::problem::Problem;
-use crate::{LoadOptions, Loaded};
+use crate::{Loaded, OpenOptions};
 use perfscape_model::{Metric, Profile, ProfileBuilder, ThreadId, Unit};
 use rustc_hash::FxHashMap as HashMap;
 use std::path::Path;
@@ -320,7 +320,7 @@ pub fn sniff_json(head: &[u8]) -> bool {
 }
 
 /// Reads a `.cali` or json-split file (chosen by content).
-pub fn read_caliper(path: &Path, opts: &LoadOptions<'_>) -> Result<Loaded, LoadError> {
+pub fn read_caliper(path: &Path, opts: &OpenOptions<'_>) -> Result<Loaded, LoadError> {
     if let Some(p) = opts.progress {
         p.start(1);
     }

@@ -55,7 +55,7 @@ use crate::compression::maybe_gunzip;
 use crate::problem::{Parsed, Problem, nothing_loaded, read_bytes};
 use crate::stacks::{FrameTable, StackTree};
 use crate::trace_profile::emit_lane;
-use crate::{LoadError, LoadOptions, Loaded};
+use crate::{LoadError, Loaded, OpenOptions};
 use perfscape_model::{Metric, Profile, ProfileBuilder, ThreadData, ThreadId, Trace, TraceBuilder, Unit};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
@@ -307,13 +307,13 @@ pub fn parse_chrome(bytes: &[u8]) -> Result<Parsed, Problem> {
 }
 
 /// Loads a Chrome trace file as a profile (see the module documentation).
-pub fn read_chrome(path: &Path, opts: &LoadOptions<'_>) -> Result<Loaded, LoadError> {
+pub fn read_chrome(path: &Path, opts: &OpenOptions<'_>) -> Result<Loaded, LoadError> {
     read_trace(path, opts).map(|(_, l)| l)
 }
 
 /// Loads a Chrome trace file as a [`Trace`] (for timeline views) and the derived profile with
 /// the load report.
-pub fn read_trace(path: &Path, opts: &LoadOptions<'_>) -> Result<(Trace, Loaded), LoadError> {
+pub fn read_trace(path: &Path, opts: &OpenOptions<'_>) -> Result<(Trace, Loaded), LoadError> {
     if let Some(p) = opts.progress {
         p.start(1);
     }

@@ -46,7 +46,7 @@ pub mod values;
 use crate::calltree::{Combine, Layout, ThreadValues, Tree, thread_data};
 use crate::error::LoadError;
 use crate::problem::Problem;
-use crate::{LoadOptions, Loaded};
+use crate::{Loaded, OpenOptions};
 use anchor::{Anchor, CubeMetric, MetricKind, parse_anchor};
 use archive::{Member, read_archive};
 use perfscape_model::{Metric, Profile, ProfileBuilder, ThreadId, Unit};
@@ -642,7 +642,7 @@ fn build_profile(
 }
 
 /// Reads a `.cubex` file (see the module documentation).
-pub fn read_cubex(path: &Path, opts: &LoadOptions<'_>) -> Result<Loaded, LoadError> {
+pub fn read_cubex(path: &Path, opts: &OpenOptions<'_>) -> Result<Loaded, LoadError> {
     crate::problem::load_single_file(path, opts, "cube", |bytes| {
         parse_cubex(bytes).map(|c| crate::problem::Parsed {
             profile: c.profile,

@@ -27,7 +27,7 @@ use crate::calltree::{Combine, Layout, ThreadValues, Tree, thread_data};
 use crate::error::{FileError, LoadError};
 use crate::problem::Problem;
 use crate::xml::{attr, line_of, push_text};
-use crate::{LoadOptions, Loaded};
+use crate::{Loaded, OpenOptions};
 use perfscape_model::{Metric, Profile, ProfileBuilder, ThreadId};
 use quick_xml::Reader;
 use quick_xml::events::Event;
@@ -469,7 +469,7 @@ pub fn build_experiment(
 }
 
 /// Reads a classic database directory (see the module documentation).
-pub fn read_experiment(dir: &Path, opts: &LoadOptions<'_>) -> Result<Loaded, LoadError> {
+pub fn read_experiment(dir: &Path, opts: &OpenOptions<'_>) -> Result<Loaded, LoadError> {
     let xml_path = dir.join("experiment.xml");
     let nothing = |e: FileError| LoadError::NothingLoaded {
         path: dir.to_path_buf(),

@@ -20,7 +20,7 @@ pub mod sparse;
 
 use crate::calltree::{Layout, Tree};
 use crate::error::{LoadError, LoadReport};
-use crate::{LoadOptions, Loaded};
+use crate::{Loaded, OpenOptions};
 use perfscape_model::Unit;
 use std::path::Path;
 
@@ -84,7 +84,7 @@ pub fn is_sparse(dir: &Path) -> bool {
 
 /// Loads an HPCToolkit database directory (or its `experiment.xml` / `meta.db` file):
 /// the sparse format when `meta.db` and `profile.db` are present, else the classic one.
-pub fn read_database(path: &Path, opts: &LoadOptions<'_>) -> Result<Loaded, LoadError> {
+pub fn read_database(path: &Path, opts: &OpenOptions<'_>) -> Result<Loaded, LoadError> {
     let dir = if path.is_file() {
         path.parent().unwrap_or(Path::new("."))
     } else {

@@ -32,7 +32,7 @@ use super::{NodeKind, frame_name, node_event_names, report, unit_of};
 use crate::calltree::{Combine, Layout, ThreadValues, Tree, thread_data};
 use crate::error::{FileError, LoadError};
 use crate::problem::Problem;
-use crate::{LoadOptions, Loaded};
+use crate::{Loaded, OpenOptions};
 use perfscape_model::{Metric, Profile, ProfileBuilder, ThreadId};
 use rustc_hash::FxHashMap as HashMap;
 use std::path::Path;
@@ -614,7 +614,7 @@ pub fn build_sparse(meta: &MetaDb, profiles: &[ThreadProfile]) -> R<(Profile, Ve
 }
 
 /// Reads a sparse database directory (see the module documentation).
-pub fn read_sparse(dir: &Path, opts: &LoadOptions<'_>) -> Result<Loaded, LoadError> {
+pub fn read_sparse(dir: &Path, opts: &OpenOptions<'_>) -> Result<Loaded, LoadError> {
     if let Some(p) = opts.progress {
         p.start(2);
     }

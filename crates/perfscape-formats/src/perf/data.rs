@@ -18,7 +18,7 @@ use super::layout::{Checked, Endian, check, header_string, header_string_list};
 use super::records::{Rec, owned_record, panic_message};
 use super::{Aggregator, address_frame, basename, id_part, layout};
 use crate::problem::{Parsed, Problem, load_single_file};
-use crate::{LoadError, LoadOptions, Loaded};
+use crate::{LoadError, Loaded, OpenOptions};
 use linux_perf_data::{Feature, PerfFileReader};
 use perfscape_model::ThreadId;
 use rustc_hash::FxHashMap as HashMap;
@@ -326,6 +326,6 @@ pub fn parse_perf_data(bytes: &[u8]) -> Result<Parsed, Problem> {
 }
 
 /// Loads a perf.data file (see the module documentation).
-pub fn read_perf_data(path: &Path, opts: &LoadOptions<'_>) -> Result<Loaded, LoadError> {
+pub fn read_perf_data(path: &Path, opts: &OpenOptions<'_>) -> Result<Loaded, LoadError> {
     load_single_file(path, opts, "perf-data", parse_perf_data)
 }

@@ -12,7 +12,7 @@
 use super::{Aggregator, address_frame, basename, id_part, layout};
 use crate::problem::{Parsed, Problem, load_single_file};
 use crate::stacks::FrameTable;
-use crate::{LoadError, LoadOptions, Loaded};
+use crate::{LoadError, Loaded, OpenOptions};
 use perfscape_model::ThreadId;
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -444,7 +444,7 @@ pub fn parse_perf_script(bytes: &[u8]) -> Result<Parsed, Problem> {
 }
 
 /// Loads a `perf script` text file (see the module documentation).
-pub fn read_perf_script(path: &Path, opts: &LoadOptions<'_>) -> Result<Loaded, LoadError> {
+pub fn read_perf_script(path: &Path, opts: &OpenOptions<'_>) -> Result<Loaded, LoadError> {
     load_single_file(path, opts, "perf-script", parse_perf_script)
 }
 

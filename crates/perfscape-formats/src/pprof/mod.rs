@@ -38,7 +38,7 @@ use labels::{LabelValue, number_values};
 
 use crate::problem::{Parsed, Problem, load_single_file};
 use crate::stacks::{FrameTable, StackTree};
-use crate::{LoadError, LoadOptions, Loaded};
+use crate::{LoadError, Loaded, OpenOptions};
 use perfscape_model::{Metric, ProfileBuilder, ThreadData, ThreadId, Unit};
 use rustc_hash::FxHashMap as HashMap;
 use std::collections::BTreeMap;
@@ -555,6 +555,6 @@ fn common_metadata(p: &proto::Profile, strings: &Strings<'_>) -> Vec<(String, St
 }
 
 /// Loads one pprof file (see the module documentation).
-pub fn read_pprof(path: &Path, opts: &LoadOptions<'_>) -> Result<Loaded, LoadError> {
+pub fn read_pprof(path: &Path, opts: &OpenOptions<'_>) -> Result<Loaded, LoadError> {
     load_single_file(path, opts, "pprof", parse_pprof)
 }

@@ -16,7 +16,7 @@
 use super::profile_text::{ProfileFile, decode_text, parse_profile_text};
 use super::run::file_warnings;
 use crate::error::{FileError, LoadError, LoadReport};
-use crate::{LoadOptions, Loaded, LoadedSeries};
+use crate::{Loaded, LoadedSeries, OpenOptions};
 use perfscape_model::{
     Alignment, Integrator, IntegratorOptions, Metric, ThreadId, ThreadSample, TimerDef, TimerSample,
     UserEventDef, UserEventSample,
@@ -217,7 +217,7 @@ pub fn parse_dump(
 
 /// Integrates the incremental dumps of a directory into a series (by per-thread position,
 /// see the module documentation).
-pub fn read_dumps_series(dir: &Path, opts: &LoadOptions<'_>) -> Result<LoadedSeries, LoadError> {
+pub fn read_dumps_series(dir: &Path, opts: &OpenOptions<'_>) -> Result<LoadedSeries, LoadError> {
     let files = list_dump_files(dir)?;
     if files.is_empty() {
         return Err(LoadError::UnknownFormat {
@@ -321,7 +321,7 @@ pub fn read_dumps_series(dir: &Path, opts: &LoadOptions<'_>) -> Result<LoadedSer
 }
 
 /// Loads the final state of a dumps-only run: each thread's last dump, as a profile.
-pub fn read_dumps_run(dir: &Path, opts: &LoadOptions<'_>) -> Result<Loaded, LoadError> {
+pub fn read_dumps_run(dir: &Path, opts: &OpenOptions<'_>) -> Result<Loaded, LoadError> {
     let LoadedSeries { series, mut report } = read_dumps_series(dir, opts)?;
     let profile = series.final_profile().map_err(|source| LoadError::Build {
         path: dir.to_path_buf(),

@@ -20,7 +20,7 @@
 use super::xml_doc::{DataRows, ThreadDecl, parse_doc};
 use super::xml_split::DocSplitter;
 use crate::error::{FileError, LoadError, LoadReport};
-use crate::{LoadOptions, Loaded};
+use crate::{Loaded, OpenOptions};
 use perfscape_model::{Metric, Profile, ProfileBuilder, ThreadData, ThreadId};
 use rustc_hash::FxHashMap as HashMap;
 use std::io::Read;
@@ -453,7 +453,7 @@ fn resolve_derived(
 }
 
 /// Loads a merged file (or a directory holding `tauprofile.xml` / `tauprofile.xml.gz`).
-pub fn read_merged(path: &Path, opts: &LoadOptions<'_>) -> Result<Loaded, LoadError> {
+pub fn read_merged(path: &Path, opts: &OpenOptions<'_>) -> Result<Loaded, LoadError> {
     let file = if path.is_dir() {
         ["tauprofile.xml", "tauprofile.xml.gz"]
             .iter()

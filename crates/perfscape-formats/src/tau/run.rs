@@ -19,7 +19,7 @@
 
 use super::profile_text::{ProfileFile, TimerLine, decode_text, parse_profile_file, parse_profile_text};
 use crate::error::{FileError, LoadError, LoadReport};
-use crate::{LoadOptions, Loaded};
+use crate::{Loaded, OpenOptions};
 use perfscape_model::{Metric, MetricValue, ProfileBuilder, ThreadData, ThreadId};
 use rayon::prelude::*;
 use rustc_hash::FxHashMap as HashMap;
@@ -367,7 +367,7 @@ fn load_thread(
 }
 
 /// Loads a TAU run directory (see the module documentation).
-pub fn read_run(dir: &Path, opts: &LoadOptions<'_>) -> Result<Loaded, LoadError> {
+pub fn read_run(dir: &Path, opts: &OpenOptions<'_>) -> Result<Loaded, LoadError> {
     let (sets, notes) = discover(dir)?;
     if sets.is_empty() {
         return Err(LoadError::UnknownFormat {
@@ -498,7 +498,7 @@ pub fn read_run(dir: &Path, opts: &LoadOptions<'_>) -> Result<Loaded, LoadError>
 /// Loads a single TAU profile file as a one-thread run. The thread address comes from the
 /// file name (`profile.N.C.T`, or an incremental dump `dump__<time>__.N.C.T`), or is `0.0.0`
 /// for any other name.
-pub fn read_single_file(path: &Path, opts: &LoadOptions<'_>) -> Result<Loaded, LoadError> {
+pub fn read_single_file(path: &Path, opts: &OpenOptions<'_>) -> Result<Loaded, LoadError> {
     let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
     let thread = profile_file_thread(name)
         .or_else(|| super::dumps::dump_file_parts(name).map(|(_, t)| t))

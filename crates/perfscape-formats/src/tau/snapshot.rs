@@ -20,7 +20,7 @@
 use super::xml_doc::{Doc, ProfileBlock, ThreadDecl, parse_doc};
 use super::xml_split::{DocSplitter, RawDoc};
 use crate::error::{FileError, LoadError, LoadReport};
-use crate::{LoadOptions, Loaded, LoadedSeries};
+use crate::{Loaded, LoadedSeries, OpenOptions};
 use perfscape_model::{
     Integrator, IntegratorOptions, Metric, SampleSeries, ThreadId, ThreadSample, TimerDef, TimerSample,
     UserEventDef, UserEventSample,
@@ -389,7 +389,7 @@ pub fn list_snapshot_files(dir: &Path) -> Result<BTreeMap<ThreadId, PathBuf>, Lo
 /// Integrates snapshot files (a directory of `snapshot.N.C.T`, or one file) into a
 /// [`SampleSeries`], aligning snapshots by name (see [`perfscape_model::Integrator`]).
 /// Files are parsed in parallel; the result does not depend on the number of workers.
-pub fn read_snapshot_series(path: &Path, opts: &LoadOptions<'_>) -> Result<LoadedSeries, LoadError> {
+pub fn read_snapshot_series(path: &Path, opts: &OpenOptions<'_>) -> Result<LoadedSeries, LoadError> {
     let files: Vec<(Option<ThreadId>, PathBuf)> = if path.is_dir() {
         let found = list_snapshot_files(path)?;
         if found.is_empty() {
@@ -540,7 +540,7 @@ fn shorten<S: AsRef<str>>(items: &[S]) -> String {
 }
 
 /// Loads the final state of a snapshot run (each thread's last snapshot) as a profile.
-pub fn read_snapshot_run(path: &Path, opts: &LoadOptions<'_>) -> Result<Loaded, LoadError> {
+pub fn read_snapshot_run(path: &Path, opts: &OpenOptions<'_>) -> Result<Loaded, LoadError> {
     let LoadedSeries { series, mut report } = read_snapshot_series(path, opts)?;
     let profile = series.final_profile().map_err(|source| LoadError::Build {
         path: path.to_path_buf(),
