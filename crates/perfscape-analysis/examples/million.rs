@@ -14,7 +14,7 @@
 
 use perfscape_analysis::pyramid::{DEFAULT_LEVEL_CELLS, MatrixSource, Pyramid};
 use perfscape_analysis::views::{OverviewParams, Reduce};
-use perfscape_formats::{OpenOptions, load};
+use perfscape_formats::{OpenOptions, open};
 use perfscape_model::{MetricId, ValueKind};
 use rayon::prelude::*;
 use std::path::Path;
@@ -91,7 +91,7 @@ fn main() {
     // The real ranks to copy: the 64-rank example run's flat events (exclusive TIME).
     let run =
         Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/tau/mpi-stencil-np64-callpath-commmatrix");
-    let p = load(&run, &OpenOptions::default()).unwrap().profile;
+    let p = open(&run, &OpenOptions::default()).unwrap().profile;
     let timers: Vec<(Vec<f64>, bool)> = p
         .event_ids()
         .filter(|&e| !p.event(e).is_callpath())

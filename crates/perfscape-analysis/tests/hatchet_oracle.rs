@@ -10,7 +10,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use perfscape_formats::{OpenOptions, load};
+use perfscape_formats::{OpenOptions, open};
 use perfscape_model::event::routine_name;
 use perfscape_model::{EventId, MetricId, Profile, ValueKind};
 use std::collections::BTreeMap;
@@ -70,7 +70,7 @@ fn hatchet_nodes(csv_path: &Path) -> BTreeMap<(String, u32), Sums> {
 }
 
 fn check(dataset: &str, run: &Path) -> usize {
-    let loaded = load(run, &OpenOptions::default()).unwrap();
+    let loaded = open(run, &OpenOptions::default()).unwrap();
     assert!(!loaded.report.is_partial());
     let ours = our_nodes(&loaded.profile);
     let theirs = hatchet_nodes(&corpus().join(format!("oracle/{dataset}.callpath.csv")));
@@ -121,7 +121,7 @@ fn hatchet_keeps_only_the_first_timer_of_flat_profiles() {
         "pbmpi-phylobayes-16rank-throttled",
     ] {
         let run = tau.join(ds);
-        let p = load(&run, &OpenOptions::default()).unwrap().profile;
+        let p = open(&run, &OpenOptions::default()).unwrap().profile;
         assert!(p.call_tree().is_empty(), "{ds} has no callpaths");
         // Sum perfscape's values of each file's first timer, by name.
         let mut expected: BTreeMap<String, Sums> = BTreeMap::new();

@@ -15,7 +15,7 @@
 
 use perfscape_analysis::{Summary, event_stats};
 use perfscape_formats::tau::parse_profile_file;
-use perfscape_formats::{Detected, OpenOptions, detect, load};
+use perfscape_formats::{OpenOptions, detect, open};
 use perfscape_model::{MetricId, Profile, ThreadId, ValueKind};
 use std::path::{Path, PathBuf};
 
@@ -34,11 +34,7 @@ fn corpus() -> PathBuf {
 /// tau-real runs with ParaProf oracles: profile.N.C.T runs, and the snapshot and merged runs
 /// (whose oracles ParaProf computed from the final state: `paraprof -f snap`, `tauprofile.xml`).
 fn profile_runs() -> Vec<PathBuf> {
-    runs_detected_as(&[
-        Detected::TauRunDirectory,
-        Detected::TauSnapshotRun,
-        Detected::TauMerged,
-    ])
+    runs_detected_as(&["tau", "tau-snapshot", "tau-merged"])
 }
 
 /// The runs whose `paraprof -v` statistics are ParaProf's own. Not the snapshot runs:
@@ -48,15 +44,15 @@ fn profile_runs() -> Vec<PathBuf> {
 /// against `paraprof --dump`). Not the merged run: ParaProf shows TAU's own derived blocks
 /// there (TAU's conventions, e.g. `-1` in `min_no_null`), which `tau_derived.rs` checks.
 fn runs_with_paraprof_statistics() -> Vec<PathBuf> {
-    runs_detected_as(&[Detected::TauRunDirectory])
+    runs_detected_as(&["tau"])
 }
 
-fn runs_detected_as(kinds: &[Detected]) -> Vec<PathBuf> {
+fn runs_detected_as(kinds: &[&str]) -> Vec<PathBuf> {
     let mut runs: Vec<PathBuf> = std::fs::read_dir(corpus().join("tau-real"))
         .unwrap()
         .map(|e| e.unwrap().path())
         .filter(|p| p.join("oracle/paraprof-derived").is_dir())
-        .filter(|p| detect(p).is_ok_and(|d| kinds.contains(&d)))
+        .filter(|p| detect(p).is_ok_and(|d| kinds.contains(&d.name)))
         .collect();
     runs.sort();
     runs
@@ -199,7 +195,7 @@ fn statistics_equal_paraprof_derived_profiles() {
     );
     let mut total = 0;
     for run in &runs {
-        let loaded = load(run, &OpenOptions::default()).unwrap();
+        let loaded = open(run, &OpenOptions::default()).unwrap();
         assert!(
             !loaded.report.is_partial(),
             "{}: {:?}",
@@ -238,7 +234,7 @@ fn per_thread_values_equal_paraprof_csv() {
         );
     }
     for run in runs {
-        let loaded = load(&run, &OpenOptions::default()).unwrap();
+        let loaded = open(&run, &OpenOptions::default()).unwrap();
         let p = &loaded.profile;
         let text = std::fs::read_to_string(run.join("oracle/paraprof.csv")).unwrap();
         let (intervals, users) = match text.find("Node\tContext\tThread\tUser Event") {

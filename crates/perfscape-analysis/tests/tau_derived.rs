@@ -154,7 +154,8 @@ fn older_tau_merged_files_agree_with_their_derived_blocks_where_names_are_unique
         "tau-xml/tau224-classbreakdown-openmp/tauprofile.xml.gz",
     ] {
         let path = corpus().join(rel);
-        let merged = parse_merged(&std::fs::read(&path).unwrap(), &path).unwrap();
+        let bytes = std::fs::read(&path).unwrap();
+        let merged = parse_merged(&perfscape_formats::input::decompress(&bytes).data, &path).unwrap();
         let p = &merged.profile;
         let mut compared = 0;
         for d in &merged.derived {

@@ -3,7 +3,7 @@
 use crate::{EXIT_PARTIAL, Input};
 use anyhow::Context;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use perfscape_formats::{CacheMode, LoadReport, Loaded, OpenOptions, Opened, Parts, ProgressSink};
+use perfscape_formats::{CacheMode, LoadReport, OpenOptions, Opened, Parts, ProgressSink};
 use perfscape_model::{SampleId, SampleMode, SampleSeries};
 use std::io::IsTerminal;
 use std::process::ExitCode;
@@ -24,7 +24,7 @@ impl ProgressSink for Bar {
 
 /// Loads the run named in `input`, showing a progress bar on a terminal, and prints what
 /// could not be loaded (and the first warnings) to stderr.
-pub fn open(input: &Input) -> anyhow::Result<Loaded> {
+pub fn open(input: &Input) -> anyhow::Result<Opened> {
     open_run(input, false).map(|o| o.loaded)
 }
 
@@ -32,7 +32,7 @@ pub fn open(input: &Input) -> anyhow::Result<Loaded> {
 /// a snapshot or dump run and the trace of a Chrome trace.
 pub struct OpenedRun {
     /// The profile and its load report.
-    pub loaded: Loaded,
+    pub loaded: Opened,
     /// The samples over time (`keep_extra` and a snapshot or dump run).
     pub series: Option<SampleSeries>,
     /// The trace (`keep_extra` and a Chrome trace).
@@ -70,7 +70,7 @@ pub fn open_run(input: &Input, keep_extra: bool) -> anyhow::Result<OpenedRun> {
         ..OpenOptions::default()
     };
     let opts = OpenOptions {
-        format: input.input_format.as_deref(),
+        format: input.input_format.map(|f| f.0),
         parts: Parts {
             series: keep_extra || input.sample.is_some(),
             trace: keep_extra,
@@ -133,7 +133,7 @@ pub fn open_run(input: &Input, keep_extra: bool) -> anyhow::Result<OpenedRun> {
     }
     let series = if keep { series } else { None };
     let trace = if keep_extra { trace } else { None };
-    let loaded = Loaded { profile, report };
+    let loaded = Opened::profile(profile, report);
     print_report(&loaded.report, input.verbose);
     let loaded = match &input.clock_hz {
         Some(spec) => cycles_as_time(loaded, spec)?,
@@ -147,7 +147,7 @@ pub fn open_run(input: &Input, keep_extra: bool) -> anyhow::Result<OpenedRun> {
 }
 
 /// `--clock-hz`: every metric counted in cycles becomes nanoseconds at the given frequency.
-fn cycles_as_time(mut loaded: Loaded, spec: &str) -> anyhow::Result<Loaded> {
+fn cycles_as_time(mut loaded: Opened, spec: &str) -> anyhow::Result<Opened> {
     let hz = if spec.eq_ignore_ascii_case("metadata") {
         perfscape_analysis::clock_hz_from_metadata(&loaded.profile)
             .context("--clock-hz metadata: the profile records no `CPU MHz` common to all threads")?

@@ -11,7 +11,7 @@ mod cmd_watch;
 mod fmt;
 mod loading;
 
-use clap::{Args, Parser, Subcommand, ValueEnum};
+use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -24,18 +24,6 @@ pub const EXIT_PARTIAL: u8 = 3;
     name = "perfscape",
     version,
     about = "Fast, exact analysis of parallel performance profiles (TAU and more).",
-    long_about = "Fast, exact analysis of parallel performance profiles.\n\n\
-perfscape reads the profiles a parallel program wrote (one file per thread), merges them \
-into one dataset and computes statistics across threads with the conventions of TAU's \
-ParaProf: totals, means over the threads that have an event and over all threads, min and \
-max with the thread that has them, standard deviations, load imbalance.\n\n\
-Input: a TAU run directory (profile.N.C.T files, or MULTI__<metric>/ directories for \
-multi-metric runs) or a single profile.N.C.T file, TAU snapshots (snapshot.N.C.T: the final \
-state, or one sample with --sample), a merged tauprofile.xml(.gz), TAU incremental dumps \
-(dump__<time>__.N.C.T), a Score-P CUBE4 .cubex file, a ParaProf .ppk file, an HPCToolkit \
-database directory, a Caliper .cali or json-split file, a pprof profile (.pb.gz), a Chrome \
-trace (JSON, plain or gzip), `perf script` output or a perf.data file; the format is detected \
-from the content.",
     after_help = "Exit status: 0 when every input file loaded, 3 when the output was produced but \
 some files could not be loaded (they are listed on stderr), 1 on error, 2 on a usage error.\n\n\
 Examples:\n  perfscape summary ../shared/corpus/tau-real/mpi-stencil-np64-callpath-commmatrix\n  \
@@ -65,11 +53,9 @@ pub enum OutputFormat {
 pub struct Input {
     /// Run directory or profile file to read.
     pub run: PathBuf,
-    /// Read the input as this format instead of detecting it from the content (known: tau,
-    /// tau-snapshot, tau-merged, tau-dumps, cube, ppk, hpctoolkit, caliper, pprof, chrome,
-    /// perf-script, perf-data).
+    /// Read the input as this format instead of detecting it from the content.
     #[arg(long, value_name = "NAME")]
-    pub input_format: Option<String>,
+    pub input_format: Option<FormatArg>,
     /// Analyze one sample of a run observed over time (TAU snapshots or incremental dumps)
     /// instead of its final state: the sample's name (`iteration 40`, `final`), its sequence
     /// number (0 = first), or `last`.
@@ -132,8 +118,50 @@ enum Command {
     Replay(cmd_watch::ReplayArgs),
 }
 
+/// A format of the registry, as `--input-format` takes it: the values, their help and the
+/// parsing come from `perfscape_formats::registry::FORMATS`.
+#[derive(Clone, Copy, Debug)]
+pub struct FormatArg(pub &'static perfscape_formats::Format);
+
+impl ValueEnum for FormatArg {
+    fn value_variants<'a>() -> &'a [Self] {
+        static ALL: std::sync::LazyLock<Vec<FormatArg>> = std::sync::LazyLock::new(|| {
+            perfscape_formats::registry::FORMATS
+                .iter()
+                .map(|f| FormatArg(f))
+                .collect()
+        });
+        &ALL
+    }
+
+    fn to_possible_value(&self) -> Option<clap::builder::PossibleValue> {
+        Some(clap::builder::PossibleValue::new(self.0.name).help(self.0.description))
+    }
+}
+
+/// `perfscape --help`'s description, with the list of formats from the registry.
+fn long_about() -> String {
+    let formats: String = perfscape_formats::registry::FORMATS
+        .iter()
+        .map(|f| format!("\n  {:<13} {}", f.name, f.description))
+        .collect();
+    format!(
+        "Fast, exact analysis of parallel performance profiles.\n\n\
+perfscape reads the profiles a parallel program wrote (one file per thread), merges them \
+into one dataset and computes statistics across threads with the conventions of TAU's \
+ParaProf: totals, means over the threads that have an event and over all threads, min and \
+max with the thread that has them, standard deviations, load imbalance.\n\n\
+Input (the format is detected from the content; gzip, zstd and xz files are decompressed \
+first):{formats}"
+    )
+}
+
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let matches = Cli::command().long_about(long_about()).get_matches();
+    let cli = match Cli::from_arg_matches(&matches) {
+        Ok(c) => c,
+        Err(e) => e.exit(),
+    };
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     let result = match &cli.command {
         Command::Summary(a) => cmd_summary::run(a, &mut out),

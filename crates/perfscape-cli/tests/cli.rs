@@ -291,8 +291,15 @@ fn nothing_to_load_exits_1_with_the_reason() {
         "--input-format",
         "nosuchformat",
     ]);
-    assert_eq!(o.status.code(), Some(1));
-    assert!(stderr(&o).contains("unknown format name `nosuchformat`"));
+    // A usage error (2), listing the formats of the registry.
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("nosuchformat")
+            && stderr(&o).contains("tau-snapshot")
+            && stderr(&o).contains("perf-data"),
+        "{}",
+        stderr(&o)
+    );
 }
 
 #[test]

@@ -136,6 +136,6 @@ fn a_truncated_file_exits_with_3_and_says_where() {
     assert!(err.contains("loaded only in part"), "{err}");
     assert!(err.contains("cut.json:"), "{err}");
     let unknown = perfscape(&["summary", f.to_str().unwrap(), "--input-format", "nope"]);
-    assert_eq!(unknown.status.code(), Some(1));
+    assert_eq!(unknown.status.code(), Some(2), "a usage error");
     assert!(String::from_utf8_lossy(&unknown.stderr).contains("perf-data"));
 }

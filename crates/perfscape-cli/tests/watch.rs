@@ -5,7 +5,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use perfscape_formats::{OpenOptions, load_series};
+use perfscape_formats::{OpenOptions, open};
 use perfscape_model::{EventId, MetricId, SampleId, SampleMode, ValueKind};
 use serde_json::Value;
 use std::io::{BufRead, BufReader, Write};
@@ -103,7 +103,7 @@ fn wait(child: &mut Child, timeout: Duration) -> std::process::ExitStatus {
 #[test]
 fn watch_prints_one_json_line_per_sample_as_the_run_grows_and_exits_after_final() {
     let src = run("mpi-stencil-np8-snapshot");
-    let batch = load_series(&src, &OpenOptions::default()).unwrap().series;
+    let batch = open(&src, &OpenOptions::default()).unwrap().series.unwrap();
     let files = blocks(&src);
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().to_str().unwrap().to_string();

@@ -11,7 +11,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::print_stdout)]
 
 use perfscape_formats::cache::{cache_paths, parse_cache_file};
-use perfscape_formats::{CacheMode, OpenOptions, load};
+use perfscape_formats::{CacheMode, OpenOptions, open};
 use std::path::PathBuf;
 use std::time::Instant;
 
@@ -29,7 +29,7 @@ fn main() {
         ..OpenOptions::default()
     };
     let t = Instant::now();
-    let fresh = load(&run, &opts(CacheMode::Off)).unwrap();
+    let fresh = open(&run, &opts(CacheMode::Off)).unwrap();
     let t_files = t.elapsed().as_secs_f64();
     let cells = fresh.profile.interval_cell_count();
     let t = Instant::now();
@@ -38,7 +38,7 @@ fn main() {
     let threads = fresh.profile.threads().len();
     drop(fresh);
     let t = Instant::now();
-    let written = load(&run, &opts(CacheMode::Refresh)).unwrap();
+    let written = open(&run, &opts(CacheMode::Refresh)).unwrap();
     let t_write = t.elapsed().as_secs_f64();
     assert!(
         !written
@@ -61,7 +61,7 @@ fn main() {
     let mut decode = Vec::new();
     for _ in 0..repeat {
         let t = Instant::now();
-        let l = load(&run, &opts(CacheMode::ReadWrite)).unwrap();
+        let l = open(&run, &opts(CacheMode::ReadWrite)).unwrap();
         reopen.push(t.elapsed().as_secs_f64());
         assert!(l.report.notes.last().unwrap().starts_with("read from the cache"));
         drop(l);

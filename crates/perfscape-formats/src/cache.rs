@@ -33,7 +33,8 @@
 //! back to the old value (e.g. by `touch -d`); use `--refresh-cache` then.
 
 use crate::error::{FileError, LoadError, LoadReport};
-use crate::{Loaded, OpenOptions};
+use crate::format::Opened;
+use crate::options::{CacheMode, OpenOptions};
 use perfscape_model::binary::{DecodeError, Reader, Writer, checksum};
 use perfscape_model::{Profile, ThreadId};
 use rayon::prelude::*;
@@ -42,20 +43,6 @@ use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
-
-/// Whether [`crate::load`] uses the cache. The library default is [`CacheMode::Off`] (a
-/// program, or a test, that loads the same files twice gets two real loads); the `perfscape`
-/// CLI uses [`CacheMode::ReadWrite`] unless told `--no-cache`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum CacheMode {
-    /// Read a valid cache; otherwise load the files and write the cache.
-    ReadWrite,
-    /// Load the files and (re)write the cache, whatever is cached.
-    Refresh,
-    /// Neither read nor write a cache (the default).
-    #[default]
-    Off,
-}
 
 /// File name of the cache beside a run directory's files.
 pub const CACHE_FILE_NAME: &str = ".perfscape-cache";
@@ -72,9 +59,10 @@ const MAX_DEPTH: usize = 2;
 /// Bytes of the cache file header: magic, version, flags, meta length, meta CRC, reserved.
 const FILE_HEADER_LEN: usize = 32;
 
-/// Which files a cache depends on.
+/// Which files a cache depends on (given by [`crate::open`] from the format's
+/// [`crate::format::Format::file_scope`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Scope {
+pub enum CacheScope {
     /// The input file only.
     File = 0,
     /// Every file of the input directory (up to [`MAX_DEPTH`] levels down).
@@ -97,7 +85,7 @@ struct Source {
 struct Meta {
     build: String,
     request: String,
-    scope: Scope,
+    scope: CacheScope,
     input: Vec<u8>,
     canonical: Vec<u8>,
     started_ns: i64,
@@ -227,10 +215,10 @@ fn is_cache_name(name: &[u8]) -> bool {
         .any(|w| w == CACHE_FILE_NAME.as_bytes())
 }
 
-fn scope_root(input: &Path, scope: Scope) -> PathBuf {
+fn scope_root(input: &Path, scope: CacheScope) -> PathBuf {
     match scope {
-        Scope::Dir => input.to_path_buf(),
-        Scope::File | Scope::ParentDir => match input.parent() {
+        CacheScope::Dir => input.to_path_buf(),
+        CacheScope::File | CacheScope::ParentDir => match input.parent() {
             Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
             _ => PathBuf::from("."),
         },
@@ -238,10 +226,10 @@ fn scope_root(input: &Path, scope: Scope) -> PathBuf {
 }
 
 /// The sources of `input` under `scope`, sorted by path.
-fn walk(input: &Path, scope: Scope) -> io::Result<Vec<Source>> {
+fn walk(input: &Path, scope: CacheScope) -> io::Result<Vec<Source>> {
     let mut out = Vec::new();
     match scope {
-        Scope::File => {
+        CacheScope::File => {
             let m = fs::metadata(input)?;
             let name = input
                 .file_name()
@@ -253,7 +241,7 @@ fn walk(input: &Path, scope: Scope) -> io::Result<Vec<Source>> {
                 mtime_ns: mtime_ns(&m),
             });
         }
-        Scope::Dir | Scope::ParentDir => {
+        CacheScope::Dir | CacheScope::ParentDir => {
             let root = scope_root(input, scope);
             walk_dir(&root, &mut Vec::new(), 0, &mut out)?;
         }
@@ -362,9 +350,10 @@ fn difference(cached: &[Source], now: &[Source]) -> String {
 pub(crate) fn load_with_cache(
     input: &Path,
     request: Option<&str>,
+    scope: CacheScope,
     opts: &OpenOptions<'_>,
-    load: impl FnOnce() -> Result<Loaded, LoadError>,
-) -> Result<Loaded, LoadError> {
+    load: impl FnOnce() -> Result<Opened, LoadError>,
+) -> Result<Opened, LoadError> {
     if opts.cache == CacheMode::Off {
         return load();
     }
@@ -397,15 +386,6 @@ pub(crate) fn load_with_cache(
         }
     }
     let started_ns = system_time_ns(SystemTime::now());
-    let scope = if input.is_dir() {
-        Scope::Dir
-    } else if request == "hpctoolkit"
-        || (request.is_empty() && crate::detect(input).ok() == Some(crate::Detected::Hpctoolkit))
-    {
-        Scope::ParentDir
-    } else {
-        Scope::File
-    };
     let sources = walk(input, scope);
     let mut loaded = load()?;
     let sources = match sources {
@@ -460,7 +440,7 @@ fn read_cache(
     input: &Path,
     canonical: &Path,
     request: &str,
-) -> Result<Option<Loaded>, String> {
+) -> Result<Option<Opened>, String> {
     let mut file = match File::open(path) {
         Ok(f) => f,
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
@@ -547,7 +527,7 @@ fn read_cache(
             }
         }
     }
-    Ok(Some(Loaded { profile, report }))
+    Ok(Some(Opened::profile(profile, report)))
 }
 
 /// Checks the 32-byte file header of a file of `file_len` bytes; returns the metadata length
@@ -602,7 +582,7 @@ fn decode_profile(blob: &[u8], offset: u64) -> Result<Profile, String> {
 }
 
 /// Decodes a whole cache file held in memory: the profile and the load report it stores,
-/// without checking it against the source files (see [`crate::load`] for that). The error
+/// without checking it against the source files (see [`crate::open`] for that). The error
 /// says what is wrong, e.g. `is damaged: byte 40: metadata checksum mismatch (...)`. Used by
 /// the fuzz target and by tools that inspect caches.
 pub fn parse_cache_file(bytes: &[u8]) -> Result<(Profile, LoadReport), String> {
@@ -736,9 +716,9 @@ fn decode_meta(bytes: &[u8], base: u64) -> Result<Meta, DecodeError> {
     let request = r.str("request")?;
     let at = r.offset();
     let scope = match r.u8("scope")? {
-        0 => Scope::File,
-        1 => Scope::Dir,
-        2 => Scope::ParentDir,
+        0 => CacheScope::File,
+        1 => CacheScope::Dir,
+        2 => CacheScope::ParentDir,
         other => return Err(DecodeError::at(at, format!("unknown scope {other}"))),
     };
     let input = r.bytes("input path")?.to_vec();
@@ -758,10 +738,8 @@ fn decode_meta(bytes: &[u8], base: u64) -> Result<Meta, DecodeError> {
     let format: &'static str = if format_name.is_empty() {
         ""
     } else {
-        crate::detect::FORMAT_NAMES
-            .iter()
-            .copied()
-            .find(|f| *f == format_name)
+        crate::registry::named(&format_name)
+            .map(|f| f.name)
             .ok_or_else(|| DecodeError::at(at, format!("unknown format name `{format_name}`")))?
     };
     let at = r.offset();

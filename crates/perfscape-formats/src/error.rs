@@ -57,30 +57,6 @@ impl fmt::Display for FileError {
 
 impl std::error::Error for FileError {}
 
-/// A problem at a line of a text being parsed (the caller knows the file).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct LineError {
-    /// 1-based line number.
-    pub line: usize,
-    /// What is wrong and what was expected.
-    pub message: String,
-}
-
-impl LineError {
-    /// A problem at `line`.
-    pub fn new(line: usize, message: impl Into<String>) -> Self {
-        Self {
-            line,
-            message: message.into(),
-        }
-    }
-
-    /// Attaches the file the line belongs to.
-    pub fn in_file(self, path: impl Into<PathBuf>) -> FileError {
-        FileError::at_line(path, self.line, self.message)
-    }
-}
-
 /// Why nothing could be loaded from a path.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
@@ -93,25 +69,37 @@ pub enum LoadError {
         /// The I/O error.
         source: std::io::Error,
     },
-    /// Content-based detection did not recognize the input.
-    #[error("{}: {detail}\nperfscape reads: {supported}", path.display(), supported = crate::detect::SUPPORTED.join(", "))]
+    /// The path is a device, a FIFO or a socket: reading it would not end, or block.
+    #[error("{}: not a regular file or directory (a device, FIFO or socket); perfscape reads files and directories", path.display())]
+    NotAFile {
+        /// The path.
+        path: PathBuf,
+    },
+    /// Content-based detection did not recognize the input, or the input is not what the
+    /// named format reads.
+    #[error("{}: {detail}", path.display())]
     UnknownFormat {
         /// The path.
         path: PathBuf,
-        /// What was seen.
+        /// What was seen (and, from detection, what perfscape reads).
         detail: String,
     },
     /// The input was recognized but this version cannot read that format yet.
-    #[error("{}: recognized as {format}, which this version of perfscape does not read yet\nperfscape reads: {supported}", path.display(), supported = crate::detect::SUPPORTED.join(", "))]
+    #[error("{}: {detail}", path.display())]
     UnsupportedFormat {
         /// The path.
         path: PathBuf,
-        /// The format recognized.
-        format: &'static str,
+        /// What the input is, and what perfscape reads.
+        detail: String,
     },
     /// The format was named explicitly but is not one perfscape knows.
-    #[error("unknown format name `{0}`; known: {known}", known = crate::detect::FORMAT_NAMES.join(", "))]
-    UnknownFormatName(String),
+    #[error("unknown format name `{name}`; known: {known}")]
+    UnknownFormatName {
+        /// The name given.
+        name: String,
+        /// The known names, comma-separated.
+        known: String,
+    },
     /// Every input file was bad: nothing to show.
     #[error("{}: no file could be loaded:\n{}", path.display(), errors.iter().map(|e| format!("  {e}")).collect::<Vec<_>>().join("\n"))]
     NothingLoaded {
@@ -134,7 +122,7 @@ pub enum LoadError {
 /// warnings about data that loaded but deserves attention.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct LoadReport {
-    /// Name of the format read (see [`crate::detect::FORMAT_NAMES`]).
+    /// Name of the format read (a [`crate::format::Format::name`]).
     pub format: &'static str,
     /// Number of files read successfully.
     pub files_read: usize,

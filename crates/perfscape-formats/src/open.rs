@@ -1,107 +1,115 @@
-//! [`open`]: the one way to open a run, whatever its format.
+//! [`open`]: the one way to open a run, whatever its format — detect once, read once.
 
 use crate::error::{LoadError, LoadReport};
-use crate::{Detected, Loaded, LoadedSeries, OpenOptions};
-use perfscape_model::{Profile, SampleSeries, Trace};
+use crate::format::{FileScope, Format, Opened, Read};
+use crate::input::{decompress, read_file};
+use crate::options::{CacheMode, OpenOptions};
+use crate::problem::{Parsed, Problem};
 use std::path::Path;
-
-/// An opened run: the profile, the samples over time and the trace when the input has them
-/// (and [`OpenOptions::parts`] asked for them), and the report of what was read.
-#[derive(Debug)]
-pub struct Opened {
-    /// The integrated profile. For a run observed over time it is the series' final state
-    /// (each thread's last sample), with the series' event ids.
-    pub profile: Profile,
-    /// The samples over time (TAU snapshots, incremental dumps), when asked for and present.
-    pub series: Option<SampleSeries>,
-    /// The trace (Chrome Trace Event JSON), when asked for and present.
-    pub trace: Option<Trace>,
-    /// Files read, files rejected with reasons, files loaded in part, warnings, notes.
-    pub report: LoadReport,
-}
-
-impl Opened {
-    /// The profile and the report, without the series and the trace.
-    pub fn into_loaded(self) -> Loaded {
-        Loaded {
-            profile: self.profile,
-            report: self.report,
-        }
-    }
-}
-
-impl From<Loaded> for Opened {
-    fn from(l: Loaded) -> Self {
-        Opened {
-            profile: l.profile,
-            series: None,
-            trace: None,
-            report: l.report,
-        }
-    }
-}
 
 /// Opens a run (a file or a directory): detects its format from the content (or takes
 /// [`OpenOptions::format`]), reads it once, and returns the profile with the samples over time
 /// and the trace when the input has them and [`OpenOptions::parts`] asks for them.
 ///
-/// A request for the profile only ([`crate::Parts::PROFILE`]) is answered from the cache when
-/// [`OpenOptions::cache`] allows (see [`crate::cache`]).
+/// A compressed single-file input (gzip, zstd, xz) is decompressed first, whatever its format
+/// ([`crate::input`]). With [`OpenOptions::cache`] on, a request that needs nothing but the
+/// profile is answered from a valid cache of an earlier load of the same files, and a fresh
+/// load writes one (see [`crate::cache`]).
 ///
 /// # Errors
-/// When the path cannot be read, its format is not recognized or not read by perfscape, the
-/// named format is unknown, or no file of the run could be loaded. A run where only some files
-/// are bad opens, with those files in [`LoadReport::bad_files`].
+/// When the path cannot be read or is not a regular file or directory, its format is not
+/// recognized or not read by perfscape, or no file of the run could be loaded. A run where only
+/// some files are bad opens, with those files in [`LoadReport::bad_files`] (and
+/// [`LoadReport::is_partial`] true).
 pub fn open(path: &Path, opts: &OpenOptions<'_>) -> Result<Opened, LoadError> {
-    let detected = match opts.format {
-        Some(name) => {
-            if !crate::detect::FORMAT_NAMES.contains(&name) {
-                return Err(LoadError::UnknownFormatName(name.to_string()));
-            }
-            None
+    let format = match opts.format {
+        Some(f) => f,
+        None => crate::registry::detect(path)?,
+    };
+    if opts.cache == CacheMode::Off || opts.parts.wants_any_of(format.gives) {
+        return read_as(format, path, opts);
+    }
+    let scope = if path.is_dir() {
+        crate::cache::CacheScope::Dir
+    } else {
+        match format.file_scope {
+            FileScope::File => crate::cache::CacheScope::File,
+            FileScope::Directory => crate::cache::CacheScope::ParentDir,
         }
-        None => Some(crate::detect(path)?),
     };
-    let is = |name: &str, d: &[Detected]| match (opts.format, detected) {
-        (Some(f), _) => f == name,
-        (None, Some(x)) => d.contains(&x),
-        _ => false,
+    let request = opts.format.map(|f| f.name);
+    crate::cache::load_with_cache(path, request, scope, opts, || read_as(format, path, opts))
+}
+
+/// Reads `path` as `format` (no detection, no cache), keeping only the parts asked for.
+fn read_as(format: &'static Format, path: &Path, opts: &OpenOptions<'_>) -> Result<Opened, LoadError> {
+    let mut opened = match format.read {
+        Read::Bytes(parse) => read_bytes_input(path, format.name, opts, parse)?,
+        Read::Path(read) => read(path, opts)?,
     };
-    if opts.parts.series
-        && (is(
-            "tau-snapshot",
-            &[Detected::TauSnapshotRun, Detected::TauSnapshotFile],
-        ) || is("tau-dumps", &[Detected::TauDumps]))
-    {
-        let LoadedSeries { series, mut report } = if is("tau-dumps", &[Detected::TauDumps]) {
-            crate::tau::dumps::read_dumps_series(path, opts)?
-        } else {
-            crate::tau::read_snapshot_series(path, opts)?
-        };
-        let profile = series.final_profile().map_err(|source| LoadError::Build {
+    if !opts.parts.series {
+        opened.series = None;
+    }
+    if !opts.parts.trace {
+        opened.trace = None;
+    }
+    Ok(opened)
+}
+
+/// Reads a single-file input whole, decompresses it, and parses it with a pure parser; the
+/// parser's problems are attached to the file. Offsets in a compressed input count in the
+/// decompressed data, and the messages say so.
+fn read_bytes_input(
+    path: &Path,
+    format: &'static str,
+    opts: &OpenOptions<'_>,
+    parse: fn(&[u8]) -> Result<Parsed, Problem>,
+) -> Result<Opened, LoadError> {
+    opts.progress_start(1);
+    let raw = read_file(path)?;
+    let content = decompress(&raw);
+    let mark = |mut p: Problem| {
+        if let (Some(codec), Some(_)) = (content.codec, p.offset) {
+            p.message = format!(
+                "{} (byte offset in the {}-decompressed data)",
+                p.message,
+                codec.name()
+            );
+        }
+        p
+    };
+    let parsed = parse(&content.data).map_err(|e| {
+        let mut errors = vec![mark(e).in_file(path)];
+        if let Some(p) = &content.problem {
+            errors.push(p.clone().in_file(path));
+        }
+        LoadError::NothingLoaded {
             path: path.to_path_buf(),
-            source,
-        })?;
-        report
-            .notes
-            .push("the profile is the final state: each thread's last sample (cumulative values)".into());
-        return Ok(Opened {
-            profile,
-            series: Some(series),
-            trace: None,
-            report,
-        });
-    }
-    if opts.parts.trace && is("chrome", &[Detected::ChromeTrace]) {
-        let (trace, loaded) = crate::chrome::read_trace(path, opts)?;
-        return Ok(Opened {
-            trace: Some(trace),
-            ..Opened::from(loaded)
-        });
-    }
-    let loaded = match opts.format {
-        Some(f) => crate::load_as(path, f, opts),
-        None => crate::load(path, opts),
-    }?;
-    Ok(loaded.into())
+            errors,
+        }
+    })?;
+    opts.progress_advance(1);
+    opts.progress_finish();
+    let Parsed {
+        profile,
+        trace,
+        warnings,
+        mut partial,
+        notes,
+    } = parsed;
+    partial.extend(content.problem.clone());
+    Ok(Opened {
+        profile,
+        series: None,
+        trace,
+        report: LoadReport {
+            format,
+            files_read: 1,
+            bytes_read: raw.len() as u64,
+            warnings: warnings.into_iter().map(|w| mark(w).in_file(path)).collect(),
+            partial_files: partial.into_iter().map(|w| mark(w).in_file(path)).collect(),
+            notes,
+            ..LoadReport::default()
+        },
+    })
 }

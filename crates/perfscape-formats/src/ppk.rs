@@ -1,4 +1,4 @@
-//! ParaProf packed profiles (`.ppk`): a gzip-compressed stream written with Java's
+//! ParaProf packed profiles (`.ppk`): a gzip-compressed stream (undone by [`crate::open`]) written with Java's
 //! `DataOutputStream` (big endian; strings in Java's "modified UTF-8" with a 16-bit length).
 //!
 //! Layout, from ParaProf's reader (`edu.uoregon.tau.perfdmf.PackedProfileDataSource`, TAU):
@@ -30,12 +30,10 @@
 //! its thread. Threads are sorted by (node, context, thread). A stream cut short (truncated
 //! file) loads the threads that are complete, with a warning.
 
-use crate::error::LoadError;
-use crate::problem::Problem;
-use crate::{Loaded, OpenOptions};
+use crate::format::{self, FileScope, Format};
+use crate::options::Parts;
+use crate::problem::{Parsed, Problem};
 use perfscape_model::{Metric, Profile, ProfileBuilder, ThreadData, ThreadId};
-use std::io::Read;
-use std::path::Path;
 
 /// A `.ppk` file turned into the model, with what the reader had to say about it.
 #[derive(Debug)]
@@ -48,22 +46,30 @@ pub struct PpkProfile {
     pub warnings: Vec<Problem>,
 }
 
-/// True when `head` (the first bytes of a file) is gzip data whose first decompressed bytes
-/// are the `PPK` magic of a ParaProf packed profile.
-pub fn sniff(head: &[u8]) -> bool {
-    if !head.starts_with(&[0x1f, 0x8b]) {
-        return false;
-    }
-    let mut out = [0u8; 6];
-    let mut d = flate2::read::GzDecoder::new(head);
-    let mut got = 0;
-    while got < out.len() {
-        match d.read(&mut out[got..]) {
-            Ok(0) | Err(_) => break,
-            Ok(n) => got += n,
-        }
-    }
-    got == 6 && out == [0, b'P', 0, b'P', 0, b'K']
+/// The ParaProf packed format: a gzip-compressed `.ppk` stream (decompressed in front by
+/// [`crate::open`]), recognized by its `PPK` magic.
+pub const FORMAT: Format = Format {
+    name: "ppk",
+    description: "ParaProf packed profiles (.ppk)",
+    example: "tau-ppk/tau224-mpas-papi-multimetric/mpas.ppk",
+    sniff: |p| p.head().is_some_and(|h| h.starts_with(MAGIC)),
+    read: format::Read::Bytes(parse),
+    gives: Parts::PROFILE,
+    file_scope: FileScope::File,
+};
+
+/// The first six bytes of a decompressed `.ppk` stream: `PPK` as three Java chars.
+const MAGIC: &[u8] = &[0, b'P', 0, b'P', 0, b'K'];
+
+/// [`parse_ppk`] as the registry's reader.
+fn parse(bytes: &[u8]) -> Result<Parsed, Problem> {
+    parse_ppk(bytes).map(|p| Parsed {
+        profile: p.profile,
+        trace: None,
+        warnings: p.warnings,
+        partial: Vec::new(),
+        notes: vec![format!("ParaProf packed profile, format version {}", p.version)],
+    })
 }
 
 /// Reading position in the decompressed stream; errors name the byte offset and the field.
@@ -178,35 +184,15 @@ struct ThreadRead {
     data: ThreadData,
 }
 
-/// Parses a `.ppk` file held in memory (gzip-compressed) into a profile.
-pub fn parse_ppk(bytes: &[u8]) -> Result<PpkProfile, Problem> {
-    if !bytes.starts_with(&[0x1f, 0x8b]) {
-        return Err(Problem::at_offset(
-            0,
-            "not gzip data: a ParaProf .ppk file is gzip-compressed",
-        ));
-    }
-    let mut raw = Vec::new();
+/// Parses the decompressed stream of a `.ppk` file (see the module documentation; [`crate::open`]
+/// decompresses the file).
+pub fn parse_ppk(raw: &[u8]) -> Result<PpkProfile, Problem> {
     let mut warnings = Vec::new();
-    if let Err(e) = flate2::read::GzDecoder::new(bytes).read_to_end(&mut raw) {
-        if raw.is_empty() {
-            return Err(Problem::whole(format!("the gzip stream cannot be inflated: {e}")));
-        }
-        warnings.push(Problem::whole(format!(
-            "the gzip stream breaks off after {} decompressed bytes ({e}); what came before is read",
-            raw.len()
-        )));
-    }
-    parse_ppk_stream(&raw, warnings)
-}
-
-/// Parses the decompressed stream of a `.ppk` file (see the module documentation).
-pub fn parse_ppk_stream(raw: &[u8], mut warnings: Vec<Problem>) -> Result<PpkProfile, Problem> {
     let mut c = Cursor { b: raw, at: 0 };
     let magic = c.bytes(6, "the PPK magic")?;
     if magic != [0, b'P', 0, b'P', 0, b'K'] {
         return Err(Problem::whole(
-            "decompressed byte 0: expected the magic `PPK` (three Java chars); not a ParaProf packed profile",
+            "byte 0: expected the magic `PPK` (three Java chars); not a ParaProf packed profile",
         ));
     }
     let version = c.i32("the file version")?;
@@ -391,18 +377,6 @@ fn read_thread(
         data.push_atomic(&user_events[u], f64::from(samples), max, min, mean, sum_squares);
     }
     Ok(ThreadRead { id, data })
-}
-
-/// Reads a `.ppk` file (see the module documentation).
-pub fn read_ppk(path: &Path, opts: &OpenOptions<'_>) -> Result<Loaded, LoadError> {
-    crate::problem::load_single_file(path, opts, "ppk", |bytes| {
-        parse_ppk(bytes).map(|p| crate::problem::Parsed {
-            profile: p.profile,
-            warnings: p.warnings,
-            partial: Vec::new(),
-            notes: vec![format!("ParaProf packed profile, format version {}", p.version)],
-        })
-    })
 }
 
 #[cfg(test)]

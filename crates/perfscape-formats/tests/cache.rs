@@ -7,7 +7,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use perfscape_formats::cache::{CACHE_FILE_NAME, cache_paths};
-use perfscape_formats::{CacheMode, Detected, LoadReport, Loaded, OpenOptions, detect, load, load_as};
+use perfscape_formats::{CacheMode, LoadReport, OpenOptions, Opened, Parts, detect, open, registry};
 use perfscape_model::{AtomicEventId, Profile, ValueKind};
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -21,9 +21,11 @@ fn corpus() -> PathBuf {
     p
 }
 
+/// The profile only (what the cache holds), without the cache.
 fn off() -> OpenOptions<'static> {
     OpenOptions {
         cache: CacheMode::Off,
+        parts: Parts::PROFILE,
         ..OpenOptions::default()
     }
 }
@@ -35,10 +37,11 @@ fn with_dir(dir: &Path) -> OpenOptions<'_> {
     }
 }
 
-/// The cache on (read a valid one, else load and write it), as the CLI loads.
+/// The cache on (read a valid one, else load and write it), as the CLI loads the profile.
 fn rw() -> OpenOptions<'static> {
     OpenOptions {
         cache: CacheMode::ReadWrite,
+        parts: Parts::PROFILE,
         ..OpenOptions::default()
     }
 }
@@ -83,8 +86,8 @@ fn assert_same_bits(a: &Profile, b: &Profile, what: &str) {
     }
 }
 
-fn is_supported(d: Detected) -> bool {
-    !matches!(d, Detected::Unsupported(_))
+fn is_supported(d: &perfscape_formats::Format) -> bool {
+    !d.name.is_empty()
 }
 
 /// Every loadable input of the corpus: directories detected as a supported format (TAU runs,
@@ -133,7 +136,7 @@ fn without_cache_note(r: &LoadReport) -> LoadReport {
     r
 }
 
-fn from_cache(l: &Loaded) -> bool {
+fn from_cache(l: &Opened) -> bool {
     l.report
         .notes
         .last()
@@ -146,7 +149,7 @@ fn every_corpus_input_round_trips_bit_for_bit() {
     let mut loaded = 0;
     let mut tau_runs = 0;
     for input in &inputs {
-        let l = load(input, &off()).unwrap_or_else(|e| panic!("{}: {e}", input.display()));
+        let l = open(input, &off()).unwrap_or_else(|e| panic!("{}: {e}", input.display()));
         loaded += 1;
         if l.report.format == "tau" {
             tau_runs += 1;
@@ -179,11 +182,11 @@ fn every_corpus_input_reopens_from_the_cache_with_the_same_profile_and_report() 
     let cache = tempfile::tempdir().unwrap();
     let mut reopened = 0;
     for input in corpus_inputs() {
-        let fresh = load(&input, &off()).unwrap();
-        let first = load(&input, &with_dir(cache.path())).unwrap();
+        let fresh = open(&input, &off()).unwrap();
+        let first = open(&input, &with_dir(cache.path())).unwrap();
         assert!(!from_cache(&first), "{}", input.display());
         assert_eq!(first.report, fresh.report, "{}", input.display());
-        let second = load(&input, &with_dir(cache.path())).unwrap();
+        let second = open(&input, &with_dir(cache.path())).unwrap();
         assert!(
             from_cache(&second),
             "{}: {:?}",
@@ -235,11 +238,11 @@ fn np4() -> PathBuf {
 }
 
 /// A writable copy of the np4 run and its first (cache-writing) load.
-fn writable_np4() -> (tempfile::TempDir, PathBuf, Loaded) {
+fn writable_np4() -> (tempfile::TempDir, PathBuf, Opened) {
     let tmp = tempfile::tempdir().unwrap();
     let run = tmp.path().join("run");
     copy_run(&np4(), &run);
-    let first = load(&run, &rw()).unwrap();
+    let first = open(&run, &rw()).unwrap();
     assert!(!from_cache(&first));
     assert!(first.report.notes.is_empty(), "{:?}", first.report.notes);
     assert!(run.join(CACHE_FILE_NAME).is_file());
@@ -249,7 +252,7 @@ fn writable_np4() -> (tempfile::TempDir, PathBuf, Loaded) {
 #[test]
 fn a_writable_run_directory_holds_its_cache_and_reopens_from_it() {
     let (_tmp, run, first) = writable_np4();
-    let second = load(&run, &rw()).unwrap();
+    let second = open(&run, &rw()).unwrap();
     assert!(from_cache(&second));
     assert_eq!(
         second.report.notes.last().unwrap(),
@@ -258,10 +261,10 @@ fn a_writable_run_directory_holds_its_cache_and_reopens_from_it() {
     assert_same_bits(&first.profile, &second.profile, "np4");
     assert_eq!(without_cache_note(&second.report), first.report);
     // The cache file is not a source: writing it did not invalidate it.
-    assert!(from_cache(&load(&run, &rw()).unwrap()));
+    assert!(from_cache(&open(&run, &rw()).unwrap()));
 }
 
-fn rebuilt_because(l: &Loaded, why: &str) {
+fn rebuilt_because(l: &Opened, why: &str) {
     assert!(!from_cache(l), "{:?}", l.report.notes);
     assert!(
         l.report.notes.iter().any(|n| n.contains("is out of date")
@@ -276,11 +279,11 @@ fn rebuilt_because(l: &Loaded, why: &str) {
 fn touching_a_profile_file_rebuilds_the_cache() {
     let (_tmp, run, first) = writable_np4();
     set_age(&run.join("profile.2.0.0"), Duration::from_secs(1800));
-    let second = load(&run, &rw()).unwrap();
+    let second = open(&run, &rw()).unwrap();
     rebuilt_because(&second, "`profile.2.0.0` changed");
     assert_same_bits(&first.profile, &second.profile, "touched");
     // The rebuilt cache is used next time.
-    assert!(from_cache(&load(&run, &rw()).unwrap()));
+    assert!(from_cache(&open(&run, &rw()).unwrap()));
 }
 
 #[test]
@@ -300,7 +303,7 @@ fn changing_a_profile_file_rebuilds_the_cache_with_the_new_values() {
     fs::write(&p, text.replacen(line, &new_line, 1)).unwrap();
     assert_eq!(fs::metadata(&p).unwrap().len(), text.len() as u64);
     set_age(&p, Duration::from_secs(600));
-    let second = load(&run, &rw()).unwrap();
+    let second = open(&run, &rw()).unwrap();
     rebuilt_because(&second, "`profile.1.0.0` changed");
     let e = second.profile.event_by_name("MPI_Init()").unwrap();
     let t = second.profile.thread_index("1.0.0".parse().unwrap()).unwrap();
@@ -313,7 +316,7 @@ fn changing_a_profile_file_rebuilds_the_cache_with_the_new_values() {
         first.profile.value(e, t, ValueKind::Exclusive, m),
         second.profile.value(e, t, ValueKind::Exclusive, m)
     );
-    let third = load(&run, &rw()).unwrap();
+    let third = open(&run, &rw()).unwrap();
     assert!(from_cache(&third));
     assert_same_bits(&second.profile, &third.profile, "changed");
 }
@@ -322,17 +325,17 @@ fn changing_a_profile_file_rebuilds_the_cache_with_the_new_values() {
 fn removing_or_adding_a_profile_file_rebuilds_the_cache() {
     let (_tmp, run, first) = writable_np4();
     fs::remove_file(run.join("profile.3.0.0")).unwrap();
-    let fewer = load(&run, &rw()).unwrap();
+    let fewer = open(&run, &rw()).unwrap();
     rebuilt_because(&fewer, "`profile.3.0.0` was removed");
     assert_eq!(fewer.profile.threads().len(), first.profile.threads().len() - 1);
     fs::copy(np4().join("profile.3.0.0"), run.join("profile.3.0.0")).unwrap();
     fs::copy(np4().join("profile.3.0.0"), run.join("profile.4.0.0")).unwrap();
     set_age(&run.join("profile.3.0.0"), Duration::from_secs(900));
     set_age(&run.join("profile.4.0.0"), Duration::from_secs(900));
-    let more = load(&run, &rw()).unwrap();
+    let more = open(&run, &rw()).unwrap();
     rebuilt_because(&more, "`profile.3.0.0` is new");
     assert_eq!(more.profile.threads().len(), first.profile.threads().len() + 1);
-    let again = load(&run, &rw()).unwrap();
+    let again = open(&run, &rw()).unwrap();
     assert!(from_cache(&again));
     assert_eq!(again.profile.threads().len(), 5);
 }
@@ -342,13 +345,13 @@ fn files_in_metric_directories_are_watched() {
     let tmp = tempfile::tempdir().unwrap();
     let run = tmp.path().join("run");
     copy_run(&corpus().join("tau-real/mpi-stencil-np8-multimetric"), &run);
-    let first = load(&run, &rw()).unwrap();
-    assert!(from_cache(&load(&run, &rw()).unwrap()));
+    let first = open(&run, &rw()).unwrap();
+    assert!(from_cache(&open(&run, &rw()).unwrap()));
     set_age(
         &run.join("MULTI__CPU_TIME/profile.5.0.0"),
         Duration::from_secs(100),
     );
-    let second = load(&run, &rw()).unwrap();
+    let second = open(&run, &rw()).unwrap();
     rebuilt_because(&second, "`MULTI__CPU_TIME/profile.5.0.0` changed");
     assert_same_bits(&first.profile, &second.profile, "multimetric");
 }
@@ -357,7 +360,7 @@ fn files_in_metric_directories_are_watched() {
 fn files_modified_just_now_are_not_cached() {
     let (_tmp, run, first) = writable_np4();
     set_age(&run.join("profile.0.0.0"), Duration::ZERO);
-    let second = load(&run, &rw()).unwrap();
+    let second = open(&run, &rw()).unwrap();
     rebuilt_because(&second, "`profile.0.0.0` changed");
     assert!(
         second
@@ -370,11 +373,11 @@ fn files_modified_just_now_are_not_cached() {
     );
     assert_same_bits(&first.profile, &second.profile, "racy");
     // The stale cache stays stale: the next load reads the files again.
-    assert!(!from_cache(&load(&run, &rw()).unwrap()));
+    assert!(!from_cache(&open(&run, &rw()).unwrap()));
 }
 
 fn rebuilt_after_damage(run: &Path, why: &str) {
-    let l = load(run, &rw()).unwrap();
+    let l = open(run, &rw()).unwrap();
     assert!(!from_cache(&l), "{why}: {:?}", l.report.notes);
     assert!(
         l.report
@@ -384,7 +387,7 @@ fn rebuilt_after_damage(run: &Path, why: &str) {
         "expected `{why}` in {:?}",
         l.report.notes
     );
-    let again = load(run, &rw()).unwrap();
+    let again = open(run, &rw()).unwrap();
     assert!(from_cache(&again), "{why}: the rebuilt cache is valid");
     assert_same_bits(&l.profile, &again.profile, why);
 }
@@ -444,8 +447,8 @@ fn a_read_only_run_directory_uses_the_user_cache_directory() {
     copy_run(&np4(), &run);
     fs::set_permissions(&run, fs::Permissions::from_mode(0o555)).unwrap();
     let user = tempfile::tempdir().unwrap();
-    let first = load(&run, &with_dir(user.path())).unwrap();
-    let second = load(&run, &with_dir(user.path())).unwrap();
+    let first = open(&run, &with_dir(user.path())).unwrap();
+    let second = open(&run, &with_dir(user.path())).unwrap();
     fs::set_permissions(&run, fs::Permissions::from_mode(0o755)).unwrap();
     assert!(!run.join(CACHE_FILE_NAME).exists());
     let cached: Vec<PathBuf> = fs::read_dir(user.path())
@@ -474,12 +477,12 @@ fn a_moved_run_directory_keeps_its_cache_and_reports_its_new_paths() {
     )
     .unwrap();
     set_age(&run.join("profile.7.0.0"), Duration::from_secs(3600));
-    let first = load(&run, &rw()).unwrap();
+    let first = open(&run, &rw()).unwrap();
     assert_eq!(first.report.bad_files.len(), 1);
     assert_eq!(first.report.bad_files[0].path, run.join("profile.7.0.0"));
     let moved = tmp.path().join("moved");
     fs::rename(&run, &moved).unwrap();
-    let second = load(&moved, &rw()).unwrap();
+    let second = open(&moved, &rw()).unwrap();
     assert!(from_cache(&second), "{:?}", second.report.notes);
     assert_eq!(second.report.bad_files.len(), 1);
     assert_eq!(second.report.bad_files[0].path, moved.join("profile.7.0.0"));
@@ -496,13 +499,13 @@ fn modes_and_named_formats() {
     let cache = run.join(CACHE_FILE_NAME);
     // Off neither reads nor writes.
     fs::remove_file(&cache).unwrap();
-    let l = load(&run, &off()).unwrap();
+    let l = open(&run, &off()).unwrap();
     assert!(l.report.notes.is_empty() && !cache.exists());
     // Refresh reads the files and writes the cache even when it is valid.
-    load(&run, &rw()).unwrap();
+    open(&run, &rw()).unwrap();
     let written = fs::metadata(&cache).unwrap().modified().unwrap();
     std::thread::sleep(Duration::from_millis(20));
-    let refreshed = load(
+    let refreshed = open(
         &run,
         &OpenOptions {
             cache: CacheMode::Refresh,
@@ -514,7 +517,14 @@ fn modes_and_named_formats() {
     assert!(fs::metadata(&cache).unwrap().modified().unwrap() > written);
     assert_same_bits(&first.profile, &refreshed.profile, "refresh");
     // A cache written for a detected format is not used for a named one, and vice versa.
-    let named = load_as(&run, "tau", &rw()).unwrap();
+    let named = open(
+        &run,
+        &OpenOptions {
+            format: registry::named("tau"),
+            ..rw()
+        },
+    )
+    .unwrap();
     assert!(
         named
             .report
@@ -524,8 +534,17 @@ fn modes_and_named_formats() {
         "{:?}",
         named.report.notes
     );
-    assert!(from_cache(&load_as(&run, "tau", &rw()).unwrap()));
-    assert!(load_as(&run, "nosuch", &rw()).is_err());
+    assert!(from_cache(
+        &open(
+            &run,
+            &OpenOptions {
+                format: registry::named("tau"),
+                ..rw()
+            }
+        )
+        .unwrap()
+    ));
+    assert!(registry::named_or_err("nosuch").is_err());
 }
 
 #[test]
@@ -535,16 +554,16 @@ fn single_file_inputs_are_cached_beside_the_file() {
     let file = tmp.path().join("profile.cubex");
     fs::copy(&src, &file).unwrap();
     set_age(&file, Duration::from_secs(3600));
-    let first = load(&file, &rw()).unwrap();
+    let first = open(&file, &rw()).unwrap();
     assert!(tmp.path().join(".profile.cubex.perfscape-cache").is_file());
-    let second = load(&file, &rw()).unwrap();
+    let second = open(&file, &rw()).unwrap();
     assert!(from_cache(&second));
     assert_same_bits(&first.profile, &second.profile, "cube");
     // Another file beside it is not a source of this input.
     fs::write(tmp.path().join("notes.txt"), "x").unwrap();
-    assert!(from_cache(&load(&file, &rw()).unwrap()));
+    assert!(from_cache(&open(&file, &rw()).unwrap()));
     set_age(&file, Duration::from_secs(60));
-    rebuilt_because(&load(&file, &rw()).unwrap(), "`profile.cubex` changed");
+    rebuilt_because(&open(&file, &rw()).unwrap(), "`profile.cubex` changed");
 }
 
 #[test]
@@ -553,7 +572,16 @@ fn hpctoolkit_database_files_watch_their_directory() {
     let db = tmp.path().join("db");
     copy_run(&corpus().join("hpctoolkit/hatchet-cpi-database"), &db);
     let xml = db.join("experiment.xml");
-    let open = || load_as(&xml, "hpctoolkit", &rw()).unwrap();
+    let open = || {
+        open(
+            &xml,
+            &OpenOptions {
+                format: registry::named("hpctoolkit"),
+                ..rw()
+            },
+        )
+        .unwrap()
+    };
     assert!(!from_cache(&open()));
     assert!(from_cache(&open()));
     let metric_db = fs::read_dir(&db)

@@ -12,7 +12,7 @@ mod common;
 use common::fields;
 use perfscape_formats::caliper::cali::parse_cali;
 use perfscape_formats::caliper::json::parse_json_split;
-use perfscape_formats::{Detected, OpenOptions, detect, load};
+use perfscape_formats::{OpenOptions, detect, open};
 use perfscape_model::{Profile, ThreadId, ValueKind};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -140,8 +140,8 @@ fn my_sum(p: &Profile, path: &str, rank: u32, metric: &str, kind: ValueKind) -> 
 
 fn check(file: &str, table: &str, mapping: &[(&str, &str, ValueKind)]) -> usize {
     let path = corpus(file);
-    assert_eq!(detect(&path).unwrap(), Detected::Caliper, "{file}");
-    let loaded = load(&path, &OpenOptions::default()).unwrap();
+    assert_eq!(detect(&path).unwrap().name, "caliper", "{file}");
+    let loaded = open(&path, &OpenOptions::default()).unwrap();
     let p = &loaded.profile;
     let (header, sums) = hatchet_sums(table);
     let mut compared = 0;
@@ -218,7 +218,7 @@ fn spot_region_profiles_equal_hatchet() {
     }
     // The other scaling runs load too; min <= avg <= max per node.
     for cores in [64, 125, 216] {
-        let loaded = load(
+        let loaded = open(
             &corpus(&format!("thicket-mpi-scaling/{cores}_cores.cali")),
             &OpenOptions::default(),
         )
@@ -271,12 +271,12 @@ fn json_split_equals_hatchet() {
 
 #[test]
 fn the_same_run_as_cali_and_json_has_the_same_tree() {
-    let cali = load(
+    let cali = open(
         &corpus("hatchet-lulesh/lulesh-annotation-profile.cali"),
         &OpenOptions::default(),
     )
     .unwrap();
-    let json = load(
+    let json = open(
         &corpus("hatchet-lulesh/lulesh-annotation-profile.json"),
         &OpenOptions::default(),
     )

@@ -6,8 +6,8 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::type_complexity)]
 
-use perfscape_formats::chrome::{self, parse_trace};
-use perfscape_formats::{Detected, OpenOptions, detect, load, load_as};
+use perfscape_formats::chrome::parse_trace;
+use perfscape_formats::{OpenOptions, detect, open, registry};
 use perfscape_model::trace::{InstantScope, NO_PARENT};
 use perfscape_model::{MetricId, Profile, ThreadId, Trace, ValueKind};
 use serde_json::Value;
@@ -36,8 +36,12 @@ fn chrome_files() -> Vec<PathBuf> {
     out
 }
 
-fn trace_of(path: &Path) -> (Trace, perfscape_formats::Loaded) {
-    chrome::read_trace(path, &OpenOptions::default()).unwrap()
+fn trace_of(path: &Path) -> (Trace, perfscape_formats::Opened) {
+    let mut opened = open(path, &OpenOptions::default()).unwrap();
+    (
+        opened.trace.take().expect("a Chrome trace gives its trace"),
+        opened,
+    )
 }
 
 const T: MetricId = MetricId(0);
@@ -51,8 +55,8 @@ fn value(p: &Profile, thread: ThreadId, event: &str, kind: ValueKind) -> Option<
 #[test]
 fn every_corpus_trace_is_detected_and_loads() {
     for f in chrome_files() {
-        assert_eq!(detect(&f).unwrap(), Detected::ChromeTrace, "{}", f.display());
-        let l = load(&f, &OpenOptions::default()).unwrap_or_else(|e| panic!("{}: {e}", f.display()));
+        assert_eq!(detect(&f).unwrap().name, "chrome", "{}", f.display());
+        let l = open(&f, &OpenOptions::default()).unwrap_or_else(|e| panic!("{}: {e}", f.display()));
         assert_eq!(l.report.format, "chrome");
         assert!(
             !l.report.is_partial(),
@@ -64,7 +68,14 @@ fn every_corpus_trace_is_detected_and_loads() {
         assert_eq!(p.metrics()[0].name, "TIME");
         assert!(p.threads().windows(2).all(|w| w[0] < w[1]));
         if std::fs::metadata(&f).unwrap().len() < 100_000 {
-            let again = load_as(&f, "chrome", &OpenOptions::default()).unwrap();
+            let again = open(
+                &f,
+                &OpenOptions {
+                    format: registry::named("chrome"),
+                    ..OpenOptions::default()
+                },
+            )
+            .unwrap();
             assert_eq!(again.profile, l.profile);
         }
     }
@@ -352,10 +363,10 @@ fn tau_trace_equals_tau_trace2profile() {
     // rank 0, which never calls it; a thread with 0 calls does not have the event, and the
     // trace has no interval for it.)
     let dir = corpus().join("tau-real/mpi-stencil-np4-trace");
-    let chrome = load(&dir.join("trace.chrome.json"), &OpenOptions::default())
+    let chrome = open(&dir.join("trace.chrome.json"), &OpenOptions::default())
         .unwrap()
         .profile;
-    let tau = load(&dir.join("oracle/trace2profile"), &OpenOptions::default())
+    let tau = open(&dir.join("oracle/trace2profile"), &OpenOptions::default())
         .unwrap()
         .profile;
     assert_eq!(chrome.threads(), tau.threads());
@@ -627,7 +638,7 @@ fn truncation_at_every_byte_never_panics() {
         match parse_trace(&bytes[..cut]) {
             Ok(t) => {
                 // Complete events before the cut are kept.
-                assert!(t.trace.interval_count() <= 2);
+                assert!(t.trace.as_ref().unwrap().interval_count() <= 2);
             }
             Err(e) => assert!(!e.message.is_empty()),
         }
@@ -639,27 +650,28 @@ fn truncation_at_every_byte_never_panics() {
     let cut = text.len() / 2;
     let t = parse_trace(&text.as_bytes()[..cut]).unwrap();
     let line = text[..cut].lines().count();
-    assert!(!t.parsed.partial.is_empty(), "{:?}", t.parsed.notes);
+    assert!(!t.partial.is_empty(), "{:?}", t.notes);
     assert!(
-        t.parsed.partial[0].line.is_some_and(|l| l == line),
+        t.partial[0].line.is_some_and(|l| l == line),
         "{:?} vs line {line}",
-        t.parsed.partial
+        t.partial
     );
-    assert!(t.trace.interval_count() > 500);
+    assert!(t.trace.as_ref().unwrap().interval_count() > 500);
     // The open slices are closed at their thread's last timestamp and reported.
-    assert!(
-        t.parsed
-            .warnings
-            .iter()
-            .any(|w| w.message.contains("never ended"))
-    );
-    // Truncated gzip.
+    assert!(t.warnings.iter().any(|w| w.message.contains("never ended")));
+    // Truncated gzip: open decompresses what it can, the reader reads the events in it,
+    // and the file is reported as loaded in part.
     let gz = gzip(text.as_bytes());
-    let t = parse_trace(&gz[..gz.len() / 2]).unwrap();
-    assert!(t.parsed.partial.iter().any(|w| w.message.contains("gzip")));
-    for cut in (0..gz.len()).step_by(997) {
-        let _ = parse_trace(&gz[..cut]);
-    }
+    let tmp = tempfile::tempdir().unwrap();
+    let cut_gz = tmp.path().join("trace.json.gz");
+    std::fs::write(&cut_gz, &gz[..gz.len() / 2]).unwrap();
+    let o = open(&cut_gz, &OpenOptions::default()).unwrap();
+    assert!(
+        o.report.partial_files.iter().any(|w| w.message.contains("gzip")),
+        "{:?}",
+        o.report.partial_files
+    );
+    assert!(o.trace.unwrap().interval_count() > 100);
 }
 
 #[test]
@@ -679,10 +691,9 @@ fn malformed_events_are_reported_not_fatal() {
 ]"#;
     let t = parse_trace(text.as_bytes()).unwrap();
     let msgs: Vec<String> = t
-        .parsed
         .partial
         .iter()
-        .chain(&t.parsed.warnings)
+        .chain(&t.warnings)
         .map(|p| p.to_string())
         .collect();
     let has = |s: &str| msgs.iter().any(|m| m.contains(s));
@@ -706,17 +717,14 @@ fn malformed_events_are_reported_not_fatal() {
     assert!(has("end event `f` has no open begin event"), "{msgs:?}");
     assert!(has("complete event `g` has no `dur`"), "{msgs:?}");
     assert!(has("series `v` has the non-numeric value \"NaN\""), "{msgs:?}");
-    assert!(
-        !t.parsed.partial.is_empty(),
-        "skipped events make the load partial"
-    );
-    let p = &t.parsed.profile;
+    assert!(!t.partial.is_empty(), "skipped events make the load partial");
+    let p = &t.profile;
     assert!(
         p.event_by_name("a = > b").is_some(),
         "`=>` in a name is not a callpath"
     );
     assert!(p.event_by_name("(unnamed)").is_some());
-    assert_eq!(t.trace.counters().len(), 1);
+    assert_eq!(t.trace.as_ref().unwrap().counters().len(), 1);
 }
 
 #[test]
@@ -736,20 +744,18 @@ fn not_traces_give_clear_errors() {
     assert!(e.message.contains("not a Chrome trace"), "{e}");
     // An empty trace is valid.
     let t = parse_trace(b"[]").unwrap();
-    assert_eq!(t.trace.threads().len(), 0);
-    let t = parse_trace(&gzip(b"{\"traceEvents\": []}")).unwrap();
-    assert_eq!(t.trace.threads().len(), 0);
+    assert_eq!(t.trace.as_ref().unwrap().threads().len(), 0);
+    let tmp = tempfile::tempdir().unwrap();
+    let empty_gz = tmp.path().join("empty.json.gz");
+    std::fs::write(&empty_gz, gzip(b"{\"traceEvents\": []}")).unwrap();
+    let t = open(&empty_gz, &OpenOptions::default()).unwrap();
+    assert_eq!(t.trace.as_ref().unwrap().threads().len(), 0);
     // Invalid UTF-8 after the first event: read up to it.
     let mut bytes = br#"[{"name":"a","ph":"X","ts":0,"dur":1,"pid":1,"tid":1},{"name":""#.to_vec();
     bytes.extend_from_slice(&[0xff, 0xfe]);
     let t = parse_trace(&bytes).unwrap();
-    assert!(
-        t.parsed
-            .partial
-            .iter()
-            .any(|p| p.message.contains("invalid UTF-8"))
-    );
-    assert_eq!(t.trace.interval_count(), 1);
+    assert!(t.partial.iter().any(|p| p.message.contains("invalid UTF-8")));
+    assert_eq!(t.trace.as_ref().unwrap().interval_count(), 1);
     // Random bytes never panic.
     let mut x: u64 = 0x2545_f491_4f6c_dd1d;
     for len in 0..300 {

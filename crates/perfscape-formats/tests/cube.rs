@@ -7,7 +7,7 @@
 //! and the file with the CubeWriter 4.8 checksum bug.
 
 use perfscape_formats::cube::{cnode_event_names, parse_cubex, read_anchor};
-use perfscape_formats::{Detected, OpenOptions, detect, load};
+use perfscape_formats::{OpenOptions, detect, open};
 use perfscape_model::{MetricId, Profile, ThreadIndex, Unit, ValueKind};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -302,8 +302,8 @@ fn extrap_cubeset_loads_every_file() {
     for entry in std::fs::read_dir(&dir).unwrap() {
         let d = entry.unwrap().path();
         let file = d.join("profile.cubex");
-        assert_eq!(detect(&file).unwrap(), Detected::Cube);
-        let loaded = load(&file, &OpenOptions::default()).unwrap();
+        assert_eq!(detect(&file).unwrap().name, "cube");
+        let loaded = open(&file, &OpenOptions::default()).unwrap();
         assert!(loaded.report.warnings.is_empty(), "{:?}", loaded.report.warnings);
         let p = &loaded.profile;
         let time = p.metric_by_name("time").unwrap();

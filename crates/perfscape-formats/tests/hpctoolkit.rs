@@ -8,7 +8,7 @@ mod common;
 use common::fields;
 use perfscape_formats::hpctoolkit::experiment::{metric_db_thread, parse_experiment, parse_metric_db};
 use perfscape_formats::hpctoolkit::sparse::{parse_meta, parse_profiles};
-use perfscape_formats::{Detected, OpenOptions, detect, load};
+use perfscape_formats::{OpenOptions, detect, open};
 use perfscape_model::{EventId, MetricId, Profile, ThreadId, ValueKind};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -121,8 +121,8 @@ fn path_of(t: &Table, node: usize, frame: &dyn Fn(&Table, usize) -> String) -> S
 #[test]
 fn classic_cpi_database_equals_hatchet_per_rank() {
     let dir = corpus("hatchet-cpi-database");
-    assert_eq!(detect(&dir).unwrap(), Detected::Hpctoolkit);
-    let loaded = load(&dir, &OpenOptions::default()).unwrap();
+    assert_eq!(detect(&dir).unwrap().name, "hpctoolkit");
+    let loaded = open(&dir, &OpenOptions::default()).unwrap();
     assert!(loaded.report.bad_files.is_empty());
     let p = &loaded.profile;
     assert_eq!(p.metrics()[0].name, "CPUTIME (usec)");
@@ -232,9 +232,9 @@ fn hatchet_name(frame: &str) -> String {
 #[test]
 fn sparse_ping_pong_database_equals_hatchet_summary() {
     let dir = corpus("pipit-ping-pong-hpctoolkit-db");
-    assert_eq!(detect(&dir).unwrap(), Detected::Hpctoolkit);
-    assert_eq!(detect(&dir.join("meta.db")).unwrap(), Detected::Hpctoolkit);
-    let loaded = load(&dir, &OpenOptions::default()).unwrap();
+    assert_eq!(detect(&dir).unwrap().name, "hpctoolkit");
+    assert_eq!(detect(&dir.join("meta.db")).unwrap().name, "hpctoolkit");
+    let loaded = open(&dir, &OpenOptions::default()).unwrap();
     let p = &loaded.profile;
     let m = MetricId(0);
     assert_eq!(p.metrics()[0].name, "CPUTIME (sec)");

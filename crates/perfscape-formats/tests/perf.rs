@@ -7,10 +7,10 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use perfscape_formats::perf::{data, script};
-use perfscape_formats::{Detected, OpenOptions, detect, load, load_as};
+use perfscape_formats::{OpenOptions, detect, open, registry};
 use perfscape_model::{EventKind, MetricId, Profile, ThreadId, ValueKind};
 use std::collections::BTreeMap;
-use std::io::Read;
+use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 
 fn corpus() -> PathBuf {
@@ -88,8 +88,8 @@ fn thread_total(p: &Profile, t: ThreadId, m: MetricId) -> f64 {
 #[test]
 fn perf_data_equals_perf_script_per_thread_cpu_and_event() {
     for (path, name) in perf_data_files() {
-        assert_eq!(detect(&path).unwrap(), Detected::PerfData, "{name}");
-        let l = load(&path, &OpenOptions::default()).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert_eq!(detect(&path).unwrap().name, "perf-data", "{name}");
+        let l = open(&path, &OpenOptions::default()).unwrap_or_else(|e| panic!("{name}: {e}"));
         assert_eq!(l.report.format, "perf-data");
         assert!(!l.report.is_partial(), "{name}: {:?}", l.report.partial_files);
         assert!(
@@ -129,7 +129,7 @@ fn perf_data_equals_perf_script_per_thread_cpu_and_event() {
 #[test]
 fn leaf_files_and_call_chains_equal_perf_script() {
     for (path, name) in perf_data_files() {
-        let p = load(&path, &OpenOptions::default()).unwrap().profile;
+        let p = open(&path, &OpenOptions::default()).unwrap().profile;
         // Samples per mapped file of the leaf: the flat routines' group is their file.
         let mut got: BTreeMap<String, f64> = BTreeMap::new();
         for e in p.event_ids().filter(|&e| !p.event(e).is_callpath()) {
@@ -237,7 +237,7 @@ fn leaf_files_and_call_chains_equal_perf_script() {
 #[test]
 fn old_perf_versions_load_with_their_metadata() {
     let f = corpus().join("perf-data/perf-data-converter-quipper/perf.data.callgraph-3.8");
-    let l = load(&f, &OpenOptions::default()).unwrap();
+    let l = open(&f, &OpenOptions::default()).unwrap();
     let p = &l.profile;
     let md = p.metadata();
     assert_eq!(md.get_common("perf version"), Some("3.8.11.g047ea3"));
@@ -262,7 +262,7 @@ fn old_perf_versions_load_with_their_metadata() {
     assert_eq!(md.get(idle, "comm"), Some("swapper"));
     // The 4.4 file with three events: metrics per event, lost samples reported.
     let f = corpus().join("perf-data/perf-data-converter-quipper/perf.data.lost_samples-4.4");
-    let l = load(&f, &OpenOptions::default()).unwrap();
+    let l = open(&f, &OpenOptions::default()).unwrap();
     let names: Vec<&str> = l.profile.metrics().iter().map(|m| m.name.as_str()).collect();
     assert_eq!(
         names,
@@ -339,8 +339,8 @@ fn perf_script_corpus_equals_independent_counts() {
     for f in std::fs::read_dir(&dir).unwrap() {
         let f = f.unwrap().path();
         files += 1;
-        assert_eq!(detect(&f).unwrap(), Detected::PerfScript, "{}", f.display());
-        let l = load(&f, &OpenOptions::default()).unwrap();
+        assert_eq!(detect(&f).unwrap().name, "perf-script", "{}", f.display());
+        let l = open(&f, &OpenOptions::default()).unwrap();
         assert_eq!(l.report.format, "perf-script");
         assert!(
             l.report.warnings.is_empty(),
@@ -363,18 +363,25 @@ fn perf_script_corpus_equals_independent_counts() {
             let got: f64 = p.interval(e).values(ValueKind::Exclusive, m).iter().sum();
             assert_eq!(got, *n, "{}: {leaf}", f.display());
         }
-        let again = load_as(&f, "perf-script", &OpenOptions::default()).unwrap();
+        let again = open(
+            &f,
+            &OpenOptions {
+                format: registry::named("perf-script"),
+                ..OpenOptions::default()
+            },
+        )
+        .unwrap();
         assert_eq!(again.profile, l.profile);
     }
     assert_eq!(files, 4);
     // The forks file prints `[cpu]`: the context is the CPU.
-    let p = load(&dir.join("forks.linux-perf.txt"), &OpenOptions::default())
+    let p = open(&dir.join("forks.linux-perf.txt"), &OpenOptions::default())
         .unwrap()
         .profile;
     let cpus: std::collections::BTreeSet<u32> = p.threads().iter().map(|t| t.context).collect();
     assert!(cpus.len() >= 3, "{cpus:?}");
     // With pid/tid, the node is the pid.
-    let p = load(
+    let p = open(
         &dir.join("simple-with-pid.linux-perf.txt"),
         &OpenOptions::default(),
     )
@@ -399,10 +406,10 @@ fn both_readers_agree_on_the_same_recording() {
             .map_or_else(|| format!("0x{:x} ({dso})", f.addr), str::to_string);
         sym_of.insert(format!("0x{:x} ({dso})", f.addr), sym);
     }
-    let from_data = load(&fixture("hot.perf.data"), &OpenOptions::default())
+    let from_data = open(&fixture("hot.perf.data"), &OpenOptions::default())
         .unwrap()
         .profile;
-    let from_text = load(&fixture("hot.script.txt"), &OpenOptions::default())
+    let from_text = open(&fixture("hot.script.txt"), &OpenOptions::default())
         .unwrap()
         .profile;
     let sm = MetricId(0);
@@ -442,7 +449,7 @@ fn both_readers_agree_on_the_same_recording() {
 
 #[test]
 fn source_lines_become_sample_events() {
-    let l = load(&fixture("hot.script-srcline.txt"), &OpenOptions::default()).unwrap();
+    let l = open(&fixture("hot.script-srcline.txt"), &OpenOptions::default()).unwrap();
     assert!(l.report.warnings.is_empty(), "{:?}", l.report.warnings);
     let p = &l.profile;
     let e = p.event_by_name("[SAMPLE] work [{hot.c} {3}]").unwrap();
@@ -620,4 +627,50 @@ fn damaged_perf_script_is_reported() {
     for cut in 0..head.len() {
         let _ = script::parse_perf_script(&head[..cut]);
     }
+}
+
+/// `perf script` output as users keep and share it: `perf script | gzip > trace.perf.gz` (or
+/// xz, zstd). Opened from its content, whatever the name, equal to the plain text.
+#[test]
+fn compressed_perf_script_output_reads_like_the_plain_text() {
+    let dir = corpus().join("perf-script/speedscope-linux-perf");
+    let tmp = tempfile::tempdir().unwrap();
+    for name in ["forks.linux-perf.txt", "simple-with-pid.linux-perf.txt"] {
+        let text = std::fs::read(dir.join(name)).unwrap();
+        let plain = open(&dir.join(name), &OpenOptions::default()).unwrap();
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+        gz.write_all(&text).unwrap();
+        let mut xz = liblzma::write::XzEncoder::new(Vec::new(), 6);
+        xz.write_all(&text).unwrap();
+        for (suffix, bytes) in [
+            ("perf.gz", gz.finish().unwrap()),
+            ("txt.xz", xz.finish().unwrap()),
+        ] {
+            let f = tmp.path().join(format!("{name}.{suffix}"));
+            std::fs::write(&f, &bytes).unwrap();
+            assert_eq!(detect(&f).unwrap().name, "perf-script", "{}", f.display());
+            let l = open(&f, &OpenOptions::default()).unwrap();
+            assert_eq!(l.profile, plain.profile, "{}", f.display());
+            assert!(!l.report.is_partial(), "{:?}", l.report.partial_files);
+        }
+    }
+    // A gzip file cut short: the samples before the cut load, and the file is reported as
+    // loaded in part, naming the compression.
+    let text = std::fs::read(dir.join("forks.linux-perf.txt")).unwrap();
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    gz.write_all(&text).unwrap();
+    let gz = gz.finish().unwrap();
+    let f = tmp.path().join("cut.perf.gz");
+    std::fs::write(&f, &gz[..gz.len() * 2 / 3]).unwrap();
+    let l = open(&f, &OpenOptions::default()).unwrap();
+    assert!(
+        l.report
+            .partial_files
+            .iter()
+            .any(|p| p.to_string().contains("cut.perf.gz")
+                && p.message.contains("gzip data is corrupt or truncated")),
+        "{:?}",
+        l.report.partial_files
+    );
+    assert!(!l.profile.threads().is_empty());
 }

@@ -15,8 +15,8 @@
 
 mod common;
 use common::fields;
-use perfscape_formats::ppk::{parse_ppk, parse_ppk_stream};
-use perfscape_formats::{Detected, OpenOptions, detect, load};
+use perfscape_formats::ppk::parse_ppk;
+use perfscape_formats::{OpenOptions, detect, open};
 use perfscape_model::{MetricId, Profile, ThreadIndex, Unit, ValueKind};
 use std::collections::HashMap;
 use std::io::Read;
@@ -36,8 +36,8 @@ fn fixture(rel: &str) -> PathBuf {
 
 fn load_ppk(rel: &str) -> Profile {
     let path = corpus(rel);
-    assert_eq!(detect(&path).unwrap(), Detected::Ppk, "{rel}");
-    let loaded = load(&path, &OpenOptions::default()).unwrap();
+    assert_eq!(detect(&path).unwrap().name, "ppk", "{rel}");
+    let loaded = open(&path, &OpenOptions::default()).unwrap();
     assert!(
         loaded.report.warnings.is_empty(),
         "{rel}: {:?}",
@@ -309,12 +309,12 @@ fn inflate(path: &Path) -> Vec<u8> {
 #[test]
 fn malformed_input_never_panics_and_says_where() {
     let raw = inflate(&corpus("tau224-loadimbalance-gromacs/2.ppk"));
-    let full = parse_ppk_stream(&raw, Vec::new()).unwrap();
+    let full = parse_ppk(&raw).unwrap();
     assert_eq!(full.profile.threads().len(), 2);
     // Cut anywhere: an error naming the decompressed byte, or (after the first thread) a
     // partial profile with a warning.
     for cut in (0..raw.len()).step_by(61) {
-        match parse_ppk_stream(&raw[..cut], Vec::new()) {
+        match parse_ppk(&raw[..cut]) {
             Ok(p) => {
                 assert_eq!(p.profile.threads().len(), 1, "cut {cut}");
                 assert!(
@@ -339,29 +339,32 @@ fn malformed_input_never_panics_and_says_where() {
             let pos = (x % bad.len() as u64) as usize;
             bad[pos] = (x >> 24) as u8;
         }
-        let _ = parse_ppk_stream(&bad, Vec::new());
+        let _ = parse_ppk(&bad);
     }
-    // A truncated .ppk file (gzip cut short) loads the complete threads with a warning.
+    // A truncated .ppk file (gzip cut short) loads the complete threads, reported as
+    // loaded in part.
     let file = std::fs::read(corpus("tau224-loadimbalance-gromacs/2.ppk")).unwrap();
-    let p = parse_ppk(&file[..file.len() * 95 / 100]).unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let cut_file = tmp.path().join("cut.ppk");
+    std::fs::write(&cut_file, &file[..file.len() * 95 / 100]).unwrap();
+    let p = open(&cut_file, &OpenOptions::default()).unwrap();
     assert_eq!(p.profile.threads().len(), 1);
+    assert!(p.report.is_partial());
     assert!(
-        p.warnings
+        p.report
+            .partial_files
             .iter()
-            .any(|w| w.message.contains("gzip stream breaks off"))
+            .any(|w| w.message.contains("gzip data is corrupt or truncated")),
+        "{:?}",
+        p.report.partial_files
     );
-    // Not gzip, not a ppk, a newer incompatible version.
-    assert!(parse_ppk(b"hello").unwrap_err().message.contains("gzip"));
-    assert!(
-        parse_ppk_stream(b"\0X\0Y\0Z", Vec::new())
-            .unwrap_err()
-            .message
-            .contains("magic")
-    );
+    // Not a ppk, a newer incompatible version.
+    assert!(parse_ppk(b"hello").unwrap_err().message.contains("PPK"));
+    assert!(parse_ppk(b"\0X\0Y\0Z").unwrap_err().message.contains("magic"));
     let mut newer = raw.clone();
     newer[10..14].copy_from_slice(&3i32.to_be_bytes());
     assert!(
-        parse_ppk_stream(&newer, Vec::new())
+        parse_ppk(&newer)
             .unwrap_err()
             .message
             .contains("versions up to 2")
@@ -370,7 +373,7 @@ fn malformed_input_never_panics_and_says_where() {
     let mut bad = raw.clone();
     let pos = find_first_thread_function_index(&raw);
     bad[pos..pos + 4].copy_from_slice(&100_000i32.to_be_bytes());
-    let e = parse_ppk_stream(&bad, Vec::new()).unwrap_err();
+    let e = parse_ppk(&bad).unwrap_err();
     assert!(
         e.message.contains(&format!(
             "decompressed byte {pos}: a function index 100000 is out of range"

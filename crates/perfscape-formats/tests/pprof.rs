@@ -6,12 +6,18 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use perfscape_formats::pprof::{self, proto};
-use perfscape_formats::{Detected, OpenOptions, detect, load, load_as};
+use perfscape_formats::{OpenOptions, detect, open, registry};
 use perfscape_model::{EventKind, MetricId, Profile, ThreadId, ValueKind};
 use prost::Message;
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::Write;
 use std::path::{Path, PathBuf};
+
+/// The bytes of a (maybe compressed) file as the pprof reader gets them: [`open`] decompresses
+/// in front of every reader.
+fn unz(bytes: &[u8]) -> Vec<u8> {
+    perfscape_formats::input::decompress(bytes).data.into_owned()
+}
 
 fn corpus() -> PathBuf {
     let p = std::env::var_os("PERFSCAPE_CORPUS")
@@ -124,8 +130,8 @@ fn event_sum(p: &Profile, name: &str, kind: ValueKind, m: MetricId) -> Option<f6
 #[test]
 fn every_corpus_file_is_detected_and_loads() {
     for f in pprof_files() {
-        assert_eq!(detect(&f).unwrap(), Detected::Pprof, "{}", f.display());
-        let l = load(&f, &OpenOptions::default()).unwrap_or_else(|e| panic!("{}: {e}", f.display()));
+        assert_eq!(detect(&f).unwrap().name, "pprof", "{}", f.display());
+        let l = open(&f, &OpenOptions::default()).unwrap_or_else(|e| panic!("{}: {e}", f.display()));
         assert_eq!(l.report.format, "pprof");
         assert!(!l.report.is_partial(), "{}: {:?}", f.display(), l.report);
         assert!(
@@ -140,7 +146,14 @@ fn every_corpus_file_is_detected_and_loads() {
             "no thread labels in the corpus"
         );
         if std::fs::metadata(&f).unwrap().len() < 100_000 {
-            let again = load_as(&f, "pprof", &OpenOptions::default()).unwrap();
+            let again = open(
+                &f,
+                &OpenOptions {
+                    format: registry::named("pprof"),
+                    ..OpenOptions::default()
+                },
+            )
+            .unwrap();
             assert_eq!(again.profile, l.profile, "load_as gives the same profile");
         }
     }
@@ -151,9 +164,9 @@ fn totals_flat_and_cum_equal_independent_sums() {
     let mut checked_functions = 0;
     for f in pprof_files() {
         let bytes = std::fs::read(&f).unwrap();
-        let decoded = pprof::decode(&bytes).unwrap();
+        let decoded = pprof::decode(&unz(&bytes)).unwrap();
         let o = oracle(&decoded.profile);
-        let p = load(&f, &OpenOptions::default()).unwrap().profile;
+        let p = open(&f, &OpenOptions::default()).unwrap().profile;
         assert_eq!(p.metrics().len(), o.types.len());
         for (k, ty) in o.types.iter().enumerate() {
             let m = p
@@ -238,10 +251,10 @@ fn cpu_time_is_samples_times_period() {
         "parca-query-testdata/fib.pb.gz",
     ] {
         let f = corpus().join("pprof").join(name);
-        let decoded = pprof::decode(&std::fs::read(&f).unwrap()).unwrap().profile;
+        let decoded = pprof::decode(&unz(&std::fs::read(&f).unwrap())).unwrap().profile;
         let period = decoded.period as f64;
         assert!(period > 0.0);
-        let p = load(&f, &OpenOptions::default()).unwrap().profile;
+        let p = open(&f, &OpenOptions::default()).unwrap().profile;
         let cpu = p.metric_by_name("cpu").unwrap();
         assert_eq!(
             cpu,
@@ -261,9 +274,9 @@ fn cpu_time_is_samples_times_period() {
     // speedscope's simple.prof: 9 sample records; main.main's calls are the records with it
     // on the stack and its inclusive samples their counts.
     let f = corpus().join("pprof/speedscope-simple/simple.prof.pb.gz");
-    let p = load(&f, &OpenOptions::default()).unwrap().profile;
+    let p = open(&f, &OpenOptions::default()).unwrap().profile;
     let samples = p.metric_by_name("samples").unwrap();
-    let decoded = pprof::decode(&std::fs::read(&f).unwrap()).unwrap().profile;
+    let decoded = pprof::decode(&unz(&std::fs::read(&f).unwrap())).unwrap().profile;
     assert_eq!(decoded.sample.len(), 9);
     let main_fn = decoded
         .string_table
@@ -304,7 +317,7 @@ fn stripped_profiles_name_frames_by_address() {
         "normal-cpu.stripped.pprof",
     ] {
         let f = corpus().join("pprof/parca-symbolizer-unsymbolized").join(name);
-        let l = load(&f, &OpenOptions::default()).unwrap();
+        let l = open(&f, &OpenOptions::default()).unwrap();
         let flat: Vec<&str> = l
             .profile
             .events()
@@ -439,7 +452,7 @@ fn thread_labels_become_threads() {
     b.sample(&[work, main], &[2, 20], &[("thread_id", LabelV::N(3))]);
     b.sample(&[main], &[1, 5], &[("thread_id", LabelV::N(7))]);
     b.sample(&[main], &[1, 1], &[]);
-    let parsed = pprof::parse_pprof(&gzip(&b.bytes())).unwrap();
+    let parsed = pprof::parse_pprof(&unz(&gzip(&b.bytes()))).unwrap();
     let p = &parsed.profile;
     // 3 and 7 are kept as thread numbers; the unlabeled sample goes to 8.
     assert_eq!(
@@ -636,7 +649,7 @@ fn inconsistent_tables_are_reported() {
 fn truncation_at_every_byte_never_panics_and_keeps_what_is_complete() {
     let f = corpus().join("pprof/parca-query-testdata/two-stacks.pb.gz");
     let gz = std::fs::read(&f).unwrap();
-    let raw = pprof::decode(&gz).unwrap().profile.encode_to_vec();
+    let raw = pprof::decode(&unz(&gz)).unwrap().profile.encode_to_vec();
     let full = pprof::parse_pprof(&raw).unwrap();
     assert!(full.partial.is_empty());
     let boundaries = field_boundaries(&raw);
@@ -660,20 +673,27 @@ fn truncation_at_every_byte_never_panics_and_keeps_what_is_complete() {
         }
     }
     assert!(loaded > 0);
-    // Truncated gzip: the decompressed prefix is used and the damage is reported.
+    // Truncated gzip: open reads the decompressed prefix and reports the damage.
+    let tmp = tempfile::tempdir().unwrap();
     for cut in [10, gz.len() / 2, gz.len() - 4] {
-        match pprof::parse_pprof(&gz[..cut]) {
+        let file = tmp.path().join(format!("cut{cut}.pb.gz"));
+        std::fs::write(&file, &gz[..cut]).unwrap();
+        let named = OpenOptions {
+            format: registry::named("pprof"),
+            ..OpenOptions::default()
+        };
+        match open(&file, &named) {
             Ok(p) => assert!(
-                p.partial.iter().any(|w| w.message.contains("gzip")),
+                p.report.partial_files.iter().any(|w| w.message.contains("gzip")),
                 "cut {cut}: {:?}",
-                p.partial
+                p.report.partial_files
             ),
-            Err(e) => assert!(!e.message.is_empty()),
+            Err(e) => assert!(e.to_string().contains("gzip"), "cut {cut}: {e}"),
         }
     }
     // Every prefix of a larger file, at a stride.
     let gz = std::fs::read(corpus().join("pprof/google-pprof-testdata/sample.cpu.pb.gz")).unwrap();
-    let raw = pprof::decode(&gz).unwrap().profile.encode_to_vec();
+    let raw = pprof::decode(&unz(&gz)).unwrap().profile.encode_to_vec();
     for cut in (0..raw.len()).step_by(7) {
         let _ = pprof::parse_pprof(&raw[..cut]);
     }
@@ -720,7 +740,7 @@ fn a_truncated_file_loads_in_part_with_the_offset() {
     // Cut the decompressed sample profile inside its last field: the fields before load, the
     // report names the byte offset of the broken field and marks the file partial.
     let gz = std::fs::read(corpus().join("pprof/google-pprof-testdata/sample.cpu.pb.gz")).unwrap();
-    let decoded = pprof::decode(&gz).unwrap().profile;
+    let decoded = pprof::decode(&unz(&gz)).unwrap().profile;
     // Put the string table first, so that a cut in the samples still leaves names.
     let mut reordered = proto::Profile {
         string_table: decoded.string_table.clone(),
@@ -742,7 +762,7 @@ fn a_truncated_file_loads_in_part_with_the_offset() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("cut.pb");
     std::fs::write(&path, &reordered[..cut]).unwrap();
-    let l = load(&path, &OpenOptions::default()).unwrap();
+    let l = open(&path, &OpenOptions::default()).unwrap();
     assert!(l.report.is_partial());
     let e = &l.report.partial_files[0];
     assert!(
@@ -774,9 +794,12 @@ fn a_truncated_file_loads_in_part_with_the_offset() {
 #[test]
 fn garbage_and_wrong_types_give_clear_errors() {
     let err = pprof::parse_pprof(b"").unwrap_err();
-    assert!(err.message.contains("empty"), "{err}");
-    let err = pprof::parse_pprof(&gzip(b"")).unwrap_err();
-    assert!(err.message.contains("decompresses to nothing"), "{err}");
+    assert!(err.message.contains("no data"), "{err}");
+    let tmp = tempfile::tempdir().unwrap();
+    let empty_gz = tmp.path().join("empty.pb.gz");
+    std::fs::write(&empty_gz, gzip(b"")).unwrap();
+    let err = open(&empty_gz, &OpenOptions::default()).unwrap_err().to_string();
+    assert!(err.contains("decompresses to nothing"), "{err}");
     let err = pprof::parse_pprof(b"hello, world: this is not a profile").unwrap_err();
     assert!(err.message.contains("not a pprof"), "{err}");
     // sample_type (field 1) written as a varint: the field does not decode and is skipped,
@@ -795,7 +818,6 @@ fn garbage_and_wrong_types_give_clear_errors() {
             })
             .collect();
         let _ = pprof::parse_pprof(&bytes);
-        let _ = pprof::parse_pprof(&gzip(&bytes));
     }
     // Not detected as pprof: text, JSON, TAU profiles.
     assert!(!pprof::looks_like_pprof(b"17 templated_functions_MULTI_TIME\n"));

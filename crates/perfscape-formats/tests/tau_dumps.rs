@@ -3,9 +3,9 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use perfscape_formats::tau::dumps::{list_dump_files, read_dumps_series};
+use perfscape_formats::tau::dumps::list_dump_files;
 use perfscape_formats::tau::parse_profile_file;
-use perfscape_formats::{Detected, OpenOptions, detect, load, load_series, load_series_as};
+use perfscape_formats::{OpenOptions, detect, open, registry};
 use perfscape_model::{MetricId, SampleId, SampleMode, ThreadId, ValueKind};
 use std::path::{Path, PathBuf};
 
@@ -15,6 +15,15 @@ fn corpus() -> PathBuf {
         .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus"));
     assert!(p.is_dir(), "the shared corpus is expected at {}", p.display());
     p
+}
+
+/// Options that read the input as the named format (the run directory holds profiles,
+/// snapshots and dumps; detection reads the profiles).
+fn as_format(name: &str) -> OpenOptions<'static> {
+    OpenOptions {
+        format: Some(registry::named_or_err(name).unwrap()),
+        ..OpenOptions::default()
+    }
 }
 
 fn dir() -> PathBuf {
@@ -31,8 +40,8 @@ fn dumps_are_grouped_by_each_ranks_own_order_not_by_their_names() {
         .map(|v| v[1].1.file_name().unwrap().to_str().unwrap()[6..30].to_string())
         .collect();
     assert_ne!(second[0], second[2]);
-    let loaded = read_dumps_series(&dir(), &OpenOptions::default()).unwrap();
-    let s = &loaded.series;
+    let loaded = open(&dir(), &as_format("tau-dumps")).unwrap();
+    let s = loaded.series.as_ref().unwrap();
     let names: Vec<&str> = s.samples().iter().map(|x| x.name()).collect();
     assert_eq!(names, ["dump 1", "dump 2", "dump 3", "dump 4"]);
     assert!(s.samples().iter().all(|x| x.is_complete()));
@@ -50,7 +59,7 @@ fn dumps_are_grouped_by_each_ranks_own_order_not_by_their_names() {
     // TAU took a snapshot right before each dump (TAU_PROFILE_SNAPSHOT then TAU_DB_DUMP_INCR):
     // sample k of the dumps has the calls of snapshot k on every rank and every event, and the
     // same values except for the timers running across both (the dump comes a few µs later).
-    let snaps = load_series(&dir(), &OpenOptions::default()).unwrap().series;
+    let snaps = open(&dir(), &as_format("tau-snapshot")).unwrap().series.unwrap();
     assert_eq!(snaps.len(), 4);
     let running = [
         ".TAU application",
@@ -112,8 +121,8 @@ fn a_dumps_only_directory_loads_its_last_dumps() {
             std::fs::copy(&p, tmp.path().join(&name)).unwrap();
         }
     }
-    assert_eq!(detect(tmp.path()).unwrap(), Detected::TauDumps);
-    let loaded = load(tmp.path(), &OpenOptions::default()).unwrap();
+    assert_eq!(detect(tmp.path()).unwrap().name, "tau-dumps");
+    let loaded = open(tmp.path(), &OpenOptions::default()).unwrap();
     assert_eq!(loaded.report.format, "tau-dumps");
     assert_eq!(loaded.report.files_read, 16);
     let p = &loaded.profile;
@@ -133,9 +142,9 @@ fn a_dumps_only_directory_loads_its_last_dumps() {
     }
     // One dump file alone is a one-thread profile of the thread its name gives.
     let one = &list_dump_files(tmp.path()).unwrap()[&ThreadId::new(2, 0, 0)][0].1;
-    assert_eq!(detect(one).unwrap(), Detected::TauProfileFile);
+    assert_eq!(detect(one).unwrap().name, "tau");
     assert_eq!(
-        load(one, &OpenOptions::default()).unwrap().profile.threads(),
+        open(one, &OpenOptions::default()).unwrap().profile.threads(),
         &[ThreadId::new(2, 0, 0)]
     );
     // A damaged dump: its rank misses that sample, reported with file and line.
@@ -148,16 +157,28 @@ fn a_dumps_only_directory_loads_its_last_dumps() {
         text.replacen("\"MPI_Init()  \" 1 0", "\"MPI_Init()  \" one 0", 1),
     )
     .unwrap();
-    let s = load_series_as(tmp.path(), "tau-dumps", &OpenOptions::default()).unwrap();
+    let s = open(
+        tmp.path(),
+        &OpenOptions {
+            format: registry::named("tau-dumps"),
+            ..OpenOptions::default()
+        },
+    )
+    .unwrap();
     assert_eq!(s.report.bad_files.len(), 1);
     let bad = s.report.bad_files[0].to_string();
     assert!(
         bad.contains(":4:") && bad.contains("calls") && bad.contains("dump 3 of thread 1.0.0"),
         "{bad}"
     );
-    let r1 = s.series.thread_index(ThreadId::new(1, 0, 0)).unwrap();
-    assert_eq!(s.series.missing_threads(SampleId(2)), vec![r1]);
+    let r1 = s
+        .series
+        .as_ref()
+        .unwrap()
+        .thread_index(ThreadId::new(1, 0, 0))
+        .unwrap();
+    assert_eq!(s.series.as_ref().unwrap().missing_threads(SampleId(2)), vec![r1]);
     // Its later dump keeps its place.
-    assert_eq!(s.series.len(), 4);
-    assert!(s.series.samples()[3].is_complete());
+    assert_eq!(s.series.as_ref().unwrap().len(), 4);
+    assert!(s.series.as_ref().unwrap().samples()[3].is_complete());
 }

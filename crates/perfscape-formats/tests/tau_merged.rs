@@ -5,7 +5,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use perfscape_formats::tau::merged::parse_merged;
-use perfscape_formats::{Detected, OpenOptions, detect, load, load_as};
+use perfscape_formats::{OpenOptions, detect, open, registry};
 use perfscape_model::{MetricId, ThreadId, ValueKind};
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -25,13 +25,13 @@ fn merged_run() -> PathBuf {
 #[test]
 fn every_cell_equals_paraprofs_conversion() {
     let dir = merged_run();
-    assert_eq!(detect(&dir).unwrap(), Detected::TauMerged);
-    assert_eq!(detect(&dir.join("tauprofile.xml")).unwrap(), Detected::TauMerged);
-    let ours = load(&dir, &OpenOptions::default()).unwrap();
+    assert_eq!(detect(&dir).unwrap().name, "tau-merged");
+    assert_eq!(detect(&dir.join("tauprofile.xml")).unwrap().name, "tau-merged");
+    let ours = open(&dir, &OpenOptions::default()).unwrap();
     assert_eq!(ours.report.format, "tau-merged");
     assert!(ours.report.warnings.is_empty(), "{:?}", ours.report.warnings);
     assert!(ours.report.notes.iter().any(|n| n.contains("mean_all")));
-    let theirs = load(&dir.join("oracle/paraprof-dump"), &OpenOptions::default()).unwrap();
+    let theirs = open(&dir.join("oracle/paraprof-dump"), &OpenOptions::default()).unwrap();
     let (p, q) = (&ours.profile, &theirs.profile);
     assert_eq!(p.threads(), q.threads());
     assert_eq!(p.threads().len(), 4);
@@ -72,8 +72,8 @@ fn every_cell_equals_paraprofs_conversion() {
 #[test]
 fn older_tau_files_load_plain_and_gzip() {
     let mpas = corpus().join("tau-xml/tau224-metadatacorrelation/tauprofile.xml");
-    assert_eq!(detect(&mpas).unwrap(), Detected::TauMerged);
-    let l = load(&mpas, &OpenOptions::default()).unwrap();
+    assert_eq!(detect(&mpas).unwrap().name, "tau-merged");
+    let l = open(&mpas, &OpenOptions::default()).unwrap();
     assert_eq!(l.profile.threads().len(), 8);
     assert_eq!(l.profile.metrics()[0].name, "TIME");
     // Two user events named `MPI-IO Bytes Read` (ids 0 and 1) are merged per thread.
@@ -85,27 +85,31 @@ fn older_tau_files_load_plain_and_gzip() {
     );
 
     let omp = corpus().join("tau-xml/tau224-classbreakdown-openmp/tauprofile.xml.gz");
-    assert_eq!(detect(&omp).unwrap(), Detected::TauMerged);
-    let l = load(&omp, &OpenOptions::default()).unwrap();
+    assert_eq!(detect(&omp).unwrap().name, "tau-merged");
+    let l = open(&omp, &OpenOptions::default()).unwrap();
     let threads: Vec<ThreadId> = (0..12).map(|t| ThreadId::new(0, 0, t)).collect();
     assert_eq!(l.profile.threads(), threads);
     assert!(
         !l.profile.call_tree().is_empty(),
         "CDATA callpath names build a call tree"
     );
-    // The decompressed file parses the same as the compressed one.
+    // The compressed file opens the same as its content decompressed by flate2 (open
+    // decompresses in front of the reader).
     let gz = std::fs::read(&omp).unwrap();
-    let plain = perfscape_formats::tau::merged::maybe_gunzip(&gz, &omp)
-        .unwrap()
-        .into_owned();
-    let a = parse_merged(&gz, &omp).unwrap();
-    let b = parse_merged(&plain, &omp).unwrap();
-    assert_eq!(a.profile, b.profile);
-    assert_eq!(a.derived, b.derived);
+    let mut plain = Vec::new();
+    std::io::Read::read_to_end(&mut flate2::read::GzDecoder::new(&gz[..]), &mut plain).unwrap();
+    let a = parse_merged(&plain, &omp).unwrap();
+    assert_eq!(l.profile, a.profile);
     assert_eq!(
-        load_as(&omp, "tau-merged", &OpenOptions::default())
-            .unwrap()
-            .profile,
+        open(
+            &omp,
+            &OpenOptions {
+                format: registry::named("tau-merged"),
+                ..OpenOptions::default()
+            }
+        )
+        .unwrap()
+        .profile,
         a.profile
     );
 }
@@ -148,12 +152,21 @@ fn damaged_merged_files_are_reported_with_offsets() {
     let e = parse_merged(&bytes[first_end + 14..], &path).unwrap_err();
     assert!(e.message.contains("event id 0, which is not defined"), "{e}");
 
-    // A gzip file cut short: the corruption is named, never a panic.
+    // A gzip file cut short: what decompresses is read, the corruption is named, never a panic.
     let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
     enc.write_all(&bytes).unwrap();
     let gz = enc.finish().unwrap();
-    let e = parse_merged(&gz[..gz.len() / 2], &path).unwrap_err();
-    assert!(e.message.contains("gzip data is corrupt"), "{e}");
+    let tmp = tempfile::tempdir().unwrap();
+    let cut_gz = tmp.path().join("tauprofile.xml.gz");
+    std::fs::write(&cut_gz, &gz[..gz.len() / 2]).unwrap();
+    // Half of the stream holds no complete thread block: nothing loads, and the error says
+    // both why and that the gzip data broke off.
+    let e = open(&cut_gz, &OpenOptions::default()).unwrap_err().to_string();
+    assert!(
+        e.contains("no thread <profile> block could be read")
+            && e.contains("gzip data is corrupt or truncated"),
+        "{e}"
+    );
     for cut in (0..bytes.len()).step_by(211) {
         let _ = parse_merged(&bytes[..cut], &path);
     }

@@ -3,7 +3,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use perfscape_formats::{CacheMode, Detected, LoadError, OpenOptions, detect, load};
+use perfscape_formats::{CacheMode, LoadError, OpenOptions, detect, open};
 use perfscape_model::{EventKind, MetricId, ThreadId, ValueKind};
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -29,7 +29,7 @@ fn all_profile_runs() -> Vec<PathBuf> {
             if !p.is_dir() {
                 continue;
             }
-            if matches!(detect(&p), Ok(Detected::TauRunDirectory)) {
+            if p.is_dir() && detect(&p).is_ok_and(|f| f.name == "tau") {
                 runs.push(p.clone());
             }
             for sub in fs::read_dir(&p).unwrap() {
@@ -58,7 +58,7 @@ fn every_corpus_run_loads_completely() {
     let runs = all_profile_runs();
     assert!(runs.len() >= 27, "found only {} runs", runs.len());
     for run in runs {
-        let l = load(&run, &opts()).unwrap_or_else(|e| panic!("{}: {e}", run.display()));
+        let l = open(&run, &opts()).unwrap_or_else(|e| panic!("{}: {e}", run.display()));
         assert!(
             l.report.bad_files.is_empty(),
             "{}: {:?}",
@@ -88,14 +88,14 @@ fn oracle_and_other_subdirectories_are_not_read() {
     // The run directory has oracle/paraprof-derived/profile.* files: they must not become threads.
     let run = corpus().join("tau-real/mpi-stencil-np4-callpath-commmatrix");
     assert!(run.join("oracle/paraprof-derived/profile.Total").exists());
-    let l = load(&run, &opts()).unwrap();
+    let l = open(&run, &opts()).unwrap();
     assert_eq!(l.profile.threads().len(), 4);
     assert_eq!(l.report.files_read, 4);
 }
 
 #[test]
 fn multimetric_runs_merge_metric_directories() {
-    let l = load(&corpus().join("tau-real/mpi-stencil-np8-multimetric"), &opts()).unwrap();
+    let l = open(&corpus().join("tau-real/mpi-stencil-np8-multimetric"), &opts()).unwrap();
     let names: Vec<&str> = l.profile.metrics().iter().map(|m| m.name.as_str()).collect();
     assert_eq!(names, ["TIME", "CPU_TIME", "TAU_MPI_MESSAGE_SIZE"]);
     assert_eq!(l.report.files_read, 24);
@@ -112,7 +112,7 @@ fn multimetric_runs_merge_metric_directories() {
 fn quirks_of_real_files() {
     let tau = corpus().join("tau");
     // ` C ` marker and [{file} {l,c}-{l,c}] locations; parameter timers; groups with spaces.
-    let p = load(&tau.join("tau224-examples-wrap-2rank"), &opts())
+    let p = open(&tau.join("tau224-examples-wrap-2rank"), &opts())
         .unwrap()
         .profile;
     let main = p
@@ -136,7 +136,7 @@ fn quirks_of_real_files() {
     assert_eq!(groups, ["TAU_PARAM", "TAU_USER"]);
 
     // [THROTTLED] timers with TAU_DISABLE; [GROUP=MAX_MARKER] context user events with `=>`.
-    let p = load(&tau.join("pbmpi-phylobayes-16rank-throttled"), &opts())
+    let p = open(&tau.join("pbmpi-phylobayes-16rank-throttled"), &opts())
         .unwrap()
         .profile;
     assert_eq!(p.threads().len(), 16);
@@ -154,7 +154,7 @@ fn quirks_of_real_files() {
     );
 
     // Sampling: [SAMPLE] per line, [CONTEXT], two spaces before `=>`.
-    let p = load(&tau.join("taucmdr-mm-ebs-sampling"), &opts())
+    let p = open(&tau.join("taucmdr-mm-ebs-sampling"), &opts())
         .unwrap()
         .profile;
     let s = p
@@ -170,7 +170,7 @@ fn quirks_of_real_files() {
     assert_eq!(p.event(ctx).kind, EventKind::SampleContext);
 
     // A thread whose first timer is not `.TAU application`.
-    let p = load(&tau.join("tau224-taudb-parse-test-2thread"), &opts())
+    let p = open(&tau.join("tau224-taudb-parse-test-2thread"), &opts())
         .unwrap()
         .profile;
     assert_eq!(p.threads(), &[ThreadId::new(0, 0, 0), ThreadId::new(0, 0, 1)]);
@@ -179,7 +179,7 @@ fn quirks_of_real_files() {
 
 #[test]
 fn callpaths_form_a_tree_and_context_events_attach_to_them() {
-    let p = load(
+    let p = open(
         &corpus().join("tau-real/mpi-stencil-np4-callpath-commmatrix"),
         &opts(),
     )
@@ -206,7 +206,7 @@ fn callpaths_form_a_tree_and_context_events_attach_to_them() {
 #[test]
 fn paths_cut_by_callpath_depth_are_roots() {
     // Hecatoncheir ran with TAU_CALLPATH_DEPTH=10: deep paths start below the root.
-    let p = load(&corpus().join("tau/hecatoncheir-driver-callpath"), &opts())
+    let p = open(&corpus().join("tau/hecatoncheir-driver-callpath"), &opts())
         .unwrap()
         .profile;
     let cut: Vec<_> = p
@@ -231,7 +231,7 @@ fn thread_ids_sort_numerically() {
     for t in [10, 2, 1, 0] {
         fs::copy(&src, dir.path().join(format!("profile.0.0.{t}"))).unwrap();
     }
-    let p = load(dir.path(), &opts()).unwrap().profile;
+    let p = open(dir.path(), &opts()).unwrap().profile;
     let ids: Vec<String> = p.threads().iter().map(ToString::to_string).collect();
     assert_eq!(ids, ["0.0.0", "0.0.1", "0.0.2", "0.0.10"]);
 }
@@ -264,24 +264,48 @@ fn bad_files_are_listed_and_the_rest_loads() {
         .replace("\"global residual\" 400", "\"global residual\" four-hundred");
     fs::write(&f3, t3).unwrap();
 
-    let l = load(dir.path(), &opts()).unwrap();
+    let l = open(dir.path(), &opts()).unwrap();
     assert!(l.report.is_partial());
-    assert_eq!(l.profile.threads(), &[ThreadId::new(0, 0, 0)]);
-    assert_eq!(l.report.threads_skipped.len(), 3);
+    // Rank 3's timers are complete: the thread is kept, its user events from the bad line on
+    // are not, and the file is listed as loaded in part.
+    assert_eq!(
+        l.profile.threads(),
+        &[ThreadId::new(0, 0, 0), ThreadId::new(3, 0, 0)]
+    );
+    assert_eq!(l.report.threads_skipped.len(), 2);
+    let part: Vec<String> = l.report.partial_files.iter().map(ToString::to_string).collect();
+    assert!(
+        part.len() == 1
+            && part[0].contains("profile.3.0.0:")
+            && part[0].contains("numevents is `four-hundred`")
+            && part[0].contains("not read"),
+        "{part:?}"
+    );
+    let t3 = l.profile.thread_index(ThreadId::new(3, 0, 0)).unwrap();
+    let t0 = l.profile.thread_index(ThreadId::new(0, 0, 0)).unwrap();
+    let ev = l.profile.event_by_name("MPI_Allreduce()").unwrap();
+    assert!(
+        l.profile
+            .value(ev, t3, ValueKind::Exclusive, MetricId(0))
+            .unwrap()
+            > 0.0
+    );
+    let residual = l.profile.atomic_event_by_name("global residual").unwrap();
+    assert!(l.profile.atomic(residual).row_of(t0).is_some());
+    assert!(
+        l.profile.atomic(residual).row_of(t3).is_none(),
+        "rank 3's bad user event is not read"
+    );
     let msgs: Vec<String> = l.report.bad_files.iter().map(ToString::to_string).collect();
     assert!(
-        msgs[0].contains("profile.1.0.0:")
-            && msgs[0].contains("expected a quoted name followed by 5 numbers"),
+        msgs[0].contains("profile.1.0.0:20:") && msgs[0].contains("file ends inside timer line 18 of 35"),
         "{msgs:?}"
     );
     assert!(
         msgs[1].contains("profile.2.0.0:7:") && msgs[1].contains("garbage here"),
         "{msgs:?}"
     );
-    assert!(
-        msgs[2].contains("profile.3.0.0:") && msgs[2].contains("numevents is `four-hundred`"),
-        "{msgs:?}"
-    );
+    assert_eq!(msgs.len(), 2);
 }
 
 #[test]
@@ -293,7 +317,7 @@ fn truncation_at_a_line_end_and_empty_files_are_errors() {
     let keep: Vec<&str> = text.lines().take(10).collect();
     fs::write(&f0, keep.join("\n") + "\n").unwrap();
     fs::write(dir.path().join("profile.1.0.0"), "").unwrap();
-    let l = load(dir.path(), &opts()).unwrap();
+    let l = open(dir.path(), &opts()).unwrap();
     let msgs: Vec<String> = l.report.bad_files.iter().map(ToString::to_string).collect();
     assert!(
         msgs[0].contains("profile.0.0.0:11:") && msgs[0].contains("of the 17 timer lines"),
@@ -307,17 +331,38 @@ fn truncation_at_a_line_end_and_empty_files_are_errors() {
 }
 
 #[test]
-fn header_count_mismatch_is_an_error() {
+fn more_timer_lines_than_the_header_announces_keeps_the_announced_ones() {
     let dir = tempfile::tempdir().unwrap();
     let src = fs::read_to_string(corpus().join("tau-real/mpi-stencil-np4-profile/profile.0.0.0")).unwrap();
     let wrong = src.replacen("17 templated_functions", "16 templated_functions", 1);
     fs::write(dir.path().join("profile.0.0.0"), wrong).unwrap();
     fs::write(dir.path().join("profile.1.0.0"), &src).unwrap();
-    let l = load(dir.path(), &opts()).unwrap();
-    let m = l.report.bad_files[0].to_string();
+    let l = open(dir.path(), &opts()).unwrap();
+    assert_eq!(l.profile.threads().len(), 2);
+    let m = l.report.partial_files[0].to_string();
     assert!(
-        m.contains("profile.0.0.0:19:") && m.contains("announces 16 timer lines"),
+        m.contains("profile.0.0.0:19:") && m.contains("announces 16 timer lines") && m.contains("not read"),
         "{m}"
+    );
+    let t0 = l.profile.thread_index(ThreadId::new(0, 0, 0)).unwrap();
+    let has = |t| {
+        l.profile
+            .events()
+            .iter()
+            .enumerate()
+            .filter(|(e, _)| {
+                l.profile
+                    .interval(perfscape_model::EventId(*e as u32))
+                    .row_of(t)
+                    .is_some()
+            })
+            .count()
+    };
+    let t1 = l.profile.thread_index(ThreadId::new(1, 0, 0)).unwrap();
+    assert_eq!(
+        has(t0) + 1,
+        has(t1),
+        "the 17th timer line of the file that announces 16 is not read"
     );
 }
 
@@ -326,7 +371,7 @@ fn a_run_where_nothing_loads_is_an_error_listing_every_file() {
     let dir = tempfile::tempdir().unwrap();
     fs::write(dir.path().join("profile.0.0.0"), "hello\n").unwrap();
     fs::write(dir.path().join("profile.1.0.0"), "").unwrap();
-    match load(dir.path(), &opts()) {
+    match open(dir.path(), &opts()) {
         Err(LoadError::NothingLoaded { errors, .. }) => assert_eq!(errors.len(), 2),
         other => panic!("{other:?}"),
     }
@@ -335,24 +380,24 @@ fn a_run_where_nothing_loads_is_an_error_listing_every_file() {
 #[test]
 fn not_a_tau_run_gets_a_clear_error() {
     let empty = tempfile::tempdir().unwrap();
-    let e = load(empty.path(), &opts()).unwrap_err().to_string();
+    let e = open(empty.path(), &opts()).unwrap_err().to_string();
     assert!(
         e.contains("the directory is empty") && e.contains("perfscape reads:"),
         "{e}"
     );
     let other = tempfile::tempdir().unwrap();
     fs::write(other.path().join("notes.txt"), "hello").unwrap();
-    let e = load(other.path(), &opts()).unwrap_err().to_string();
+    let e = open(other.path(), &opts()).unwrap_err().to_string();
     assert!(e.contains("notes.txt"), "{e}");
-    let e = load(&corpus().join("tau-real/mpi-stencil-np4-trace"), &opts())
+    let e = open(&corpus().join("tau-real/mpi-stencil-np4-trace"), &opts())
         .unwrap_err()
         .to_string();
     assert!(e.contains("trace") && e.contains("does not read yet"), "{e}");
-    let e = load(Path::new("/nonexistent/run"), &opts())
+    let e = open(Path::new("/nonexistent/run"), &opts())
         .unwrap_err()
         .to_string();
     assert!(e.contains("/nonexistent/run"), "{e}");
-    let e = load(&corpus().join("tau-real/README.md"), &opts())
+    let e = open(&corpus().join("tau-real/README.md"), &opts())
         .unwrap_err()
         .to_string();
     assert!(e.contains("not a profile format"), "{e}");
@@ -372,7 +417,7 @@ fn multimetric_thread_with_a_missing_or_bad_metric_file_is_left_out() {
         "3 templated_functions_MULTI_CPU_TIME\n",
     )
     .unwrap();
-    let l = load(dir.path(), &opts()).unwrap();
+    let l = open(dir.path(), &opts()).unwrap();
     assert_eq!(l.profile.threads().len(), 3);
     assert_eq!(
         l.report.threads_skipped,
@@ -394,7 +439,7 @@ fn zero_call_lines_and_negative_values_are_reported() {
 \"never ran\" 0 0 0 0 0 GROUP=\"TAU_USER\" \n\
 \"odd\" 0 0 5 -7 0 GROUP=\"TAU_USER\" \n0 aggregates\n";
     fs::write(dir.path().join("profile.0.0.0"), src).unwrap();
-    let l = load(dir.path(), &opts()).unwrap();
+    let l = open(dir.path(), &opts()).unwrap();
     let p = &l.profile;
     // Both events are known, neither counts as present on the thread (as in ParaProf).
     for name in ["never ran", "odd"] {
@@ -422,7 +467,7 @@ fn duplicate_names_in_one_file_are_summed_like_paraprof() {
 \"MPI_Send()  \" 3 0 30 30 0 GROUP=\"MPI\" \n\
 \"MPI_Send()\" 2 0 20 20 0 GROUP=\"MPI\" \n0 aggregates\n";
     fs::write(dir.path().join("profile.0.0.0"), src).unwrap();
-    let l = load(dir.path(), &opts()).unwrap();
+    let l = open(dir.path(), &opts()).unwrap();
     let p = &l.profile;
     let e = p.event_by_name("MPI_Send()").unwrap();
     assert_eq!(p.interval(e).calls(), &[5.0]);
@@ -447,7 +492,7 @@ fn result_is_identical_for_one_and_many_worker_threads() {
         )
         .unwrap();
     }
-    let one = load(
+    let one = open(
         dir.path(),
         &OpenOptions {
             threads: Some(1),
@@ -456,7 +501,7 @@ fn result_is_identical_for_one_and_many_worker_threads() {
         },
     )
     .unwrap();
-    let many = load(
+    let many = open(
         dir.path(),
         &OpenOptions {
             threads: Some(4),
@@ -475,7 +520,69 @@ fn result_is_identical_for_one_and_many_worker_threads() {
 #[test]
 fn a_single_profile_file_loads_as_one_thread() {
     let f = corpus().join("tau-real/mpi-stencil-np4-profile/profile.2.0.0");
-    let l = load(&f, &opts()).unwrap();
+    let l = open(&f, &opts()).unwrap();
     assert_eq!(l.profile.threads(), &[ThreadId::new(2, 0, 0)]);
     assert_eq!(l.report.files_read, 1);
+}
+
+/// Real files sometimes carry stray text after the last user event (a message printed into
+/// the profile, an editor's trailer): TAU's `pprof` shows the thread, and so does perfscape,
+/// with a warning naming the file, the line and what was expected there.
+#[test]
+fn stray_text_after_the_user_events_keeps_the_thread_with_a_warning() {
+    let dir = tempfile::tempdir().unwrap();
+    copy_run(&corpus().join("tau-real/mpi-stencil-np4-profile"), dir.path());
+    let f2 = dir.path().join("profile.2.0.0");
+    let mut text = fs::read_to_string(&f2).unwrap();
+    let lines = text.lines().count();
+    text.push_str("\nrank 2: MPI_Finalize done\n");
+    fs::write(&f2, &text).unwrap();
+    let reference = open(&corpus().join("tau-real/mpi-stencil-np4-profile"), &opts()).unwrap();
+    let l = open(dir.path(), &opts()).unwrap();
+    assert!(!l.report.is_partial(), "{:?}", l.report);
+    assert_eq!(l.profile, reference.profile, "every thread, every value");
+    let w: Vec<String> = l.report.warnings.iter().map(ToString::to_string).collect();
+    let stray = format!("profile.2.0.0:{}:", lines + 2);
+    assert!(
+        w.iter().any(|w| w.contains(&stray)
+            && w.contains("rank 2: MPI_Finalize done")
+            && w.contains("expected the end of the file")),
+        "{stray} {w:?}"
+    );
+}
+
+/// A file cut inside its user-event section keeps its thread's timers and the user events
+/// before the cut; the file is listed as loaded in part with the line and what was lost.
+#[test]
+fn a_file_cut_in_its_user_events_keeps_the_timers() {
+    let dir = tempfile::tempdir().unwrap();
+    copy_run(&corpus().join("tau-real/mpi-stencil-np4-profile"), dir.path());
+    let f1 = dir.path().join("profile.1.0.0");
+    let text = fs::read_to_string(&f1).unwrap();
+    let user = text.find("userevents").unwrap();
+    let cut = user + (text.len() - user) / 2;
+    fs::write(&f1, &text[..cut]).unwrap();
+    let reference = open(&corpus().join("tau-real/mpi-stencil-np4-profile"), &opts()).unwrap();
+    let l = open(dir.path(), &opts()).unwrap();
+    assert!(l.report.is_partial());
+    assert!(l.report.bad_files.is_empty() && l.report.threads_skipped.is_empty());
+    let p = l.report.partial_files[0].to_string();
+    assert!(
+        p.contains("profile.1.0.0:") && p.contains("user event line") && p.contains("not read"),
+        "{p}"
+    );
+    // Every timer value of the cut thread is the reference's.
+    let t = ThreadId::new(1, 0, 0);
+    let (a, b) = (&l.profile, &reference.profile);
+    for e in b.event_ids() {
+        let ea = a.event_by_name(&b.event(e).name).unwrap();
+        for k in [ValueKind::Exclusive, ValueKind::Inclusive, ValueKind::Calls] {
+            assert_eq!(
+                a.value(ea, a.thread_index(t).unwrap(), k, MetricId(0)),
+                b.value(e, b.thread_index(t).unwrap(), k, MetricId(0)),
+                "{}",
+                b.event(e).name
+            );
+        }
+    }
 }

@@ -10,13 +10,22 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use perfscape_formats::tau::snapshot::{SnapshotStream, parse_snapshot};
-use perfscape_formats::{Detected, OpenOptions, detect, load, load_series};
+use perfscape_formats::{OpenOptions, detect, open, registry};
 use perfscape_model::{
     AtomicEventId, AtomicKind, EventId, Integrated, Integrator, IntegratorOptions, MetricId, Profile,
     SampleId, SampleMode, SampleSeries, ThreadId, ThreadSample, ValueKind,
 };
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
+
+/// Options that read a directory's snapshots (a directory with profiles beside them is read
+/// as profiles when the format is detected).
+fn snapshots() -> OpenOptions<'static> {
+    OpenOptions {
+        format: Some(registry::named_or_err("tau-snapshot").unwrap()),
+        ..OpenOptions::default()
+    }
+}
 
 fn corpus() -> PathBuf {
     let p = std::env::var_os("PERFSCAPE_CORPUS")
@@ -136,8 +145,8 @@ fn assert_same_cells(ours: &Profile, theirs: &Profile, ctx: &str) {
 fn final_state_equals_paraprofs_conversion_cell_by_cell() {
     for name in ["mpi-stencil-np8-snapshot", "pthread-heat-t4-snapshot"] {
         let dir = run(name);
-        assert_eq!(detect(&dir).unwrap(), Detected::TauSnapshotRun, "{name}");
-        let ours = load(&dir, &OpenOptions::default()).unwrap();
+        assert_eq!(detect(&dir).unwrap().name, "tau-snapshot", "{name}");
+        let ours = open(&dir, &OpenOptions::default()).unwrap();
         assert!(!ours.report.is_partial(), "{name}: {:?}", ours.report.bad_files);
         assert!(
             ours.report.warnings.is_empty(),
@@ -145,7 +154,7 @@ fn final_state_equals_paraprofs_conversion_cell_by_cell() {
             ours.report.warnings
         );
         assert_eq!(ours.report.format, "tau-snapshot");
-        let paraprof = load(&dir.join("oracle/paraprof-dump"), &OpenOptions::default()).unwrap();
+        let paraprof = open(&dir.join("oracle/paraprof-dump"), &OpenOptions::default()).unwrap();
         assert_same_cells(&ours.profile, &paraprof.profile, name);
         // And the metadata ParaProf kept (it adds its own File Type keys and drops none of TAU's).
         let t = perfscape_model::ThreadIndex(0);
@@ -171,18 +180,25 @@ fn iterations(step: usize, last: usize) -> Vec<String> {
 
 #[test]
 fn series_are_integrated_in_program_order_with_missing_threads_reported() {
-    let np8 = load_series(&run("mpi-stencil-np8-snapshot"), &OpenOptions::default()).unwrap();
+    let np8 = open(&run("mpi-stencil-np8-snapshot"), &OpenOptions::default()).unwrap();
     let mut expected = iterations(20, 400);
     expected.push("final".into());
-    assert_eq!(names(&np8.series), expected);
-    assert!(np8.series.samples().iter().all(|s| s.is_complete()));
-    assert_eq!(np8.series.threads().len(), 8);
-    for w in np8.series.samples().windows(2) {
+    assert_eq!(names(np8.series.as_ref().unwrap()), expected);
+    assert!(
+        np8.series
+            .as_ref()
+            .unwrap()
+            .samples()
+            .iter()
+            .all(|s| s.is_complete())
+    );
+    assert_eq!(np8.series.as_ref().unwrap().threads().len(), 8);
+    for w in np8.series.as_ref().unwrap().samples().windows(2) {
         assert!(w[0].timestamp_us() < w[1].timestamp_us());
     }
     // The sample's timestamp is the latest thread's; rank 0's `final` block says 1795290107012815.
-    let fin = np8.series.sample_by_name("final").unwrap();
-    let info = np8.series.sample(fin).unwrap();
+    let fin = np8.series.as_ref().unwrap().sample_by_name("final").unwrap();
+    let info = np8.series.as_ref().unwrap().sample(fin).unwrap();
     assert_eq!(
         info.thread_timestamp_us(perfscape_model::ThreadIndex(0)),
         Some(1_795_290_107_012_815)
@@ -190,16 +206,27 @@ fn series_are_integrated_in_program_order_with_missing_threads_reported() {
     assert!(info.timestamp_us() >= 1_795_290_107_012_815);
 
     // Workers write `iteration 25..400` and `final`; the main thread `after_join` and `final`.
-    let heat = load_series(&run("pthread-heat-t4-snapshot"), &OpenOptions::default()).unwrap();
+    let heat = open(&run("pthread-heat-t4-snapshot"), &OpenOptions::default()).unwrap();
     let mut expected = iterations(25, 400);
     expected.extend(["after_join".into(), "final".into()]);
-    assert_eq!(names(&heat.series), expected);
-    let main = heat.series.thread_index(ThreadId::new(0, 0, 0)).unwrap();
+    assert_eq!(names(heat.series.as_ref().unwrap()), expected);
+    let main = heat
+        .series
+        .as_ref()
+        .unwrap()
+        .thread_index(ThreadId::new(0, 0, 0))
+        .unwrap();
     for s in 0..16 {
-        assert_eq!(heat.series.missing_threads(SampleId(s)), vec![main]);
+        assert_eq!(
+            heat.series.as_ref().unwrap().missing_threads(SampleId(s)),
+            vec![main]
+        );
     }
-    assert_eq!(heat.series.missing_threads(SampleId(16)).len(), 4);
-    assert!(heat.series.samples()[17].is_complete());
+    assert_eq!(
+        heat.series.as_ref().unwrap().missing_threads(SampleId(16)).len(),
+        4
+    );
+    assert!(heat.series.as_ref().unwrap().samples()[17].is_complete());
     assert!(
         heat.report
             .notes
@@ -207,24 +234,20 @@ fn series_are_integrated_in_program_order_with_missing_threads_reported() {
             .any(|n| n.contains("17 sample(s) were not written by every thread"))
     );
 
-    let pps = load_series(
-        &run("mpi-stencil-np4-profile-plus-snapshots"),
-        &OpenOptions::default(),
-    )
-    .unwrap();
+    let pps = open(&run("mpi-stencil-np4-profile-plus-snapshots"), &snapshots()).unwrap();
     assert_eq!(
-        names(&pps.series),
+        names(pps.series.as_ref().unwrap()),
         iterations(40, 400),
         "no final block without TAU_PROFILE_FORMAT=snapshot"
     );
-    let hec = load_series(
+    let hec = open(
         &corpus().join("tau-snapshot/hecatoncheir-driver-snapshot/snapshot.0.0.0"),
         &OpenOptions::default(),
     )
     .unwrap();
-    assert_eq!(names(&hec.series), ["final"]);
-    assert_eq!(hec.series.timer_count(), 95);
-    assert_eq!(hec.series.user_event_count(), 391);
+    assert_eq!(names(hec.series.as_ref().unwrap()), ["final"]);
+    assert_eq!(hec.series.as_ref().unwrap().timer_count(), 95);
+    assert_eq!(hec.series.as_ref().unwrap().user_event_count(), 391);
 }
 
 fn close(a: f64, b: f64) -> bool {
@@ -299,11 +322,11 @@ fn deltas_between_samples_sum_back_to_the_final_values() {
         run("mpi-stencil-np4-profile-plus-snapshots"),
         run("mpi-stencil-np4-dumpincr"),
     ] {
-        let loaded = load_series(&dir, &OpenOptions::default()).unwrap();
-        checked += assert_deltas_sum_back(&loaded.series, &dir.display().to_string());
+        let loaded = open(&dir, &snapshots()).unwrap();
+        checked += assert_deltas_sum_back(loaded.series.as_ref().unwrap(), &dir.display().to_string());
         // A delta profile of the last sample plus the cumulative profile of the one before
         // gives the last cumulative profile (np8: every thread in every sample).
-        let s = &loaded.series;
+        let s = loaded.series.as_ref().unwrap();
         let last = SampleId::from(s.len() - 1);
         let prev = SampleId::from(s.len() - 2);
         let d = s.profile_at(last, SampleMode::Delta).unwrap();
@@ -330,14 +353,10 @@ fn last_snapshot_differs_from_the_final_profile_only_where_timers_were_running()
     // stack then (.TAU application, main, timestep_loop, TAU_PROFILE_SNAPSHOT itself) are still
     // running and MPI_Finalize has not been called. Everything else is final.
     let dir = run("mpi-stencil-np4-profile-plus-snapshots");
-    assert_eq!(
-        detect(&dir).unwrap(),
-        Detected::TauRunDirectory,
-        "profiles stay the default"
-    );
-    let profile = load(&dir, &OpenOptions::default()).unwrap();
+    assert_eq!(detect(&dir).unwrap().name, "tau", "profiles stay the default");
+    let profile = open(&dir, &OpenOptions::default()).unwrap();
     assert!(profile.report.notes.iter().any(|n| n.contains("snapshot")));
-    let series = load_series(&dir, &OpenOptions::default()).unwrap().series;
+    let series = open(&dir, &snapshots()).unwrap().series.unwrap();
     let last = series.sample_by_name("iteration 400").unwrap();
     let snap = series.profile_at(last, SampleMode::Cumulative).unwrap();
     let fin = &profile.profile;
@@ -593,7 +612,7 @@ fn live_integration_of_growing_files_equals_the_batch_load() {
         "mpi-stencil-np4-profile-plus-snapshots",
     ] {
         let dir = run(name);
-        let batch = load_series(&dir, &OpenOptions::default()).unwrap().series;
+        let batch = open(&dir, &snapshots()).unwrap().series.unwrap();
         for seed in [1, 2, 3] {
             let (series, events) = live(&dir, seed, IntegratorOptions::default(), &[]);
             // Every sample announced exactly once, in sequence, none amended.
@@ -609,7 +628,7 @@ fn live_integration_of_growing_files_equals_the_batch_load() {
 #[test]
 fn a_late_rank_is_reported_missing_then_its_samples_are_added_not_lost() {
     let dir = run("mpi-stencil-np8-snapshot");
-    let batch = load_series(&dir, &OpenOptions::default()).unwrap().series;
+    let batch = open(&dir, &snapshots()).unwrap().series.unwrap();
     let late = ThreadId::new(3, 0, 0);
     let options = IntegratorOptions {
         max_wait: Some(Duration::from_millis(50)),
@@ -737,7 +756,7 @@ fn a_run_with_one_bad_file_loads_the_others_and_reports_it() {
         }
     }
     std::fs::write(tmp.path().join("snapshot.5.0.0"), b"<profile_xml>\n<thread id=").unwrap();
-    let loaded = load(tmp.path(), &OpenOptions::default()).unwrap();
+    let loaded = open(tmp.path(), &OpenOptions::default()).unwrap();
     assert!(loaded.report.is_partial());
     assert_eq!(loaded.report.threads_skipped, vec![ThreadId::new(5, 0, 0)]);
     assert_eq!(loaded.profile.threads().len(), 7);
@@ -747,10 +766,16 @@ fn a_run_with_one_bad_file_loads_the_others_and_reports_it() {
         "{msg}"
     );
     // One thread written by nobody: every sample is incomplete, nothing waits forever.
-    let series = load_series(tmp.path(), &OpenOptions::default()).unwrap();
-    assert_eq!(series.series.len(), 21);
+    let series = open(tmp.path(), &OpenOptions::default()).unwrap();
+    assert_eq!(series.series.as_ref().unwrap().len(), 21);
     assert!(
-        series.series.samples().iter().all(|s| s.is_complete()),
+        series
+            .series
+            .as_ref()
+            .unwrap()
+            .samples()
+            .iter()
+            .all(|s| s.is_complete()),
         "a bad file is not a thread of the run"
     );
 }

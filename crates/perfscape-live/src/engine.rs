@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 /// Which kind of series the directory holds (decided by the first series file seen; TAU
-/// snapshot files win when both kinds are there, as in [`perfscape_formats::load_series`]).
+/// snapshot files win when both kinds are there, as in the registry's detection order).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Mode {
     Snapshots,
@@ -538,7 +538,15 @@ impl Engine {
                 }
             };
             self.last_change = now;
-            match parse_dump(&bytes, &path, t, d.done + 1, time) {
+            // A file whose timers are complete but whose tail is cut may still be being
+            // written: waited for like an unreadable one.
+            let parsed = parse_dump(&bytes, &path, t, d.done + 1, time).and_then(|f| {
+                match f.partial.into_iter().next() {
+                    Some(cut) => Err(cut),
+                    None => Ok((f.sample, f.warnings)),
+                }
+            });
+            match parsed {
                 Ok((sample, warnings)) => {
                     out.extend(warnings.into_iter().map(LiveEvent::FileError));
                     d.waiting.pop_first();

@@ -7,13 +7,22 @@
 mod common;
 
 use common::*;
-use perfscape_formats::{OpenOptions, load_series, load_series_as};
+use perfscape_formats::{OpenOptions, open, registry};
 use perfscape_live::{
     FinishReason, LiveEvent, LiveOptions, LiveRun, ReplayOptions, ReplayPlan, replay, replay_plan,
     top_changes, watch,
 };
 use perfscape_model::{MetricId, SampleId, SampleSeries};
 use std::time::{Duration, Instant};
+
+/// Options that read a directory's snapshots, as live mode does (snapshot files win over the
+/// profiles and dumps beside them).
+fn snapshots() -> OpenOptions<'static> {
+    OpenOptions {
+        format: Some(registry::named_or_err("tau-snapshot").unwrap()),
+        ..OpenOptions::default()
+    }
+}
 
 fn live_opts() -> LiveOptions {
     LiveOptions {
@@ -56,7 +65,7 @@ fn a_replay_is_a_live_run_of_the_same_samples() {
         "mpi-stencil-np4-dumpincr",
     ] {
         let dir = run(name);
-        let batch = load_series(&dir, &OpenOptions::default()).unwrap().series;
+        let batch = open(&dir, &snapshots()).unwrap().series.unwrap();
         let watched = watch(&dir, &live_opts()).unwrap();
         let (w_events, w_reason, w_series, w_tops) = seen(&watched);
         assert_eq!(w_reason, FinishReason::AllThreadsEnded, "{name}");
@@ -91,7 +100,7 @@ fn a_replay_is_a_live_run_of_the_same_samples() {
 #[test]
 fn the_pace_follows_the_runs_own_timestamps() {
     let dir = run("mpi-stencil-np8-snapshot");
-    let batch = load_series(&dir, &OpenOptions::default()).unwrap().series;
+    let batch = open(&dir, &snapshots()).unwrap().series.unwrap();
     let span_us = batch.samples().last().unwrap().timestamp_us() - batch.samples()[0].timestamp_us();
     let speed = 0.5;
     let expected = Duration::from_secs_f64(span_us as f64 / 1e6 / speed);
@@ -118,9 +127,16 @@ fn the_pace_follows_the_runs_own_timestamps() {
 #[test]
 fn incremental_dumps_are_replayed_and_integrated_by_position() {
     let dir = run("mpi-stencil-np4-dumpincr");
-    let batch = load_series_as(&dir, "tau-dumps", &OpenOptions::default())
-        .unwrap()
-        .series;
+    let batch = open(
+        &dir,
+        &OpenOptions {
+            format: registry::named("tau-dumps"),
+            ..OpenOptions::default()
+        },
+    )
+    .unwrap()
+    .series
+    .unwrap();
     let files: Vec<(String, Vec<u8>)> = std::fs::read_dir(&dir)
         .unwrap()
         .map(|e| e.unwrap().path())

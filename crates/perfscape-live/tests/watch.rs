@@ -9,11 +9,20 @@
 mod common;
 
 use common::*;
-use perfscape_formats::{OpenOptions, load_series};
+use perfscape_formats::{OpenOptions, open, registry};
 use perfscape_live::{FinishReason, LiveEvent, LiveOptions, watch};
 use perfscape_model::{SampleId, ThreadId};
 use std::path::Path;
 use std::time::{Duration, Instant};
+
+/// Options that read a directory's snapshots, as live mode does (snapshot files win over the
+/// profiles and dumps beside them).
+fn snapshots() -> OpenOptions<'static> {
+    OpenOptions {
+        format: Some(registry::named_or_err("tau-snapshot").unwrap()),
+        ..OpenOptions::default()
+    }
+}
 
 fn opts() -> LiveOptions {
     LiveOptions {
@@ -78,7 +87,7 @@ fn every_sample_arrives_once_in_order_with_the_values_of_the_finished_files() {
         ),
     ];
     for (label, dir, splits) in cases {
-        let batch = load_series(&dir, &OpenOptions::default()).unwrap().series;
+        let batch = open(&dir, &snapshots()).unwrap().series.unwrap();
         let mut pieces = None;
         let (events, written, series) = watch_progressive(
             &dir,
@@ -152,7 +161,7 @@ fn every_sample_arrives_once_in_order_with_the_values_of_the_finished_files() {
 #[test]
 fn files_written_in_4k_pieces_like_taus_stdio_give_the_same_series() {
     for dir in [run("mpi-stencil-np8-snapshot"), run("pthread-heat-t4-snapshot")] {
-        let batch = load_series(&dir, &OpenOptions::default()).unwrap().series;
+        let batch = open(&dir, &snapshots()).unwrap().series.unwrap();
         let (events, _, series) = watch_progressive(&dir, in_4k_pieces, opts());
         assert!(file_errors(&events).is_empty(), "{:?}", file_errors(&events));
         let ids: Vec<u32> = samples(&events).iter().map(|s| s.id.0).collect();
@@ -164,7 +173,7 @@ fn files_written_in_4k_pieces_like_taus_stdio_give_the_same_series() {
 #[test]
 fn a_rank_that_stops_writing_is_reported_missing_after_max_wait_and_the_others_proceed() {
     let dir = run("mpi-stencil-np8-snapshot");
-    let batch = load_series(&dir, &OpenOptions::default()).unwrap().series;
+    let batch = open(&dir, &snapshots()).unwrap().series.unwrap();
     let srcs = sources(&dir);
     let stalled = 3usize;
     let stop_after = 5usize; // rank 3 writes blocks 0..=4 (iteration 20..100), then stalls
@@ -305,7 +314,7 @@ fn a_thread_that_never_writes_is_not_waited_for_forever() {
 #[test]
 fn truncated_and_rewritten_files_neither_duplicate_nor_lose_samples() {
     let dir = run("mpi-stencil-np8-snapshot");
-    let batch = load_series(&dir, &OpenOptions::default()).unwrap().series;
+    let batch = open(&dir, &snapshots()).unwrap().series.unwrap();
     let srcs = sources(&dir);
     let tmp = tempfile::tempdir().unwrap();
     let t = tmp.path();
@@ -428,7 +437,7 @@ fn a_file_rewritten_with_other_content_is_reported() {
 #[test]
 fn polling_alone_gives_the_same_result_when_notifications_are_off() {
     let dir = run("mpi-stencil-np8-snapshot");
-    let batch = load_series(&dir, &OpenOptions::default()).unwrap().series;
+    let batch = open(&dir, &snapshots()).unwrap().series.unwrap();
     let mut rng = Rng(99);
     let options = LiveOptions {
         use_notify: false,
@@ -452,7 +461,7 @@ fn polling_alone_gives_the_same_result_when_notifications_are_off() {
 #[test]
 fn an_unreadable_file_is_reported_once_and_read_when_it_can_be() {
     let dir = run("mpi-stencil-np8-snapshot");
-    let batch = load_series(&dir, &OpenOptions::default()).unwrap().series;
+    let batch = open(&dir, &snapshots()).unwrap().series.unwrap();
     let srcs = sources(&dir);
     let tmp = tempfile::tempdir().unwrap();
     let t = tmp.path();

@@ -4,7 +4,7 @@
 //! ```no_run
 //! # async fn demo() -> Result<(), perfscape_server::ServeError> {
 //! use perfscape_server::{AppState, ServerConfig, bind, router};
-//! let loaded = perfscape_formats::load("run".as_ref(), &Default::default()).map_err(|e| e.to_string());
+//! let loaded = perfscape_formats::open("run".as_ref(), &Default::default()).map_err(|e| e.to_string());
 //! let state = AppState::new("run", loaded, None);
 //! let listener = bind(&ServerConfig::default()).await?;
 //! axum::serve(listener, router(state)).await.ok();
@@ -32,7 +32,7 @@ use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
-use perfscape_formats::Loaded;
+use perfscape_formats::Opened;
 use query::{ApiError, ViewParams};
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::sync::Arc;
@@ -105,7 +105,7 @@ pub fn random_token() -> String {
 /// The loaded run the server shows (or why it could not be loaded).
 pub struct AppState {
     path: String,
-    run: Result<Loaded, String>,
+    run: Result<Opened, String>,
     token: Option<String>,
     cache: query::ViewCache,
     hub: share::Hub,
@@ -133,7 +133,7 @@ pub struct StateOptions {
 impl AppState {
     /// State for a run at `path`: the load result (an error message is shown in the page) and
     /// the access token, if any.
-    pub fn new(path: impl Into<String>, run: Result<Loaded, String>, token: Option<String>) -> Arc<Self> {
+    pub fn new(path: impl Into<String>, run: Result<Opened, String>, token: Option<String>) -> Arc<Self> {
         Self::with_options(path, run, token, StateOptions::default())
     }
 
@@ -141,7 +141,7 @@ impl AppState {
     /// session hub and shows who is present.
     pub fn new_shared(
         path: impl Into<String>,
-        run: Result<Loaded, String>,
+        run: Result<Opened, String>,
         token: Option<String>,
     ) -> Arc<Self> {
         Self::with_options(
@@ -158,7 +158,7 @@ impl AppState {
     /// State for a run with the options (shared session, samples over time, live mode).
     pub fn with_options(
         path: impl Into<String>,
-        run: Result<Loaded, String>,
+        run: Result<Opened, String>,
         token: Option<String>,
         options: StateOptions,
     ) -> Arc<Self> {
@@ -180,7 +180,7 @@ impl AppState {
     }
 
     /// The loaded run, or the load error.
-    pub fn run(&self) -> &Result<Loaded, String> {
+    pub fn run(&self) -> &Result<Opened, String> {
         &self.run
     }
 

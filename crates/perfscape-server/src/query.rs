@@ -11,7 +11,7 @@ use perfscape_analysis::{
     Bins, EventStats, RankBy, Summary, TopOptions, TreeScope, call_tree, event_stats, histogram, run_total,
     top_events,
 };
-use perfscape_formats::Loaded;
+use perfscape_formats::Opened;
 use perfscape_model::{EventId, EventKind, MetricId, Profile, ValueKind};
 use serde::Deserialize;
 
@@ -341,7 +341,7 @@ fn groups(p: &Profile, e: EventId) -> Vec<String> {
 }
 
 /// `GET /api/run`.
-pub fn run_info(path: &str, run: &Result<Loaded, String>) -> RunInfo {
+pub fn run_info(path: &str, run: &Result<Opened, String>) -> RunInfo {
     let empty = RunInfo {
         status: "error".into(),
         error: None,

@@ -7,7 +7,7 @@ use axum::body::Body;
 use axum::http::{Request, StatusCode, header};
 use http_body_util::BodyExt;
 use perfscape_analysis::{TopOptions, event_stats, run_total, thread_values_sorted, top_events};
-use perfscape_formats::{Loaded, OpenOptions, load};
+use perfscape_formats::{OpenOptions, Opened, open};
 use perfscape_model::{EventId, MetricId, Profile, ThreadIndex, ValueKind};
 use perfscape_server::query::{self, ViewParams};
 use perfscape_server::{AppState, ServerConfig, bind, router};
@@ -22,8 +22,8 @@ fn corpus() -> PathBuf {
     p
 }
 
-fn example() -> Loaded {
-    load(
+fn example() -> Opened {
+    open(
         &Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("../../examples/tau/mpi-stencil-np64-callpath-commmatrix"),
         &OpenOptions::default(),
@@ -318,7 +318,7 @@ fn terrain_peaks_are_the_largest_cells_of_distinct_events() {
 #[test]
 fn overview_of_source_lines_skips_unsampled_runs() {
     let run = corpus().join("tau/taucmdr-mm-ebs-sampling");
-    let l = load(&run, &OpenOptions::default()).unwrap();
+    let l = open(&run, &OpenOptions::default()).unwrap();
     let p = &l.profile;
     let rows = query::rows(
         p,

@@ -8,7 +8,7 @@ use axum::body::Body;
 use axum::http::Request;
 use futures_util::StreamExt;
 use http_body_util::BodyExt;
-use perfscape_formats::{OpenOptions, load_series};
+use perfscape_formats::{OpenOptions, open};
 use perfscape_live::{LiveOptions, ReplayOptions, replay};
 use perfscape_server::query::ViewParams;
 use perfscape_server::series::{SeriesSource, SeriesState};
@@ -109,7 +109,7 @@ async fn samples_are_pushed_once_in_order_and_equal_the_batch_load() {
     assert_eq!(run["live"], false);
     assert_eq!(run["threads"], 8);
     // The finished live series answers exactly like the batch load of the same run.
-    let batch = load_series(&run_dir(), &OpenOptions::default()).unwrap().series;
+    let batch = open(&run_dir(), &OpenOptions::default()).unwrap().series.unwrap();
     let batch_state = SeriesState::new(Some(Arc::new(batch.clone()) as Arc<dyn SeriesSource>), false);
     let ours = get(&app, "/api/series").await;
     let theirs = serde_json::to_value(batch_state.info()).unwrap();

@@ -9,7 +9,7 @@
 use axum::body::Body;
 use axum::http::{Request, StatusCode};
 use http_body_util::BodyExt;
-use perfscape_formats::{Loaded, OpenOptions, load_series};
+use perfscape_formats::{OpenOptions, Opened, open};
 use perfscape_model::{SampleId, SampleMode, SampleSeries};
 use perfscape_server::query::{self, ViewParams};
 use perfscape_server::{AppState, StateOptions, router};
@@ -27,15 +27,12 @@ fn run_dir() -> PathBuf {
 }
 
 fn series() -> SampleSeries {
-    load_series(&run_dir(), &OpenOptions::default()).unwrap().series
+    open(&run_dir(), &OpenOptions::default()).unwrap().series.unwrap()
 }
 
 fn app(series: SampleSeries) -> axum::Router {
     let profile = series.final_profile().unwrap();
-    let loaded = Loaded {
-        profile,
-        report: Default::default(),
-    };
+    let loaded = Opened::profile(profile, Default::default());
     router(AppState::with_options(
         "np8-snapshot",
         Ok(loaded),
@@ -351,7 +348,7 @@ async fn bad_samples_and_modes_are_refused() {
     assert_eq!(get(&app, "/api/trend").await.0, StatusCode::BAD_REQUEST);
     assert_eq!(get(&app, "/api/trend?event=9999").await.0, StatusCode::NOT_FOUND);
     // Without a series: sample views are refused with a reason, the rest answers.
-    let l = perfscape_formats::load(
+    let l = perfscape_formats::open(
         &Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("../../examples/tau/mpi-stencil-np64-callpath-commmatrix"),
         &OpenOptions::default(),

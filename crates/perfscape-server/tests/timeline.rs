@@ -4,7 +4,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use perfscape_formats::{OpenOptions, chrome};
+use perfscape_formats::OpenOptions;
 use perfscape_server::query::ViewParams;
 use perfscape_server::timeline::TraceState;
 use std::path::{Path, PathBuf};
@@ -17,9 +17,10 @@ fn trace_file() -> PathBuf {
     p.join("tau-real/mpi-stencil-np4-trace/trace.chrome.json")
 }
 
-fn load() -> (Arc<perfscape_model::Trace>, perfscape_formats::Loaded) {
-    let (trace, loaded) = chrome::read_trace(&trace_file(), &OpenOptions::default()).unwrap();
-    (Arc::new(trace), loaded)
+fn load() -> (Arc<perfscape_model::Trace>, perfscape_formats::Opened) {
+    let mut opened = perfscape_formats::open(&trace_file(), &OpenOptions::default()).unwrap();
+    let trace = opened.trace.take().unwrap();
+    (Arc::new(trace), opened)
 }
 
 fn q(w: u32) -> ViewParams {

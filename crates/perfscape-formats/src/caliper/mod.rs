@@ -30,12 +30,11 @@ pub mod cali;
 pub mod json;
 
 use crate::calltree::{Combine, Layout, ThreadValues, Tree, thread_data};
-use crate::error::{LoadError, LoadReport};
-use crate::problem::Problem;
-use crate::{Loaded, OpenOptions};
+use crate::format::{self, FileScope, Format};
+use crate::options::Parts;
+use crate::problem::{Parsed, Problem};
 use perfscape_model::{Metric, Profile, ProfileBuilder, ThreadId, Unit};
 use rustc_hash::FxHashMap as HashMap;
-use std::path::Path;
 
 /// One value column (Caliper attribute) of the input.
 #[derive(Debug, Clone, PartialEq)]
@@ -319,45 +318,31 @@ pub fn sniff_json(head: &[u8]) -> bool {
     rest.trim_start().starts_with("\"data\"") || t.contains("\"column_metadata\"")
 }
 
-/// Reads a `.cali` or json-split file (chosen by content).
-pub fn read_caliper(path: &Path, opts: &OpenOptions<'_>) -> Result<Loaded, LoadError> {
-    if let Some(p) = opts.progress {
-        p.start(1);
-    }
-    let bytes = std::fs::read(path).map_err(|source| LoadError::Io {
-        path: path.to_path_buf(),
-        source,
-    })?;
-    let fail = |e: Problem| LoadError::NothingLoaded {
-        path: path.to_path_buf(),
-        errors: vec![e.in_file(path)],
-    };
-    let data = if sniff_cali(&bytes) {
-        let text = String::from_utf8_lossy(&bytes);
-        cali::parse_cali(&text).map_err(|(line, msg)| LoadError::NothingLoaded {
-            path: path.to_path_buf(),
-            errors: vec![crate::error::FileError::at_line(path, line, msg)],
-        })?
+/// The Caliper format: a `.cali` record stream or json-split JSON (chosen by content).
+pub const FORMAT: Format = Format {
+    name: "caliper",
+    description: "Caliper profiles (.cali, or json-split JSON)",
+    example: "caliper/thicket-mpi-scaling/64_cores.cali",
+    sniff: |p| p.head().is_some_and(|h| sniff_cali(h) || sniff_json(h)),
+    read: format::Read::Bytes(parse_caliper),
+    gives: Parts::PROFILE,
+    file_scope: FileScope::File,
+};
+
+/// Parses a `.cali` or json-split file (chosen by content) into a profile.
+pub fn parse_caliper(bytes: &[u8]) -> Result<Parsed, Problem> {
+    let data = if sniff_cali(bytes) {
+        let text = String::from_utf8_lossy(bytes);
+        cali::parse_cali(&text).map_err(|(line, msg)| Problem::at_line(line, msg))?
     } else {
-        json::parse_json_split(&bytes).map_err(fail)?
+        json::parse_json_split(bytes)?
     };
-    let (profile, warnings, notes) = build(&data).map_err(fail)?;
-    if let Some(p) = opts.progress {
-        p.advance(1);
-        p.finish();
-    }
-    Ok(Loaded {
+    let (profile, warnings, notes) = build(&data)?;
+    Ok(Parsed {
         profile,
-        report: LoadReport {
-            format: "caliper",
-            files_read: 1,
-            bytes_read: bytes.len() as u64,
-            warnings: warnings
-                .into_iter()
-                .map(|w| crate::error::FileError::whole(path, w))
-                .collect(),
-            notes,
-            ..LoadReport::default()
-        },
+        trace: None,
+        warnings: warnings.into_iter().map(Problem::whole).collect(),
+        partial: Vec::new(),
+        notes,
     })
 }

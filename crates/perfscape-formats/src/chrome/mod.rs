@@ -51,23 +51,13 @@ mod threads;
 
 pub use json::parse_us_as_ns;
 
-use crate::compression::maybe_gunzip;
-use crate::problem::{Parsed, Problem, nothing_loaded, read_bytes};
+use crate::format::{self, FileScope, Format};
+use crate::options::Parts;
+use crate::problem::{Parsed, Problem};
 use crate::stacks::{FrameTable, StackTree};
 use crate::trace_profile::emit_lane;
-use crate::{LoadError, Loaded, OpenOptions};
 use perfscape_model::{Metric, Profile, ProfileBuilder, ThreadData, ThreadId, Trace, TraceBuilder, Unit};
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::Path;
-
-/// A Chrome trace read into the trace model and the derived profile.
-#[derive(Debug)]
-pub struct ParsedTrace {
-    /// The trace: intervals per thread, instants, counters, async spans, flows.
-    pub trace: Trace,
-    /// The profile derived from the intervals (and samples), with warnings and notes.
-    pub parsed: Parsed,
-}
 
 /// What the reader found wrong or worth saying, collected by its phases.
 #[derive(Debug, Default)]
@@ -106,16 +96,13 @@ pub fn looks_like_chrome_trace(head: &[u8]) -> bool {
     false
 }
 
-/// Parses a Chrome trace (JSON, plain or gzip) into the trace model and a derived profile.
+/// Parses a Chrome trace (JSON; [`crate::open`] decompresses a compressed file) into the trace
+/// model ([`Parsed::trace`]) and a derived profile.
 /// Errors when the input is not a trace at all; damage after the first events (truncation,
 /// a malformed event) loads what is valid, reported in [`Parsed::partial`].
-pub fn parse_trace(bytes: &[u8]) -> Result<ParsedTrace, Problem> {
-    let (data, gz) = maybe_gunzip(bytes);
+pub fn parse_trace(data: &[u8]) -> Result<Parsed, Problem> {
     let mut report = Report::default();
-    if let Some(m) = gz {
-        report.partial.push(Problem::whole(m));
-    }
-    let text = match std::str::from_utf8(&data) {
+    let text = match std::str::from_utf8(data) {
         Ok(t) => t,
         Err(e) => {
             let valid = e.valid_up_to();
@@ -157,14 +144,12 @@ pub fn parse_trace(bytes: &[u8]) -> Result<ParsedTrace, Problem> {
             .push(Problem::whole(format!("thread {}: {}", n.thread, n.message)));
     }
     let profile = derive_profile(&trace, &samples, &threads, counters, &mut report)?;
-    Ok(ParsedTrace {
-        trace,
-        parsed: Parsed {
-            profile,
-            warnings: report.warnings,
-            partial: report.partial,
-            notes: report.notes,
-        },
+    Ok(Parsed {
+        profile,
+        trace: Some(trace),
+        warnings: report.warnings,
+        partial: report.partial,
+        notes: report.notes,
     })
 }
 
@@ -301,30 +286,19 @@ fn derive_profile(
     Ok(profile)
 }
 
-/// Parses a Chrome trace and returns the derived profile (see [`parse_trace`]).
-pub fn parse_chrome(bytes: &[u8]) -> Result<Parsed, Problem> {
-    parse_trace(bytes).map(|t| t.parsed)
-}
-
-/// Loads a Chrome trace file as a profile (see the module documentation).
-pub fn read_chrome(path: &Path, opts: &OpenOptions<'_>) -> Result<Loaded, LoadError> {
-    read_trace(path, opts).map(|(_, l)| l)
-}
-
-/// Loads a Chrome trace file as a [`Trace`] (for timeline views) and the derived profile with
-/// the load report.
-pub fn read_trace(path: &Path, opts: &OpenOptions<'_>) -> Result<(Trace, Loaded), LoadError> {
-    if let Some(p) = opts.progress {
-        p.start(1);
-    }
-    let bytes = read_bytes(path)?;
-    let t = parse_trace(&bytes).map_err(|e| nothing_loaded(path, e))?;
-    if let Some(p) = opts.progress {
-        p.advance(1);
-        p.finish();
-    }
-    Ok((t.trace, t.parsed.into_loaded(path, "chrome", bytes.len() as u64)))
-}
+/// Chrome Trace Event Format JSON: the trace and the profile derived from it.
+pub const FORMAT: Format = Format {
+    name: "chrome",
+    description: "Chrome Trace Event Format JSON (array or {\"traceEvents\": ...} form; Perfetto, PyTorch Kineto, TAU's tau_trace2json)",
+    example: "tau-real/mpi-stencil-np4-trace/trace.chrome.json",
+    sniff: |p| p.head().is_some_and(looks_like_chrome_trace),
+    read: format::Read::Bytes(parse_trace),
+    gives: Parts {
+        series: false,
+        trace: true,
+    },
+    file_scope: FileScope::File,
+};
 
 #[cfg(test)]
 mod tests {

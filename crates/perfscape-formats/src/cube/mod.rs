@@ -44,15 +44,14 @@ pub mod archive;
 pub mod values;
 
 use crate::calltree::{Combine, Layout, ThreadValues, Tree, thread_data};
-use crate::error::LoadError;
-use crate::problem::Problem;
-use crate::{Loaded, OpenOptions};
+use crate::format::{self, FileScope, Format};
+use crate::options::Parts;
+use crate::problem::{Parsed, Problem};
 use anchor::{Anchor, CubeMetric, MetricKind, parse_anchor};
 use archive::{Member, read_archive};
 use perfscape_model::{Metric, Profile, ProfileBuilder, ThreadId, Unit};
 use rustc_hash::FxHashMap as HashMap;
 use std::io::Read;
-use std::path::Path;
 use values::{ValueType, parse_data, parse_index};
 
 /// A CUBE profile turned into the model, with what the reader had to say about it.
@@ -641,14 +640,27 @@ fn build_profile(
     })
 }
 
-/// Reads a `.cubex` file (see the module documentation).
-pub fn read_cubex(path: &Path, opts: &OpenOptions<'_>) -> Result<Loaded, LoadError> {
-    crate::problem::load_single_file(path, opts, "cube", |bytes| {
-        parse_cubex(bytes).map(|c| crate::problem::Parsed {
-            profile: c.profile,
-            warnings: c.warnings,
-            partial: Vec::new(),
-            notes: c.notes,
-        })
+/// The CUBE4 format: a `.cubex` tar archive (`anchor.xml` + per-metric index and data members).
+pub const FORMAT: Format = Format {
+    name: "cube",
+    description: "Score-P/Scalasca CUBE4 profiles (.cubex)",
+    example: "cube/pycubexr-time-p4/profile.cubex",
+    sniff: |p| {
+        p.head()
+            .is_some_and(|h| h.len() > 262 && &h[257..262] == b"ustar")
+    },
+    read: format::Read::Bytes(parse),
+    gives: Parts::PROFILE,
+    file_scope: FileScope::File,
+};
+
+/// [`parse_cubex`] as the registry's reader.
+fn parse(bytes: &[u8]) -> Result<Parsed, Problem> {
+    parse_cubex(bytes).map(|c| Parsed {
+        profile: c.profile,
+        trace: None,
+        warnings: c.warnings,
+        partial: Vec::new(),
+        notes: c.notes,
     })
 }

@@ -25,9 +25,10 @@
 use super::{NodeKind, frame_name, node_event_names, report, unit_of};
 use crate::calltree::{Combine, Layout, ThreadValues, Tree, thread_data};
 use crate::error::{FileError, LoadError};
+use crate::format::Opened;
+use crate::options::OpenOptions;
 use crate::problem::Problem;
 use crate::xml::{attr, line_of, push_text};
-use crate::{Loaded, OpenOptions};
 use perfscape_model::{Metric, Profile, ProfileBuilder, ThreadId};
 use quick_xml::Reader;
 use quick_xml::events::Event;
@@ -469,7 +470,7 @@ pub fn build_experiment(
 }
 
 /// Reads a classic database directory (see the module documentation).
-pub fn read_experiment(dir: &Path, opts: &OpenOptions<'_>) -> Result<Loaded, LoadError> {
+pub fn read_experiment(dir: &Path, opts: &OpenOptions<'_>) -> Result<Opened, LoadError> {
     let xml_path = dir.join("experiment.xml");
     let nothing = |e: FileError| LoadError::NothingLoaded {
         path: dir.to_path_buf(),
@@ -555,7 +556,7 @@ pub fn read_experiment(dir: &Path, opts: &OpenOptions<'_>) -> Result<Loaded, Loa
         .into_iter()
         .map(|w| FileError::whole(&xml_path, w))
         .collect();
-    Ok(Loaded { profile, report })
+    Ok(Opened::profile(profile, report))
 }
 
 #[cfg(test)]

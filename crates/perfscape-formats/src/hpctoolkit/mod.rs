@@ -20,7 +20,8 @@ pub mod sparse;
 
 use crate::calltree::{Layout, Tree};
 use crate::error::{LoadError, LoadReport};
-use crate::{Loaded, OpenOptions};
+use crate::format::{self, FileScope, Format, Opened, Probe};
+use crate::options::{OpenOptions, Parts};
 use perfscape_model::Unit;
 use std::path::Path;
 
@@ -82,9 +83,27 @@ pub fn is_sparse(dir: &Path) -> bool {
     dir.join("meta.db").is_file() && dir.join("profile.db").is_file()
 }
 
+/// HPCToolkit databases: a directory (classic or sparse), or its `experiment.xml` / `meta.db`
+/// file (which reads the database files beside it).
+pub const FORMAT: Format = Format {
+    name: "hpctoolkit",
+    description: "HPCToolkit databases (a directory with experiment.xml + *.metric-db, or meta.db + profile.db)",
+    example: "hpctoolkit/pipit-ping-pong-hpctoolkit-db",
+    sniff: |p| match p {
+        Probe::Dir { path, .. } => is_classic(path) || is_sparse(path),
+        Probe::File { head, .. } => {
+            head.starts_with(b"HPCTOOLKITmeta")
+                || p.text(4096).is_some_and(|t| t.contains("<HPCToolkitExperiment"))
+        }
+    },
+    read: format::Read::Path(read_database),
+    gives: Parts::PROFILE,
+    file_scope: FileScope::Directory,
+};
+
 /// Loads an HPCToolkit database directory (or its `experiment.xml` / `meta.db` file):
 /// the sparse format when `meta.db` and `profile.db` are present, else the classic one.
-pub fn read_database(path: &Path, opts: &OpenOptions<'_>) -> Result<Loaded, LoadError> {
+fn read_database(path: &Path, opts: &OpenOptions<'_>) -> Result<Opened, LoadError> {
     let dir = if path.is_file() {
         path.parent().unwrap_or(Path::new("."))
     } else {

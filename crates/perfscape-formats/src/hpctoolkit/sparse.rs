@@ -31,8 +31,9 @@
 use super::{NodeKind, frame_name, node_event_names, report, unit_of};
 use crate::calltree::{Combine, Layout, ThreadValues, Tree, thread_data};
 use crate::error::{FileError, LoadError};
+use crate::format::Opened;
+use crate::options::OpenOptions;
 use crate::problem::Problem;
-use crate::{Loaded, OpenOptions};
 use perfscape_model::{Metric, Profile, ProfileBuilder, ThreadId};
 use rustc_hash::FxHashMap as HashMap;
 use std::path::Path;
@@ -614,7 +615,7 @@ pub fn build_sparse(meta: &MetaDb, profiles: &[ThreadProfile]) -> R<(Profile, Ve
 }
 
 /// Reads a sparse database directory (see the module documentation).
-pub fn read_sparse(dir: &Path, opts: &OpenOptions<'_>) -> Result<Loaded, LoadError> {
+pub fn read_sparse(dir: &Path, opts: &OpenOptions<'_>) -> Result<Opened, LoadError> {
     if let Some(p) = opts.progress {
         p.start(2);
     }
@@ -650,5 +651,5 @@ pub fn read_sparse(dir: &Path, opts: &OpenOptions<'_>) -> Result<Loaded, LoadErr
         rep.notes
             .push("cct.db (the same values by context) and trace.db (traces) are not read".into());
     }
-    Ok(Loaded { profile, report: rep })
+    Ok(Opened::profile(profile, rep))
 }

@@ -17,14 +17,14 @@
 use super::layout::{Checked, Endian, check, header_string, header_string_list};
 use super::records::{Rec, owned_record, panic_message};
 use super::{Aggregator, address_frame, basename, id_part, layout};
-use crate::problem::{Parsed, Problem, load_single_file};
-use crate::{LoadError, Loaded, OpenOptions};
+use crate::format::{self, FileScope, Format};
+use crate::options::Parts;
+use crate::problem::{Parsed, Problem};
 use linux_perf_data::{Feature, PerfFileReader};
 use perfscape_model::ThreadId;
 use rustc_hash::FxHashMap as HashMap;
 use std::collections::BTreeMap;
 use std::io::Cursor;
-use std::path::Path;
 
 /// Call chain entries at or above this value are context markers (`PERF_CONTEXT_MAX`).
 const PERF_CONTEXT_MAX: u64 = u64::MAX - 4094;
@@ -318,6 +318,7 @@ pub fn parse_perf_data(bytes: &[u8]) -> Result<Parsed, Problem> {
     let (profile, build) = agg.finish(&metadata)?;
     warnings.extend(build);
     Ok(Parsed {
+        trace: None,
         profile,
         warnings,
         partial,
@@ -325,7 +326,13 @@ pub fn parse_perf_data(bytes: &[u8]) -> Result<Parsed, Problem> {
     })
 }
 
-/// Loads a perf.data file (see the module documentation).
-pub fn read_perf_data(path: &Path, opts: &OpenOptions<'_>) -> Result<Loaded, LoadError> {
-    load_single_file(path, opts, "perf-data", parse_perf_data)
-}
+/// Binary perf.data files written by `perf record`.
+pub const FORMAT: Format = Format {
+    name: "perf-data",
+    description: "Linux perf.data files (perf record)",
+    example: "perf-data/perf-data-converter-quipper/perf.data.callgraph-3.8",
+    sniff: |p| p.head().is_some_and(looks_like_perf_data),
+    read: format::Read::Bytes(parse_perf_data),
+    gives: Parts::PROFILE,
+    file_scope: FileScope::File,
+};

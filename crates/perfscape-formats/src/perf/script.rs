@@ -10,12 +10,12 @@
 //! written with `-F` lists that drop `comm` are not recognized. See [`crate::perf`] for the mapping into the model.
 
 use super::{Aggregator, address_frame, basename, id_part, layout};
-use crate::problem::{Parsed, Problem, load_single_file};
+use crate::format::{self, FileScope, Format};
+use crate::options::Parts;
+use crate::problem::{Parsed, Problem};
 use crate::stacks::FrameTable;
-use crate::{LoadError, Loaded, OpenOptions};
 use perfscape_model::ThreadId;
 use std::collections::BTreeMap;
-use std::path::Path;
 
 /// One parsed sample header line.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -436,6 +436,7 @@ pub fn parse_perf_script(bytes: &[u8]) -> Result<Parsed, Problem> {
     let (profile, build) = agg.finish(&metadata)?;
     warnings.extend(build);
     Ok(Parsed {
+        trace: None,
         profile,
         warnings,
         partial: Vec::new(),
@@ -443,10 +444,16 @@ pub fn parse_perf_script(bytes: &[u8]) -> Result<Parsed, Problem> {
     })
 }
 
-/// Loads a `perf script` text file (see the module documentation).
-pub fn read_perf_script(path: &Path, opts: &OpenOptions<'_>) -> Result<Loaded, LoadError> {
-    load_single_file(path, opts, "perf-script", parse_perf_script)
-}
+/// Text written by `perf script` (optionally with `-F +srcline`), plain or compressed.
+pub const FORMAT: Format = Format {
+    name: "perf-script",
+    description: "Linux `perf script` text output (plain, gzip, zstd or xz)",
+    example: "perf-script/speedscope-linux-perf/forks.linux-perf.txt",
+    sniff: |p| p.head().is_some_and(looks_like_perf_script),
+    read: format::Read::Bytes(parse_perf_script),
+    gives: Parts::PROFILE,
+    file_scope: FileScope::File,
+};
 
 #[cfg(test)]
 mod tests {

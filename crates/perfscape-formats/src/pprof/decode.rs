@@ -1,14 +1,13 @@
-//! Decoding the protocol buffer: gunzip, frame the top-level fields with their offsets, decode
+//! Decoding the protocol buffer (decompressed by [`crate::open`]): frame the top-level fields with their offsets, decode
 //! each with prost (a damaged field is skipped, a truncation ends the data), and recognize a
 //! profile by its field numbers and wire types.
 
 use super::{proto, wire};
-use crate::compression::maybe_gunzip;
 use crate::problem::Problem;
 use prost::Message;
 
-/// A pprof profile decoded from bytes, with the byte offsets of its top-level fields (in the
-/// decompressed data) for error messages.
+/// A pprof profile decoded from bytes, with the byte offsets of its top-level fields for error
+/// messages.
 #[derive(Debug, Default)]
 pub struct Decoded {
     /// The message.
@@ -19,8 +18,6 @@ pub struct Decoded {
     pub location_offsets: Vec<u64>,
     /// Offset of every `function` field, in order.
     pub function_offsets: Vec<u64>,
-    /// True when the input was gzip-compressed.
-    pub compressed: bool,
     /// Problems that left data out but did not stop decoding (truncation, skipped malformed
     /// fields).
     pub partial: Vec<Problem>,
@@ -52,32 +49,17 @@ fn is_profile_field(f: &wire::Field) -> bool {
 /// first; a field that cannot be framed (truncation) ends decoding with a warning and the
 /// fields before it are kept; a field whose content does not decode is skipped with a
 /// warning. Errors when nothing decodes.
-pub fn decode(bytes: &[u8]) -> Result<Decoded, Problem> {
-    let compressed = crate::compression::is_gzip(bytes);
-    let (data, gz_problem) = maybe_gunzip(bytes);
-    let place = if compressed {
-        " of the decompressed data"
-    } else {
-        ""
-    };
-    let mut out = Decoded {
-        compressed,
-        ..Decoded::default()
-    };
-    if let Some(m) = gz_problem {
-        out.partial.push(Problem::whole(m));
-    }
+pub fn decode(data: &[u8]) -> Result<Decoded, Problem> {
+    let mut out = Decoded::default();
     if data.is_empty() {
-        return Err(Problem::whole(if compressed {
-            "the gzip data decompresses to nothing: expected a perftools.profiles.Profile protocol buffer"
-        } else {
-            "the file is empty: expected a perftools.profiles.Profile protocol buffer"
-        }));
+        return Err(Problem::whole(
+            "no data: expected a perftools.profiles.Profile protocol buffer",
+        ));
     }
-    let (fields, framing) = wire::split_fields(&data);
+    let (fields, framing) = wire::split_fields(data);
     if let Some(f) = &framing {
         let msg = format!(
-            "protocol buffer framing broken at byte {}{place}: {}; the {} fields before it were read",
+            "protocol buffer framing broken at byte {}: {}; the {} fields before it were read",
             f.offset,
             f.message,
             fields.len()
@@ -85,15 +67,7 @@ pub fn decode(bytes: &[u8]) -> Result<Decoded, Problem> {
         if fields.is_empty() {
             return Err(Problem::at_offset(
                 f.offset as u64,
-                format!(
-                    "not a pprof protocol buffer: {}{}",
-                    f.message,
-                    if compressed {
-                        " (in the decompressed data)"
-                    } else {
-                        ""
-                    }
-                ),
+                format!("not a pprof protocol buffer: {}", f.message),
             ));
         }
         out.partial.push(Problem::at_offset(f.offset as u64, msg));
@@ -102,13 +76,8 @@ pub fn decode(bytes: &[u8]) -> Result<Decoded, Problem> {
         return Err(Problem::at_offset(
             0,
             format!(
-                "not a pprof protocol buffer: none of its {} top-level fields{} has a field number and type of perftools.profiles.Profile",
+                "not a pprof protocol buffer: none of its {} top-level fields has a field number and type of perftools.profiles.Profile",
                 fields.len(),
-                if compressed {
-                    " (in the decompressed data)"
-                } else {
-                    ""
-                }
             ),
         ));
     }
@@ -128,7 +97,7 @@ pub fn decode(bytes: &[u8]) -> Result<Decoded, Problem> {
                     out.partial.push(Problem::at_offset(
                         f.start as u64,
                         format!(
-                            "field {} ({}){place} does not decode and was skipped: {e}",
+                            "field {} ({}) does not decode and was skipped: {e}",
                             f.number,
                             field_name(f.number)
                         ),

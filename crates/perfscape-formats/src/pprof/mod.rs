@@ -1,5 +1,5 @@
 //! pprof profiles: the `perftools.profiles.Profile` protocol buffer written by Go's
-//! `runtime/pprof`, `pprof`, parca, py-spy and others, gzip-compressed (`.pb.gz`) or raw.
+//! `runtime/pprof`, `pprof`, parca, py-spy and others, gzip-compressed (`.pb.gz`, undone by [`crate::open`]) or raw.
 //!
 //! # Mapping into the model
 //! - **Metrics**: one per sample type, named by its type string (`cpu`, `alloc_space`, ...),
@@ -36,13 +36,13 @@ mod wire;
 pub use decode::{Decoded, decode, looks_like_pprof};
 use labels::{LabelValue, number_values};
 
-use crate::problem::{Parsed, Problem, load_single_file};
+use crate::format::{self, FileScope, Format};
+use crate::options::Parts;
+use crate::problem::{Parsed, Problem};
 use crate::stacks::{FrameTable, StackTree};
-use crate::{LoadError, Loaded, OpenOptions};
 use perfscape_model::{Metric, ProfileBuilder, ThreadData, ThreadId, Unit};
 use rustc_hash::FxHashMap as HashMap;
 use std::collections::BTreeMap;
-use std::path::Path;
 
 /// Label keys that name the thread of a sample, in order of preference (the first key that
 /// any sample carries is used).
@@ -128,15 +128,9 @@ fn build(decoded: Decoded) -> Result<Parsed, Problem> {
         sample_offsets,
         location_offsets,
         function_offsets,
-        compressed,
         mut partial,
     } = decoded;
     let mut warnings = Vec::new();
-    let place = if compressed {
-        " (offsets count in the decompressed data)"
-    } else {
-        ""
-    };
     let mut notes = Vec::new();
     let strings = Strings {
         table: &p.string_table,
@@ -304,7 +298,7 @@ fn build(decoded: Decoded) -> Result<Parsed, Problem> {
     }
     if let Some(mut first) = first_bad_location {
         first.message = format!(
-            "{}; {} such location(s) left out, and the samples using them skipped{place}",
+            "{}; {} such location(s) left out, and the samples using them skipped",
             first.message, bad_locations
         );
         partial.push(first);
@@ -435,7 +429,7 @@ fn build(decoded: Decoded) -> Result<Parsed, Problem> {
     }
     if let Some(mut first) = first_skip {
         first.message = format!(
-            "{}; {} sample(s) with a wrong number of values and {} with undefined locations were skipped{place}",
+            "{}; {} sample(s) with a wrong number of values and {} with undefined locations were skipped",
             first.message, skipped_values, skipped_locations
         );
         partial.push(first);
@@ -500,6 +494,7 @@ fn build(decoded: Decoded) -> Result<Parsed, Problem> {
     let (profile, build_notes) = builder.finish();
     warnings.extend(build_notes.into_iter().map(|n| Problem::whole(n.message)));
     Ok(Parsed {
+        trace: None,
         profile,
         warnings,
         partial,
@@ -554,7 +549,14 @@ fn common_metadata(p: &proto::Profile, strings: &Strings<'_>) -> Vec<(String, St
     md
 }
 
-/// Loads one pprof file (see the module documentation).
-pub fn read_pprof(path: &Path, opts: &OpenOptions<'_>) -> Result<Loaded, LoadError> {
-    load_single_file(path, opts, "pprof", parse_pprof)
-}
+/// The pprof format: a `perftools.profiles.Profile` protocol buffer (gzip-compressed as Go
+/// and most tools write it, undone by [`crate::open`], or raw).
+pub const FORMAT: Format = Format {
+    name: "pprof",
+    description: "pprof profiles (perftools.profiles protocol buffer, gzip or raw: .pb.gz, .pb, .pprof)",
+    example: "pprof/google-pprof-testdata/sample.cpu.pb.gz",
+    sniff: |p| p.head().is_some_and(looks_like_pprof),
+    read: format::Read::Bytes(parse_pprof),
+    gives: Parts::PROFILE,
+    file_scope: FileScope::File,
+};

@@ -16,10 +16,11 @@
 use super::profile_text::{ProfileFile, decode_text, parse_profile_text};
 use super::run::file_warnings;
 use crate::error::{FileError, LoadError, LoadReport};
-use crate::{Loaded, LoadedSeries, OpenOptions};
+use crate::format::{self, FileScope, Format, Opened};
+use crate::options::{OpenOptions, Parts};
 use perfscape_model::{
-    Alignment, Integrator, IntegratorOptions, Metric, ThreadId, ThreadSample, TimerDef, TimerSample,
-    UserEventDef, UserEventSample,
+    Alignment, Integrator, IntegratorOptions, Metric, SampleSeries, ThreadId, ThreadSample, TimerDef,
+    TimerSample, UserEventDef, UserEventSample,
 };
 use rayon::prelude::*;
 use std::collections::BTreeMap;
@@ -184,25 +185,36 @@ fn to_sample(
     }
 }
 
-type ParsedDump = Result<(ThreadSample, Vec<FileError>, u64), FileError>;
+type ParsedDump = Result<(DumpFile, u64), FileError>;
+
+/// One dump file read by [`parse_dump`].
+#[derive(Debug)]
+pub struct DumpFile {
+    /// The thread's sample.
+    pub sample: ThreadSample,
+    /// Problems with data that loaded.
+    pub warnings: Vec<FileError>,
+    /// What was left out: the timers are complete, but the user events after this point were
+    /// not read (a truncated or damaged tail; a file still being written looks like this).
+    pub partial: Vec<FileError>,
+}
 
 /// Parses one dump file (its bytes; `path` names it in messages) into the sample `dump k` of
 /// `thread`, timestamped with `ctime_s` (the seconds read from the file name by
-/// [`parse_dump_time`]; timestamp 0 and a warning when `None`). Returns the sample and the
-/// file's warnings; errors when the file is not a valid TAU text profile (e.g. still being
-/// written).
+/// [`parse_dump_time`]; timestamp 0 and a warning when `None`). Errors when the file is not a
+/// valid TAU text profile up to the end of its timer section (e.g. still being written).
 pub fn parse_dump(
     bytes: &[u8],
     path: &Path,
     thread: ThreadId,
     k: usize,
     ctime_s: Option<i64>,
-) -> Result<(ThreadSample, Vec<FileError>), FileError> {
+) -> Result<DumpFile, FileError> {
     let (text, utf8) = decode_text(bytes);
     let mut f = parse_profile_text(&text).map_err(|e| e.in_file(path))?;
     f.warnings.splice(0..0, utf8);
-    let mut warnings = Vec::new();
-    file_warnings(path, &f, &mut warnings);
+    let (mut warnings, mut partial) = (Vec::new(), Vec::new());
+    file_warnings(path, &f, &mut warnings, &mut partial);
     if ctime_s.is_none() {
         warnings.push(FileError::whole(
             path,
@@ -212,12 +224,16 @@ pub fn parse_dump(
     let mut notes = Vec::new();
     let sample = to_sample(&f, thread, k, ctime_s, &mut notes);
     warnings.extend(notes.into_iter().map(|n| FileError::whole(path, n)));
-    Ok((sample, warnings))
+    Ok(DumpFile {
+        sample,
+        warnings,
+        partial,
+    })
 }
 
 /// Integrates the incremental dumps of a directory into a series (by per-thread position,
 /// see the module documentation).
-pub fn read_dumps_series(dir: &Path, opts: &OpenOptions<'_>) -> Result<LoadedSeries, LoadError> {
+fn read_dumps_series(dir: &Path, opts: &OpenOptions<'_>) -> Result<(SampleSeries, LoadReport), LoadError> {
     let files = list_dump_files(dir)?;
     if files.is_empty() {
         return Err(LoadError::UnknownFormat {
@@ -250,8 +266,8 @@ pub fn read_dumps_series(dir: &Path, opts: &OpenOptions<'_>) -> Result<LoadedSer
                 let r = std::fs::read(p)
                     .map_err(|e| FileError::whole(p, format!("cannot read: {e}")))
                     .and_then(|bytes| {
-                        let (sample, warnings) = parse_dump(&bytes, p, *t, *k, *time)?;
-                        Ok((sample, warnings, bytes.len() as u64))
+                        let d = parse_dump(&bytes, p, *t, *k, *time)?;
+                        Ok((d, bytes.len() as u64))
                     });
                 if let Some(sink) = opts.progress {
                     sink.advance(1);
@@ -278,9 +294,17 @@ pub fn read_dumps_series(dir: &Path, opts: &OpenOptions<'_>) -> Result<LoadedSer
     let mut utc_note = false;
     for ((t, k, _, p), r) in jobs.iter().zip(parsed) {
         match r {
-            Ok((sample, warnings, bytes)) => {
+            Ok((
+                DumpFile {
+                    sample,
+                    warnings,
+                    partial,
+                },
+                bytes,
+            )) => {
                 report.files_read += 1;
                 report.bytes_read += bytes;
+                report.partial_files.extend(partial);
                 for w in warnings {
                     if w.message.contains("read as UTC") {
                         if utc_note {
@@ -317,20 +341,32 @@ pub fn read_dumps_series(dir: &Path, opts: &OpenOptions<'_>) -> Result<LoadedSer
     report.notes.push(
         "dumps are integrated by each thread's own order (dump k of every thread = sample k): their names carry each rank's own 1-second clock".into(),
     );
-    Ok(LoadedSeries { series, report })
+    Ok((series, report))
 }
 
-/// Loads the final state of a dumps-only run: each thread's last dump, as a profile.
-pub fn read_dumps_run(dir: &Path, opts: &OpenOptions<'_>) -> Result<Loaded, LoadError> {
-    let LoadedSeries { series, mut report } = read_dumps_series(dir, opts)?;
-    let profile = series.final_profile().map_err(|source| LoadError::Build {
-        path: dir.to_path_buf(),
-        source,
-    })?;
-    report
-        .notes
-        .push("the profile is each thread's last incremental dump".to_string());
-    Ok(Loaded { profile, report })
+/// TAU incremental dumps: a directory of `dump__<time>__.N.C.T` text profiles, each a
+/// thread's cumulative state at a time.
+pub const FORMAT: Format = Format {
+    name: "tau-dumps",
+    description: "TAU incremental dumps (dump__<time>__.N.C.T files)",
+    example: "tau-real/mpi-stencil-np4-dumpincr",
+    sniff: |p| {
+        p.names()
+            .is_some_and(|n| n.iter().any(|n| dump_file_parts(n).is_some()))
+    },
+    read: format::Read::Path(read_dumps),
+    gives: Parts {
+        series: true,
+        trace: false,
+    },
+    file_scope: FileScope::File,
+};
+
+/// Reads the dumps of a run: the series of samples and, as the profile, its final state
+/// (each thread's last dump).
+fn read_dumps(dir: &Path, opts: &OpenOptions<'_>) -> Result<Opened, LoadError> {
+    let (series, report) = read_dumps_series(dir, opts)?;
+    crate::tau::series_opened(dir, series, report)
 }
 
 #[cfg(test)]

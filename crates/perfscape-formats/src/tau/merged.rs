@@ -20,10 +20,11 @@
 use super::xml_doc::{DataRows, ThreadDecl, parse_doc};
 use super::xml_split::DocSplitter;
 use crate::error::{FileError, LoadError, LoadReport};
-use crate::{Loaded, OpenOptions};
+use crate::format::{self, FileScope, Format, Opened, Probe};
+use crate::input::{decompress, read_file};
+use crate::options::{OpenOptions, Parts};
 use perfscape_model::{Metric, Profile, ProfileBuilder, ThreadData, ThreadId};
 use rustc_hash::FxHashMap as HashMap;
-use std::io::Read;
 use std::path::Path;
 
 /// One timer row of a TAU derived block.
@@ -83,26 +84,6 @@ pub struct MergedFile {
     pub warnings: Vec<FileError>,
 }
 
-/// Decompresses gzip input (magic `1f 8b`); other bytes are returned as they are.
-pub fn maybe_gunzip<'a>(bytes: &'a [u8], path: &Path) -> Result<std::borrow::Cow<'a, [u8]>, FileError> {
-    if !bytes.starts_with(&[0x1f, 0x8b]) {
-        return Ok(std::borrow::Cow::Borrowed(bytes));
-    }
-    let mut out = Vec::with_capacity(bytes.len() * 8);
-    flate2::read::MultiGzDecoder::new(bytes)
-        .read_to_end(&mut out)
-        .map_err(|e| {
-            FileError::whole(
-                path,
-                format!(
-                    "gzip data is corrupt after {} decompressed byte(s): {e}",
-                    out.len()
-                ),
-            )
-        })?;
-    Ok(std::borrow::Cow::Owned(out))
-}
-
 #[derive(Default)]
 struct Tables {
     metrics: HashMap<u32, String>,
@@ -116,12 +97,11 @@ struct ThreadEntry {
     data: Option<(DataRows, u64, usize)>,
 }
 
-/// Parses a merged file (plain or gzip). `path` names it in messages. Errors when no thread
+/// Parses a merged file ([`crate::open`] decompresses a `.gz` one). `path` names it in messages. Errors when no thread
 /// could be read; problems in single documents are warnings.
 pub fn parse_merged(bytes: &[u8], path: &Path) -> Result<MergedFile, FileError> {
-    let bytes = maybe_gunzip(bytes, path)?;
     let mut splitter = DocSplitter::default();
-    let (docs, split_errors) = splitter.push(&bytes);
+    let (docs, split_errors) = splitter.push(bytes);
     let mut warnings: Vec<FileError> = split_errors
         .into_iter()
         .chain(splitter.finish())
@@ -452,8 +432,34 @@ fn resolve_derived(
     })
 }
 
-/// Loads a merged file (or a directory holding `tauprofile.xml` / `tauprofile.xml.gz`).
-pub fn read_merged(path: &Path, opts: &OpenOptions<'_>) -> Result<Loaded, LoadError> {
+/// TAU's merged profile: `tauprofile.xml` (NUL-separated `<profile_xml>` documents, the first
+/// with the global definitions), plain or compressed, or a directory holding one.
+pub const FORMAT: Format = Format {
+    name: "tau-merged",
+    description: "TAU merged profiles (tauprofile.xml, tauprofile.xml.gz, or a directory holding one)",
+    example: "tau-real/mpi-stencil-np4-merged/tauprofile.xml",
+    sniff: |p| match p {
+        Probe::Dir { names, .. } => names
+            .iter()
+            .any(|n| n == "tauprofile.xml" || n == "tauprofile.xml.gz"),
+        Probe::File { head, .. } => is_merged_head(head),
+    },
+    read: format::Read::Path(read_merged),
+    gives: Parts::PROFILE,
+    file_scope: FileScope::File,
+};
+
+/// True when a file's first bytes (decompressed) are those of a merged file: `<profile_xml`
+/// followed by the global definitions (`thread="*"`), or documents separated by NUL bytes; a
+/// snapshot file starts with a `<thread>` declaration instead.
+pub fn is_merged_head(head: &[u8]) -> bool {
+    let text = String::from_utf8_lossy(&head[..head.len().min(4096)]);
+    let t = text.trim_start();
+    t.starts_with("<profile_xml") && (t.contains("thread=\"*\"") || head.contains(&0))
+}
+
+/// Reads a merged file (or a directory holding `tauprofile.xml` / `tauprofile.xml.gz`).
+fn read_merged(path: &Path, opts: &OpenOptions<'_>) -> Result<Opened, LoadError> {
     let file = if path.is_dir() {
         ["tauprofile.xml", "tauprofile.xml.gz"]
             .iter()
@@ -466,26 +472,23 @@ pub fn read_merged(path: &Path, opts: &OpenOptions<'_>) -> Result<Loaded, LoadEr
     } else {
         path.to_path_buf()
     };
-    if let Some(p) = opts.progress {
-        p.start(1);
-    }
-    let bytes = std::fs::read(&file).map_err(|source| LoadError::Io {
+    opts.progress_start(1);
+    let raw = read_file(&file)?;
+    let content = decompress(&raw);
+    let merged = parse_merged(&content.data, &file).map_err(|e| LoadError::NothingLoaded {
         path: file.clone(),
-        source,
+        errors: std::iter::once(e)
+            .chain(content.problem.clone().map(|p| p.in_file(&file)))
+            .collect(),
     })?;
-    let merged = parse_merged(&bytes, &file).map_err(|e| LoadError::NothingLoaded {
-        path: file.clone(),
-        errors: vec![e],
-    })?;
-    if let Some(p) = opts.progress {
-        p.advance(1);
-        p.finish();
-    }
+    opts.progress_advance(1);
+    opts.progress_finish();
     let mut report = LoadReport {
-        format: "tau-merged",
+        format: FORMAT.name,
         files_read: 1,
-        bytes_read: bytes.len() as u64,
+        bytes_read: raw.len() as u64,
         warnings: merged.warnings,
+        partial_files: content.problem.map(|p| p.in_file(&file)).into_iter().collect(),
         ..LoadReport::default()
     };
     if !merged.derived.is_empty() {
@@ -495,8 +498,5 @@ pub fn read_merged(path: &Path, opts: &OpenOptions<'_>) -> Result<Loaded, LoadEr
             names.join(", ")
         ));
     }
-    Ok(Loaded {
-        profile: merged.profile,
-        report,
-    })
+    Ok(Opened::profile(merged.profile, report))
 }

@@ -19,7 +19,8 @@
 
 use super::profile_text::{ProfileFile, TimerLine, decode_text, parse_profile_file, parse_profile_text};
 use crate::error::{FileError, LoadError, LoadReport};
-use crate::{Loaded, OpenOptions};
+use crate::format::{self, FileScope, Format, Opened, Probe};
+use crate::options::{OpenOptions, Parts};
 use perfscape_model::{Metric, MetricValue, ProfileBuilder, ThreadData, ThreadId};
 use rayon::prelude::*;
 use rustc_hash::FxHashMap as HashMap;
@@ -66,8 +67,39 @@ fn list_profile_files(dir: &Path) -> Result<(BTreeMap<ThreadId, PathBuf>, Vec<St
     Ok((files, others))
 }
 
+/// TAU text profiles: a run directory of `profile.N.C.T` files (or `MULTI__<metric>/`
+/// directories holding them), or one such file.
+pub const FORMAT: Format = Format {
+    name: "tau",
+    description: "TAU profiles (a run directory of profile.N.C.T files or MULTI__<metric>/ directories, or one profile.N.C.T file)",
+    example: "tau-real/mpi-stencil-np64-callpath-commmatrix",
+    sniff: |p| match p {
+        Probe::Dir { path, names } => {
+            names.iter().any(|n| profile_file_thread(n).is_some())
+                || (names.iter().any(|n| n.starts_with("MULTI__")) && looks_like_run(path))
+        }
+        Probe::File { .. } => p.text(4096).is_some_and(|t| {
+            let mut words = t.lines().next().unwrap_or("").split_whitespace();
+            words.next().is_some_and(|w| w.parse::<u64>().is_ok())
+                && words.next().is_some_and(|w| w.starts_with("templated_functions"))
+        }),
+    },
+    read: format::Read::Path(read),
+    gives: Parts::PROFILE,
+    file_scope: FileScope::File,
+};
+
+/// Reads a run directory or one profile file.
+fn read(path: &Path, opts: &OpenOptions<'_>) -> Result<Opened, LoadError> {
+    if path.is_dir() {
+        read_run(path, opts)
+    } else {
+        read_single_file(path, opts)
+    }
+}
+
 /// True when `dir` holds TAU profile files directly or in `MULTI__*` sub-directories.
-pub(crate) fn looks_like_run(dir: &Path) -> bool {
+fn looks_like_run(dir: &Path) -> bool {
     discover(dir).map(|(sets, _)| !sets.is_empty()).unwrap_or(false)
 }
 
@@ -148,13 +180,24 @@ fn read_into(path: &Path, buf: &mut Vec<u8>) -> Result<(), FileError> {
 struct ThreadResult {
     data: ThreadData,
     warnings: Vec<FileError>,
+    /// Files of the thread read only in part (see [`ProfileFile::partial`]).
+    partial: Vec<FileError>,
     bytes: u64,
     files: usize,
 }
 
-pub(crate) fn file_warnings(path: &Path, f: &ProfileFile, out: &mut Vec<FileError>) {
+/// The warnings of a parsed profile file, and what was left out of it, attached to its path.
+pub(crate) fn file_warnings(
+    path: &Path,
+    f: &ProfileFile,
+    out: &mut Vec<FileError>,
+    partial: &mut Vec<FileError>,
+) {
     for (line, msg) in &f.warnings {
         out.push(FileError::at_line(path, *line, msg.clone()));
+    }
+    for (line, msg) in &f.partial {
+        partial.push(FileError::at_line(path, *line, msg.clone()));
     }
     let negatives: Vec<&TimerLine> = f
         .timers
@@ -231,10 +274,10 @@ fn load_thread(
     if !errors.is_empty() {
         return Err(errors);
     }
-    let mut warnings = Vec::new();
+    let (mut warnings, mut partial) = (Vec::new(), Vec::new());
     let n_metrics = sets.len();
     for (m, (path, f)) in paths.iter().zip(&parsed).enumerate() {
-        file_warnings(path, f, &mut warnings);
+        file_warnings(path, f, &mut warnings, &mut partial);
         if let Some(name) = f.metric_name()
             && name != metric_names[m]
         {
@@ -361,13 +404,14 @@ fn load_thread(
     Ok(ThreadResult {
         data,
         warnings,
+        partial,
         bytes,
         files: parsed.len(),
     })
 }
 
 /// Loads a TAU run directory (see the module documentation).
-pub fn read_run(dir: &Path, opts: &OpenOptions<'_>) -> Result<Loaded, LoadError> {
+pub fn read_run(dir: &Path, opts: &OpenOptions<'_>) -> Result<Opened, LoadError> {
     let (sets, notes) = discover(dir)?;
     if sets.is_empty() {
         return Err(LoadError::UnknownFormat {
@@ -428,6 +472,7 @@ pub fn read_run(dir: &Path, opts: &OpenOptions<'_>) -> Result<Loaded, LoadError>
                                 report.files_read += tr.files;
                                 report.bytes_read += tr.bytes;
                                 report.warnings.extend(tr.warnings);
+                                report.partial_files.extend(tr.partial);
                                 builder
                                     .add_thread(t, tr.data)
                                     .map_err(|source| LoadError::Build {
@@ -492,13 +537,13 @@ pub fn read_run(dir: &Path, opts: &OpenOptions<'_>) -> Result<Loaded, LoadError>
             .unwrap_or_else(|| dir.to_path_buf());
         report.warnings.push(FileError::whole(path, n.message));
     }
-    Ok(Loaded { profile, report })
+    Ok(Opened::profile(profile, report))
 }
 
 /// Loads a single TAU profile file as a one-thread run. The thread address comes from the
 /// file name (`profile.N.C.T`, or an incremental dump `dump__<time>__.N.C.T`), or is `0.0.0`
 /// for any other name.
-pub fn read_single_file(path: &Path, opts: &OpenOptions<'_>) -> Result<Loaded, LoadError> {
+pub fn read_single_file(path: &Path, opts: &OpenOptions<'_>) -> Result<Opened, LoadError> {
     let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
     let thread = profile_file_thread(name)
         .or_else(|| super::dumps::dump_file_parts(name).map(|(_, t)| t))
@@ -535,6 +580,7 @@ pub fn read_single_file(path: &Path, opts: &OpenOptions<'_>) -> Result<Loaded, L
         files_read: 1,
         bytes_read: tr.bytes,
         warnings: tr.warnings,
+        partial_files: tr.partial,
         ..LoadReport::default()
     };
     builder
@@ -547,5 +593,5 @@ pub fn read_single_file(path: &Path, opts: &OpenOptions<'_>) -> Result<Loaded, L
     report
         .warnings
         .extend(notes.into_iter().map(|n| FileError::whole(path, n.message)));
-    Ok(Loaded { profile, report })
+    Ok(Opened::profile(profile, report))
 }

@@ -20,7 +20,8 @@
 use super::xml_doc::{Doc, ProfileBlock, ThreadDecl, parse_doc};
 use super::xml_split::{DocSplitter, RawDoc};
 use crate::error::{FileError, LoadError, LoadReport};
-use crate::{Loaded, LoadedSeries, OpenOptions};
+use crate::format::{self, FileScope, Format, Opened, Probe};
+use crate::options::{OpenOptions, Parts};
 use perfscape_model::{
     Integrator, IntegratorOptions, Metric, SampleSeries, ThreadId, ThreadSample, TimerDef, TimerSample,
     UserEventDef, UserEventSample,
@@ -389,7 +390,10 @@ pub fn list_snapshot_files(dir: &Path) -> Result<BTreeMap<ThreadId, PathBuf>, Lo
 /// Integrates snapshot files (a directory of `snapshot.N.C.T`, or one file) into a
 /// [`SampleSeries`], aligning snapshots by name (see [`perfscape_model::Integrator`]).
 /// Files are parsed in parallel; the result does not depend on the number of workers.
-pub fn read_snapshot_series(path: &Path, opts: &OpenOptions<'_>) -> Result<LoadedSeries, LoadError> {
+fn read_snapshot_series(
+    path: &Path,
+    opts: &OpenOptions<'_>,
+) -> Result<(SampleSeries, LoadReport), LoadError> {
     let files: Vec<(Option<ThreadId>, PathBuf)> = if path.is_dir() {
         let found = list_snapshot_files(path)?;
         if found.is_empty() {
@@ -488,7 +492,7 @@ pub fn read_snapshot_series(path: &Path, opts: &OpenOptions<'_>) -> Result<Loade
     }
     let (series, ireport) = integ.finish();
     integration_notes(&series, &ireport, path, &mut report);
-    Ok(LoadedSeries { series, report })
+    Ok((series, report))
 }
 
 /// Adds what the integration did to a load report.
@@ -539,15 +543,30 @@ fn shorten<S: AsRef<str>>(items: &[S]) -> String {
     s
 }
 
-/// Loads the final state of a snapshot run (each thread's last snapshot) as a profile.
-pub fn read_snapshot_run(path: &Path, opts: &OpenOptions<'_>) -> Result<Loaded, LoadError> {
-    let LoadedSeries { series, mut report } = read_snapshot_series(path, opts)?;
-    let profile = series.final_profile().map_err(|source| LoadError::Build {
-        path: path.to_path_buf(),
-        source,
-    })?;
-    report
-        .notes
-        .push("the profile is the final state: each thread's last snapshot (cumulative values)".to_string());
-    Ok(Loaded { profile, report })
+/// TAU snapshots: `snapshot.N.C.T` files (a directory of them, or one), each a series of
+/// cumulative timestamped `<profile_xml>` samples.
+pub const FORMAT: Format = Format {
+    name: "tau-snapshot",
+    description: "TAU snapshots (snapshot.N.C.T files: their final state, or the series of samples)",
+    example: "tau-real/mpi-stencil-np8-snapshot",
+    sniff: |p| match p {
+        Probe::Dir { names, .. } => names.iter().any(|n| snapshot_file_thread(n).is_some()),
+        Probe::File { head, .. } => {
+            p.text(4096).is_some_and(|t| t.starts_with("<profile_xml"))
+                && !super::merged::is_merged_head(head)
+        }
+    },
+    read: format::Read::Path(read_snapshots),
+    gives: Parts {
+        series: true,
+        trace: false,
+    },
+    file_scope: FileScope::File,
+};
+
+/// Reads the snapshots of a run: the series of samples and, as the profile, its final state
+/// (each thread's last snapshot).
+fn read_snapshots(path: &Path, opts: &OpenOptions<'_>) -> Result<Opened, LoadError> {
+    let (series, report) = read_snapshot_series(path, opts)?;
+    crate::tau::series_opened(path, series, report)
 }

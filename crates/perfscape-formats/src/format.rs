@@ -1,0 +1,152 @@
+//! [`Format`]: what a format module gives the registry — its name, how its inputs are
+//! recognized, how they are read, what they hold beside a profile — and [`Opened`], what
+//! reading gives.
+//!
+//! In the manner of inferno's `Collapse` trait + `guess` module: every format module declares
+//! one `pub const FORMAT: Format` (TAU declares four), and [`crate::registry::FORMATS`] lists
+//! them; detection, `--input-format`, help texts, error messages and the cache's scope are all
+//! derived from that one table.
+
+use crate::error::{LoadError, LoadReport};
+use crate::options::{OpenOptions, Parts};
+use crate::problem::{Parsed, Problem};
+use perfscape_model::{Profile, SampleSeries, Trace};
+use std::path::Path;
+
+/// One input format perfscape reads.
+pub struct Format {
+    /// The name `--input-format` takes and [`LoadReport::format`] gives (`tau`, `cube`, ...).
+    pub name: &'static str,
+    /// What the format is and what inputs of it look like, in one line (help texts and the
+    /// "perfscape reads: …" list of errors).
+    pub description: &'static str,
+    /// An input of this format, relative to the corpus (`../shared/corpus`); the registry's
+    /// tests open every example.
+    pub example: &'static str,
+    /// Recognizes an input of this format from a directory's file names or a file's first
+    /// bytes (decompressed). Formats are tried in the order of [`crate::registry::FORMATS`].
+    pub sniff: fn(&Probe<'_>) -> bool,
+    /// Reads an input of this format.
+    pub read: Read,
+    /// What inputs of this format hold beside the profile. An [`crate::open`] that asks for
+    /// one of these parts is not answered from the cache (which holds profiles only).
+    pub gives: Parts,
+    /// Which files a cached profile of a *file* input depends on: the file itself, or every
+    /// file of its directory (an HPCToolkit `experiment.xml` names the database files beside
+    /// it). A directory input depends on every file in it.
+    pub file_scope: FileScope,
+}
+
+impl std::fmt::Debug for Format {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Format")
+            .field("name", &self.name)
+            .finish_non_exhaustive()
+    }
+}
+
+impl PartialEq for Format {
+    /// Formats are equal when their names are (names are unique in the registry).
+    fn eq(&self, other: &Self) -> bool {
+        self.name == other.name
+    }
+}
+
+impl Eq for Format {}
+
+/// How a format's inputs are read.
+pub enum Read {
+    /// A single file, read whole and decompressed by [`crate::open`]
+    /// ([`crate::input::decompress`]), then parsed by a pure function of its bytes.
+    Bytes(fn(&[u8]) -> Result<Parsed, Problem>),
+    /// A directory or a file the module reads itself (many files, parallel parsing, streams).
+    /// Single files it reads whole go through [`crate::input::read_file`] and
+    /// [`crate::input::decompress`] too.
+    Path(fn(&Path, &OpenOptions<'_>) -> Result<Opened, LoadError>),
+}
+
+/// Which files a cached profile of a file input depends on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FileScope {
+    /// The input file only.
+    File,
+    /// Every file of the input file's directory.
+    Directory,
+}
+
+/// What format detection looks at.
+#[derive(Debug, Clone, Copy)]
+pub enum Probe<'a> {
+    /// A directory: its path and the names of the entries in it (not recursive).
+    Dir {
+        /// The directory.
+        path: &'a Path,
+        /// Names of its entries (files and directories), in no particular order.
+        names: &'a [String],
+    },
+    /// A file: its path and up to [`crate::input::HEAD_BYTES`] of its first bytes,
+    /// decompressed when the file is compressed.
+    File {
+        /// The file.
+        path: &'a Path,
+        /// Its first bytes (decompressed).
+        head: &'a [u8],
+    },
+}
+
+impl<'a> Probe<'a> {
+    /// The first bytes of a file probe; `None` for a directory.
+    pub fn head(&self) -> Option<&'a [u8]> {
+        match self {
+            Probe::File { head, .. } => Some(head),
+            Probe::Dir { .. } => None,
+        }
+    }
+
+    /// The entry names of a directory probe; `None` for a file.
+    pub fn names(&self) -> Option<&'a [String]> {
+        match self {
+            Probe::Dir { names, .. } => Some(names),
+            Probe::File { .. } => None,
+        }
+    }
+
+    /// The head of a file probe as text (invalid UTF-8 replaced), up to `n` bytes, with
+    /// leading white space removed.
+    pub fn text(&self, n: usize) -> Option<std::borrow::Cow<'a, str>> {
+        self.head().map(|h| {
+            let t = String::from_utf8_lossy(&h[..h.len().min(n)]);
+            match t {
+                std::borrow::Cow::Borrowed(b) => std::borrow::Cow::Borrowed(b.trim_start()),
+                std::borrow::Cow::Owned(o) => std::borrow::Cow::Owned(o.trim_start().to_string()),
+            }
+        })
+    }
+}
+
+/// An opened run: the profile, the samples over time and the trace when the input has them
+/// (and [`OpenOptions::parts`] asked for them), and the report of what was read.
+#[derive(Debug)]
+pub struct Opened {
+    /// The integrated profile. For a run observed over time it is the series' final state
+    /// (each thread's last sample), with the series' event ids.
+    pub profile: Profile,
+    /// The samples over time (TAU snapshots, incremental dumps), when asked for and present.
+    pub series: Option<SampleSeries>,
+    /// The trace (Chrome Trace Event JSON), when asked for and present.
+    pub trace: Option<Trace>,
+    /// Files read, files rejected with reasons, files loaded in part, warnings, notes.
+    pub report: LoadReport,
+}
+
+impl Opened {
+    /// A profile and its report, with neither samples over time nor a trace.
+    pub fn profile(profile: Profile, report: LoadReport) -> Self {
+        Opened {
+            profile,
+            series: None,
+            trace: None,
+            report,
+        }
+    }
+}
