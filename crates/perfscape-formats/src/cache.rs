@@ -65,7 +65,7 @@ const FILE_HEADER_LEN: usize = 32;
 pub enum CacheScope {
     /// The input file only.
     File = 0,
-    /// Every file of the input directory (up to [`MAX_DEPTH`] levels down).
+    /// Every file of the input directory (up to two levels down: TAU's `MULTI__<metric>/`).
     Dir = 1,
     /// Every file of the input file's directory (HPCToolkit database files).
     ParentDir = 2,

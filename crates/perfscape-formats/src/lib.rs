@@ -12,7 +12,7 @@
 //!
 //! # Layout
 //! - [`registry`]: the table of formats ([`registry::FORMATS`]) and detection.
-//! - [`format`]: what a format module declares ([`Format`]) and what reading gives
+//! - [`mod@format`]: what a format module declares ([`Format`]) and what reading gives
 //!   ([`Opened`]); [`options`]: [`OpenOptions`]; [`input`]: reading a file whole and
 //!   decompressing it (gzip, zstd, xz), in front of every reader.
 //! - One module per format (`tau`, `cube`, `ppk`, `hpctoolkit`, `caliper`, `pprof`, `chrome`,

@@ -13,9 +13,9 @@
 //! [`SnapshotStream`] reads a file incrementally (for live mode): feed it the bytes appended
 //! to the file and it returns each complete snapshot once, as a [`ThreadSample`]; a block
 //! still being written is kept until its end arrives. [`parse_snapshot`] reads a whole file;
-//! [`read_snapshot_series`] integrates a run directory into a [`SampleSeries`] and
-//! [`read_snapshot_run`] loads its final state (each thread's last snapshot, as ParaProf's
-//! `paraprof -f snap` shows it) as a [`perfscape_model::Profile`].
+//! [`FORMAT`]'s reader integrates a run directory into a [`SampleSeries`] and gives its final
+//! state (each thread's last snapshot, as ParaProf's `paraprof -f snap` shows it) as the
+//! profile.
 
 use super::xml_doc::{Doc, ProfileBlock, ThreadDecl, parse_doc};
 use super::xml_split::{DocSplitter, RawDoc};
