@@ -153,6 +153,16 @@ pub struct LoadReport {
     pub notes: Vec<String>,
 }
 
+/// The `&'static` name of the known format `name` (one of [`crate::detect::FORMAT_NAMES`],
+/// or `""` for none), for a [`LoadReport::format`] decoded from bytes (the cache); `None` for
+/// any other name.
+pub(crate) fn known_format(name: &str) -> Option<&'static str> {
+    if name.is_empty() {
+        return Some("");
+    }
+    crate::detect::FORMAT_NAMES.iter().copied().find(|f| *f == name)
+}
+
 impl LoadReport {
     /// True when some input could not be loaded (the profile is incomplete).
     pub fn is_partial(&self) -> bool {

@@ -36,7 +36,7 @@ pub mod tau;
 pub mod trace_profile;
 mod xml;
 
-pub use cache::CacheMode;
+pub use cache::{CacheMode, CacheScope};
 pub use detect::{Detected, detect};
 pub use error::{FileError, LineError, LoadError, LoadReport};
 pub use open::{Opened, open};
@@ -65,9 +65,14 @@ pub struct OpenOptions<'a> {
     /// Whether [`load`] and [`load_as`] read and write the cache of loaded profiles (see
     /// [`cache`]; default: off).
     pub cache: CacheMode,
-    /// The cache directory used when the input's own directory is not writable (default:
-    /// `$XDG_CACHE_HOME/perfscape`, else `~/.cache/perfscape`).
+    /// The cache directory (default: `$PERFSCAPE_CACHE_DIR`, else `perfscape/` in the user's
+    /// cache directory, e.g. `~/.cache/perfscape`; see [`cache::cache_dir`]). Nothing is
+    /// written beside the input.
     pub cache_dir: Option<&'a Path>,
+    /// The size limit of the cache directory's entries together, in bytes; the least recently
+    /// used entries are removed after a write beyond it (default:
+    /// `$PERFSCAPE_CACHE_MAX_BYTES`, else 2 GiB; see [`cache::cache_limit`]).
+    pub cache_max_bytes: Option<u64>,
     /// Read the input as this format (one of [`detect::FORMAT_NAMES`]) instead of detecting
     /// it from the content. Default: detect.
     pub format: Option<&'a str>,
@@ -113,6 +118,7 @@ impl std::fmt::Debug for OpenOptions<'_> {
             .field("threads", &self.threads)
             .field("cache", &self.cache)
             .field("cache_dir", &self.cache_dir)
+            .field("cache_max_bytes", &self.cache_max_bytes)
             .field("format", &self.format)
             .field("parts", &self.parts)
             .finish_non_exhaustive()
@@ -143,10 +149,29 @@ pub struct LoadedSeries {
 /// no file of it could be loaded. A run where only some files are bad loads, with those
 /// files in [`LoadReport::bad_files`].
 ///
-/// With [`OpenOptions::cache`] on (the default), a valid cache of an earlier load of the same
-/// files is read instead, and a new one is written after a load (see [`cache`]).
+/// With [`OpenOptions::cache`] on (default: off), a valid cache entry of an earlier load of the
+/// same files is read instead, and a new one is written in the cache directory after a load
+/// (see [`cache`]).
 pub fn load(path: &Path, opts: &OpenOptions<'_>) -> Result<Loaded, LoadError> {
-    cache::load_with_cache(path, None, opts, || load_detected(path, opts))
+    let scope = cache_scope(path, None, opts);
+    cache::load_with_cache(path, None, scope, opts, || load_detected(path, opts))
+}
+
+/// Which files the cache of `path` depends on: its directory's files for a directory, the
+/// database directory's files for HPCToolkit (named or detected), else the file itself. Not
+/// worked out (no detection) when the cache is off.
+fn cache_scope(path: &Path, request: Option<&str>, opts: &OpenOptions<'_>) -> CacheScope {
+    if opts.cache == CacheMode::Off {
+        CacheScope::File // unused
+    } else if path.is_dir() {
+        CacheScope::Dir
+    } else if request == Some("hpctoolkit")
+        || (request.is_none() && detect(path).ok() == Some(Detected::Hpctoolkit))
+    {
+        CacheScope::ParentDir
+    } else {
+        CacheScope::File
+    }
 }
 
 fn load_detected(path: &Path, opts: &OpenOptions<'_>) -> Result<Loaded, LoadError> {
@@ -216,7 +241,8 @@ pub fn load_as(path: &Path, format: &str, opts: &OpenOptions<'_>) -> Result<Load
     if !detect::FORMAT_NAMES.contains(&format) {
         return Err(LoadError::UnknownFormatName(format.to_string()));
     }
-    cache::load_with_cache(path, Some(format), opts, || load_named(path, format, opts))
+    let scope = cache_scope(path, Some(format), opts);
+    cache::load_with_cache(path, Some(format), scope, opts, || load_named(path, format, opts))
 }
 
 fn load_named(path: &Path, format: &str, opts: &OpenOptions<'_>) -> Result<Loaded, LoadError> {

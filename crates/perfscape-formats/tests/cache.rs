@@ -1,12 +1,17 @@
 //! The cache of loaded profiles (`perfscape_formats::cache`): every corpus input round-trips
-//! bit for bit through `Profile::encode`/`decode` and through the cache file; a second load
+//! bit for bit through `Profile::encode`/`decode` and through the cache entry; a second load
 //! comes from the cache with the same profile and report; touching, changing, removing or
-//! adding a source file rebuilds it; damaged caches are detected and rebuilt; read-only run
-//! directories use the user cache directory.
+//! adding a source file rebuilds it; damaged entries are detected and rebuilt; nothing is
+//! written beside an input; the cache directory stays under its size limit (least recently
+//! used entries removed) and `clear` removes perfscape's entries only.
+//!
+//! Every test copies the run it writes to into its own temporary directory (without cache
+//! files) and uses its own temporary cache directory: no two tests share a writable directory,
+//! and nothing is written into `../shared`.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use perfscape_formats::cache::{CACHE_FILE_NAME, cache_paths};
+use perfscape_formats::cache::{self, ENTRY_SUFFIX, entry_path};
 use perfscape_formats::{CacheMode, Detected, LoadReport, Loaded, OpenOptions, detect, load, load_as};
 use perfscape_model::{AtomicEventId, Profile, ValueKind};
 use std::fs;
@@ -28,17 +33,13 @@ fn off() -> OpenOptions<'static> {
     }
 }
 
+/// The cache on (read a valid entry, else load and write it), as the CLI loads, in the cache
+/// directory `dir` (with the default size limit, whatever the environment says).
 fn with_dir(dir: &Path) -> OpenOptions<'_> {
     OpenOptions {
-        cache_dir: Some(dir),
-        ..rw()
-    }
-}
-
-/// The cache on (read a valid one, else load and write it), as the CLI loads.
-fn rw() -> OpenOptions<'static> {
-    OpenOptions {
         cache: CacheMode::ReadWrite,
+        cache_dir: Some(dir),
+        cache_max_bytes: Some(cache::DEFAULT_MAX_BYTES),
         ..OpenOptions::default()
     }
 }
@@ -174,11 +175,36 @@ fn has_nan(p: &Profile) -> bool {
     })
 }
 
+/// Every name under `dir` (recursively, hidden files included) with its size and
+/// modification time: what "nothing was written here" is checked against.
+fn listing(dir: &Path) -> Vec<(PathBuf, u64, SystemTime)> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            let m = fs::symlink_metadata(&p).unwrap();
+            if m.is_dir() {
+                stack.push(p.clone());
+            }
+            out.push((p, m.len(), m.modified().unwrap()));
+        }
+    }
+    out.sort();
+    out
+}
+
 #[test]
 fn every_corpus_input_reopens_from_the_cache_with_the_same_profile_and_report() {
     let cache = tempfile::tempdir().unwrap();
     let mut reopened = 0;
     for input in corpus_inputs() {
+        let beside = if input.is_dir() {
+            input.clone()
+        } else {
+            input.parent().unwrap().to_path_buf()
+        };
+        let before = listing(&beside);
         let fresh = load(&input, &off()).unwrap();
         let first = load(&input, &with_dir(cache.path())).unwrap();
         assert!(!from_cache(&first), "{}", input.display());
@@ -197,22 +223,27 @@ fn every_corpus_input_reopens_from_the_cache_with_the_same_profile_and_report() 
             "{}",
             input.display()
         );
-        // The corpus is read-only: the cache went to the user cache directory.
-        let paths = cache_paths(&input, Some(cache.path())).unwrap();
-        assert!(!paths.beside.exists(), "{}", paths.beside.display());
-        assert!(paths.user.unwrap().is_file());
+        // The entry is in the cache directory; nothing was written beside the input.
+        assert!(entry_path(&input, None, cache.path()).unwrap().is_file());
+        assert_eq!(listing(&beside), before, "{}", input.display());
         reopened += 1;
     }
     assert_eq!(reopened, 118);
+    assert_eq!(cache::entries(cache.path()).unwrap().len(), 118);
 }
 
-/// Copies a run directory (two levels) and sets every file's modification time to one hour
-/// ago, so the cache does not treat the files as still being written.
+/// Copies a run directory (two levels) without any perfscape cache file, and sets every
+/// file's modification time to one hour ago, so the cache does not treat the files as still
+/// being written.
 fn copy_run(src: &Path, dst: &Path) {
     fs::create_dir_all(dst).unwrap();
     for e in fs::read_dir(src).unwrap() {
         let p = e.unwrap().path();
-        let to = dst.join(p.file_name().unwrap());
+        let name = p.file_name().unwrap();
+        if name.to_string_lossy().contains(ENTRY_SUFFIX) {
+            continue;
+        }
+        let to = dst.join(name);
         if p.is_dir() {
             copy_run(&p, &to);
         } else {
@@ -234,31 +265,108 @@ fn np4() -> PathBuf {
     corpus().join("tau-real/mpi-stencil-np4-callpath-commmatrix")
 }
 
-/// A writable copy of the np4 run and its first (cache-writing) load.
-fn writable_np4() -> (tempfile::TempDir, PathBuf, Loaded) {
-    let tmp = tempfile::tempdir().unwrap();
-    let run = tmp.path().join("run");
-    copy_run(&np4(), &run);
-    let first = load(&run, &rw()).unwrap();
+/// One test's own writable directories: `tmp` for copies of runs, `cache` for the cache.
+struct Fixture {
+    tmp: tempfile::TempDir,
+    cache: tempfile::TempDir,
+}
+
+impl Fixture {
+    fn new() -> Self {
+        Fixture {
+            tmp: tempfile::tempdir().unwrap(),
+            cache: tempfile::tempdir().unwrap(),
+        }
+    }
+
+    /// A copy of the run `src` at `tmp/name`.
+    fn copy(&self, src: &Path, name: &str) -> PathBuf {
+        let run = self.tmp.path().join(name);
+        copy_run(src, &run);
+        run
+    }
+
+    /// Read-write, in this fixture's cache directory.
+    fn rw(&self) -> OpenOptions<'_> {
+        with_dir(self.cache.path())
+    }
+
+    /// The entry of `input` (format detected).
+    fn entry(&self, input: &Path) -> PathBuf {
+        entry_path(input, None, self.cache.path()).unwrap()
+    }
+}
+
+/// A fixture with a copy of the np4 run and its first (entry-writing) load.
+fn writable_np4() -> (Fixture, PathBuf, Loaded) {
+    let f = Fixture::new();
+    let run = f.copy(&np4(), "run");
+    let before = listing(&run);
+    let first = load(&run, &f.rw()).unwrap();
     assert!(!from_cache(&first));
     assert!(first.report.notes.is_empty(), "{:?}", first.report.notes);
-    assert!(run.join(CACHE_FILE_NAME).is_file());
-    (tmp, run, first)
+    assert!(f.entry(&run).is_file());
+    assert_eq!(listing(&run), before, "nothing is written beside the run");
+    (f, run, first)
 }
 
 #[test]
-fn a_writable_run_directory_holds_its_cache_and_reopens_from_it() {
-    let (_tmp, run, first) = writable_np4();
-    let second = load(&run, &rw()).unwrap();
+fn a_run_reopens_from_its_entry_in_the_cache_directory() {
+    let (f, run, first) = writable_np4();
+    let second = load(&run, &f.rw()).unwrap();
     assert!(from_cache(&second));
     assert_eq!(
         second.report.notes.last().unwrap(),
-        &format!("read from the cache {}", run.join(CACHE_FILE_NAME).display())
+        &format!("read from the cache {}", f.entry(&run).display())
     );
     assert_same_bits(&first.profile, &second.profile, "np4");
     assert_eq!(without_cache_note(&second.report), first.report);
-    // The cache file is not a source: writing it did not invalidate it.
-    assert!(from_cache(&load(&run, &rw()).unwrap()));
+    assert!(from_cache(&load(&run, &f.rw()).unwrap()));
+}
+
+#[test]
+fn nothing_is_written_beside_a_directory_input_or_a_file_input() {
+    let f = Fixture::new();
+    let run = f.copy(&np4(), "run");
+    let file = f.tmp.path().join("profile.cubex");
+    fs::copy(corpus().join("cube/pycubexr-time-p4/profile.cubex"), &file).unwrap();
+    set_age(&file, Duration::from_secs(3600));
+    let before = listing(f.tmp.path());
+    let refresh = OpenOptions {
+        cache: CacheMode::Refresh,
+        ..f.rw()
+    };
+    for input in [&run, &file] {
+        assert!(!from_cache(&load(input, &f.rw()).unwrap()));
+        assert!(from_cache(&load(input, &f.rw()).unwrap()));
+        assert!(!from_cache(&load(input, &refresh).unwrap()));
+        let named = if input == &run { "tau" } else { "cube" };
+        assert!(!from_cache(&load_as(input, named, &f.rw()).unwrap()));
+    }
+    assert_eq!(listing(f.tmp.path()), before);
+    // Two inputs, each detected and named: four entries, all in the cache directory.
+    let entries = cache::entries(f.cache.path()).unwrap();
+    assert_eq!(entries.len(), 4, "{entries:?}");
+    assert!(entries.iter().all(|e| e.path.parent() == Some(f.cache.path())));
+}
+
+#[test]
+fn cache_files_beside_an_input_are_ignored_and_never_sources() {
+    let f = Fixture::new();
+    let run = f.copy(&np4(), "run");
+    // What older perfscape versions wrote beside their inputs (here: not even caches).
+    fs::write(run.join(".perfscape-cache"), b"PSCACHE\0 an old cache").unwrap();
+    fs::write(run.join(".perfscape-cache.tmp-12-34"), b"partial").unwrap();
+    set_age(&run.join(".perfscape-cache"), Duration::from_secs(3600));
+    let first = load(&run, &f.rw()).unwrap();
+    assert!(!from_cache(&first));
+    assert!(first.report.notes.is_empty(), "{:?}", first.report.notes);
+    assert!(from_cache(&load(&run, &f.rw()).unwrap()));
+    // Changing, adding or removing them does not make the entry stale.
+    fs::write(run.join(".perfscape-cache"), b"changed, and now").unwrap();
+    fs::write(run.join(".profile.0.0.0.perfscape-cache"), b"new").unwrap();
+    fs::remove_file(run.join(".perfscape-cache.tmp-12-34")).unwrap();
+    assert!(from_cache(&load(&run, &f.rw()).unwrap()));
 }
 
 fn rebuilt_because(l: &Loaded, why: &str) {
@@ -274,18 +382,18 @@ fn rebuilt_because(l: &Loaded, why: &str) {
 
 #[test]
 fn touching_a_profile_file_rebuilds_the_cache() {
-    let (_tmp, run, first) = writable_np4();
+    let (f, run, first) = writable_np4();
     set_age(&run.join("profile.2.0.0"), Duration::from_secs(1800));
-    let second = load(&run, &rw()).unwrap();
+    let second = load(&run, &f.rw()).unwrap();
     rebuilt_because(&second, "`profile.2.0.0` changed");
     assert_same_bits(&first.profile, &second.profile, "touched");
-    // The rebuilt cache is used next time.
-    assert!(from_cache(&load(&run, &rw()).unwrap()));
+    // The rebuilt entry is used next time.
+    assert!(from_cache(&load(&run, &f.rw()).unwrap()));
 }
 
 #[test]
 fn changing_a_profile_file_rebuilds_the_cache_with_the_new_values() {
-    let (_tmp, run, first) = writable_np4();
+    let (f, run, first) = writable_np4();
     let p = run.join("profile.1.0.0");
     let text = fs::read_to_string(&p).unwrap();
     // Same size, different digit: only the modification time tells.
@@ -300,7 +408,7 @@ fn changing_a_profile_file_rebuilds_the_cache_with_the_new_values() {
     fs::write(&p, text.replacen(line, &new_line, 1)).unwrap();
     assert_eq!(fs::metadata(&p).unwrap().len(), text.len() as u64);
     set_age(&p, Duration::from_secs(600));
-    let second = load(&run, &rw()).unwrap();
+    let second = load(&run, &f.rw()).unwrap();
     rebuilt_because(&second, "`profile.1.0.0` changed");
     let e = second.profile.event_by_name("MPI_Init()").unwrap();
     let t = second.profile.thread_index("1.0.0".parse().unwrap()).unwrap();
@@ -313,51 +421,50 @@ fn changing_a_profile_file_rebuilds_the_cache_with_the_new_values() {
         first.profile.value(e, t, ValueKind::Exclusive, m),
         second.profile.value(e, t, ValueKind::Exclusive, m)
     );
-    let third = load(&run, &rw()).unwrap();
+    let third = load(&run, &f.rw()).unwrap();
     assert!(from_cache(&third));
     assert_same_bits(&second.profile, &third.profile, "changed");
 }
 
 #[test]
 fn removing_or_adding_a_profile_file_rebuilds_the_cache() {
-    let (_tmp, run, first) = writable_np4();
+    let (f, run, first) = writable_np4();
     fs::remove_file(run.join("profile.3.0.0")).unwrap();
-    let fewer = load(&run, &rw()).unwrap();
+    let fewer = load(&run, &f.rw()).unwrap();
     rebuilt_because(&fewer, "`profile.3.0.0` was removed");
     assert_eq!(fewer.profile.threads().len(), first.profile.threads().len() - 1);
     fs::copy(np4().join("profile.3.0.0"), run.join("profile.3.0.0")).unwrap();
     fs::copy(np4().join("profile.3.0.0"), run.join("profile.4.0.0")).unwrap();
     set_age(&run.join("profile.3.0.0"), Duration::from_secs(900));
     set_age(&run.join("profile.4.0.0"), Duration::from_secs(900));
-    let more = load(&run, &rw()).unwrap();
+    let more = load(&run, &f.rw()).unwrap();
     rebuilt_because(&more, "`profile.3.0.0` is new");
     assert_eq!(more.profile.threads().len(), first.profile.threads().len() + 1);
-    let again = load(&run, &rw()).unwrap();
+    let again = load(&run, &f.rw()).unwrap();
     assert!(from_cache(&again));
     assert_eq!(again.profile.threads().len(), 5);
 }
 
 #[test]
 fn files_in_metric_directories_are_watched() {
-    let tmp = tempfile::tempdir().unwrap();
-    let run = tmp.path().join("run");
-    copy_run(&corpus().join("tau-real/mpi-stencil-np8-multimetric"), &run);
-    let first = load(&run, &rw()).unwrap();
-    assert!(from_cache(&load(&run, &rw()).unwrap()));
+    let f = Fixture::new();
+    let run = f.copy(&corpus().join("tau-real/mpi-stencil-np8-multimetric"), "run");
+    let first = load(&run, &f.rw()).unwrap();
+    assert!(from_cache(&load(&run, &f.rw()).unwrap()));
     set_age(
         &run.join("MULTI__CPU_TIME/profile.5.0.0"),
         Duration::from_secs(100),
     );
-    let second = load(&run, &rw()).unwrap();
+    let second = load(&run, &f.rw()).unwrap();
     rebuilt_because(&second, "`MULTI__CPU_TIME/profile.5.0.0` changed");
     assert_same_bits(&first.profile, &second.profile, "multimetric");
 }
 
 #[test]
 fn files_modified_just_now_are_not_cached() {
-    let (_tmp, run, first) = writable_np4();
+    let (f, run, first) = writable_np4();
     set_age(&run.join("profile.0.0.0"), Duration::ZERO);
-    let second = load(&run, &rw()).unwrap();
+    let second = load(&run, &f.rw()).unwrap();
     rebuilt_because(&second, "`profile.0.0.0` changed");
     assert!(
         second
@@ -369,12 +476,12 @@ fn files_modified_just_now_are_not_cached() {
         second.report.notes
     );
     assert_same_bits(&first.profile, &second.profile, "racy");
-    // The stale cache stays stale: the next load reads the files again.
-    assert!(!from_cache(&load(&run, &rw()).unwrap()));
+    // The stale entry stays stale: the next load reads the files again.
+    assert!(!from_cache(&load(&run, &f.rw()).unwrap()));
 }
 
-fn rebuilt_after_damage(run: &Path, why: &str) {
-    let l = load(run, &rw()).unwrap();
+fn rebuilt_after_damage(f: &Fixture, run: &Path, why: &str) {
+    let l = load(run, &f.rw()).unwrap();
     assert!(!from_cache(&l), "{why}: {:?}", l.report.notes);
     assert!(
         l.report
@@ -384,16 +491,16 @@ fn rebuilt_after_damage(run: &Path, why: &str) {
         "expected `{why}` in {:?}",
         l.report.notes
     );
-    let again = load(run, &rw()).unwrap();
-    assert!(from_cache(&again), "{why}: the rebuilt cache is valid");
+    let again = load(run, &f.rw()).unwrap();
+    assert!(from_cache(&again), "{why}: the rebuilt entry is valid");
     assert_same_bits(&l.profile, &again.profile, why);
 }
 
 #[test]
-fn damaged_truncated_or_foreign_caches_are_detected_and_rebuilt() {
-    let (_tmp, run, _first) = writable_np4();
-    let cache = run.join(CACHE_FILE_NAME);
-    let good = fs::read(&cache).unwrap();
+fn damaged_truncated_or_foreign_entries_are_detected_and_rebuilt() {
+    let (f, run, _first) = writable_np4();
+    let entry = f.entry(&run);
+    let good = fs::read(&entry).unwrap();
     let meta_len = u64::from_le_bytes(good[16..24].try_into().unwrap()) as usize;
     let cases: Vec<(Vec<u8>, &str)> = vec![
         (Vec::new(), "is truncated"),
@@ -432,128 +539,183 @@ fn damaged_truncated_or_foreign_caches_are_detected_and_rebuilt() {
         ),
     ];
     for (bytes, why) in cases {
-        fs::write(&cache, &bytes).unwrap();
-        rebuilt_after_damage(&run, why);
+        fs::write(&entry, &bytes).unwrap();
+        rebuilt_after_damage(&f, &run, why);
     }
 }
 
 #[test]
-fn a_read_only_run_directory_uses_the_user_cache_directory() {
-    let tmp = tempfile::tempdir().unwrap();
-    let run = tmp.path().join("run");
-    copy_run(&np4(), &run);
+fn another_inputs_entry_under_this_name_is_not_used() {
+    let f = Fixture::new();
+    let a = f.copy(&np4(), "a");
+    let b = f.copy(&np4(), "b");
+    load(&a, &f.rw()).unwrap();
+    // An entry for `a` under `b`'s name (as a hash collision would put it).
+    fs::copy(f.entry(&a), f.entry(&b)).unwrap();
+    let l = load(&b, &f.rw()).unwrap();
+    assert!(!from_cache(&l));
+    let canonical_a = fs::canonicalize(&a).unwrap();
+    assert!(
+        l.report
+            .notes
+            .iter()
+            .any(|n| n.contains(&format!("belongs to another input ({})", canonical_a.display()))),
+        "{:?}",
+        l.report.notes
+    );
+    assert!(from_cache(&load(&b, &f.rw()).unwrap()));
+}
+
+#[test]
+fn a_read_only_run_directory_is_cached_in_the_cache_directory() {
+    let f = Fixture::new();
+    let run = f.copy(&np4(), "run");
     fs::set_permissions(&run, fs::Permissions::from_mode(0o555)).unwrap();
-    let user = tempfile::tempdir().unwrap();
-    let first = load(&run, &with_dir(user.path())).unwrap();
-    let second = load(&run, &with_dir(user.path())).unwrap();
+    let first = load(&run, &f.rw()).unwrap();
+    let second = load(&run, &f.rw()).unwrap();
     fs::set_permissions(&run, fs::Permissions::from_mode(0o755)).unwrap();
-    assert!(!run.join(CACHE_FILE_NAME).exists());
-    let cached: Vec<PathBuf> = fs::read_dir(user.path())
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .collect();
-    assert_eq!(cached.len(), 1, "{cached:?}");
-    let name = cached[0].file_name().unwrap().to_str().unwrap().to_string();
-    assert!(name.starts_with("run-") && name.ends_with(".cache"), "{name}");
+    let entries = cache::entries(f.cache.path()).unwrap();
+    assert_eq!(entries.len(), 1, "{entries:?}");
+    let name = entries[0].path.file_name().unwrap().to_str().unwrap();
+    assert!(name.starts_with("run-") && name.ends_with(ENTRY_SUFFIX), "{name}");
     assert_eq!(
         second.report.notes.last().unwrap(),
-        &format!("read from the cache {}", cached[0].display())
+        &format!("read from the cache {}", entries[0].path.display())
     );
     assert_same_bits(&first.profile, &second.profile, "read-only");
     assert_eq!(without_cache_note(&second.report), first.report);
 }
 
 #[test]
-fn a_moved_run_directory_keeps_its_cache_and_reports_its_new_paths() {
-    let tmp = tempfile::tempdir().unwrap();
-    let run = tmp.path().join("run");
-    copy_run(&np4(), &run);
+fn a_cache_directory_that_cannot_be_written_only_adds_a_note() {
+    let f = Fixture::new();
+    let run = f.copy(&np4(), "run");
+    // A file where the cache directory should be: creating it fails, even for root.
+    let not_a_dir = f.cache.path().join("file");
+    fs::write(&not_a_dir, "x").unwrap();
+    let opts = with_dir(&not_a_dir);
+    let l = load(&run, &opts).unwrap();
+    assert_same_bits(&load(&run, &off()).unwrap().profile, &l.profile, "unwritable");
+    assert!(
+        l.report.notes.iter().any(|n| n.starts_with(&format!(
+            "the cache could not be written in {}",
+            not_a_dir.display()
+        )) && n.ends_with("the next load reads the files again")),
+        "{:?}",
+        l.report.notes
+    );
+    assert!(!l.report.is_partial());
+    assert_eq!(fs::read(&not_a_dir).unwrap(), b"x");
+}
+
+#[test]
+fn the_same_input_named_another_way_reopens_with_its_paths_and_a_moved_run_is_read_again() {
+    let f = Fixture::new();
+    let run = f.copy(&np4(), "run");
     fs::write(
         run.join("profile.7.0.0"),
         "3 templated_functions\n# Name Calls\n\"x\" 1 0\n",
     )
     .unwrap();
     set_age(&run.join("profile.7.0.0"), Duration::from_secs(3600));
-    let first = load(&run, &rw()).unwrap();
+    let first = load(&run, &f.rw()).unwrap();
     assert_eq!(first.report.bad_files.len(), 1);
     assert_eq!(first.report.bad_files[0].path, run.join("profile.7.0.0"));
-    let moved = tmp.path().join("moved");
-    fs::rename(&run, &moved).unwrap();
-    let second = load(&moved, &rw()).unwrap();
+    // Through a symbolic link: the same canonical input, the same entry, the link's paths.
+    let link = f.tmp.path().join("link");
+    std::os::unix::fs::symlink(&run, &link).unwrap();
+    let second = load(&link, &f.rw()).unwrap();
     assert!(from_cache(&second), "{:?}", second.report.notes);
     assert_eq!(second.report.bad_files.len(), 1);
-    assert_eq!(second.report.bad_files[0].path, moved.join("profile.7.0.0"));
+    assert_eq!(second.report.bad_files[0].path, link.join("profile.7.0.0"));
     assert_eq!(
         second.report.bad_files[0].message,
         first.report.bad_files[0].message
     );
     assert_eq!(second.report.threads_skipped, first.report.threads_skipped);
+    // Moved: another canonical path, another entry; the files are read and named anew.
+    let moved = f.tmp.path().join("moved");
+    fs::rename(&run, &moved).unwrap();
+    let third = load(&moved, &f.rw()).unwrap();
+    assert!(!from_cache(&third), "{:?}", third.report.notes);
+    assert_eq!(third.report.bad_files[0].path, moved.join("profile.7.0.0"));
+    assert!(from_cache(&load(&moved, &f.rw()).unwrap()));
+    assert_eq!(cache::entries(f.cache.path()).unwrap().len(), 2);
 }
 
 #[test]
 fn modes_and_named_formats() {
-    let (_tmp, run, first) = writable_np4();
-    let cache = run.join(CACHE_FILE_NAME);
+    let f = Fixture::new();
+    let run = f.copy(&np4(), "run");
     // Off neither reads nor writes.
-    fs::remove_file(&cache).unwrap();
-    let l = load(&run, &off()).unwrap();
-    assert!(l.report.notes.is_empty() && !cache.exists());
-    // Refresh reads the files and writes the cache even when it is valid.
-    load(&run, &rw()).unwrap();
-    let written = fs::metadata(&cache).unwrap().modified().unwrap();
-    std::thread::sleep(Duration::from_millis(20));
+    let l = load(
+        &run,
+        &OpenOptions {
+            cache: CacheMode::Off,
+            ..f.rw()
+        },
+    )
+    .unwrap();
+    assert!(l.report.notes.is_empty());
+    assert!(cache::entries(f.cache.path()).unwrap().is_empty());
+    let first = load(&run, &f.rw()).unwrap();
+    let entry = f.entry(&run);
+    // Refresh reads the files and writes the entry even when it is valid.
+    let written = fs::read(&entry).unwrap();
+    fs::write(&entry, &written[..written.len() - 1]).unwrap();
     let refreshed = load(
         &run,
         &OpenOptions {
             cache: CacheMode::Refresh,
-            ..OpenOptions::default()
+            ..f.rw()
         },
     )
     .unwrap();
     assert!(!from_cache(&refreshed));
-    assert!(fs::metadata(&cache).unwrap().modified().unwrap() > written);
-    assert_same_bits(&first.profile, &refreshed.profile, "refresh");
-    // A cache written for a detected format is not used for a named one, and vice versa.
-    let named = load_as(&run, "tau", &rw()).unwrap();
-    assert!(
-        named
-            .report
-            .notes
-            .iter()
-            .any(|n| n.contains("holds a detected format but format `tau` was asked for")),
-        "{:?}",
-        named.report.notes
+    assert_eq!(
+        refreshed.report.notes,
+        [format!(
+            "the files were read and the cache {} rewritten, as asked",
+            entry.display()
+        )]
     );
-    assert!(from_cache(&load_as(&run, "tau", &rw()).unwrap()));
-    assert!(load_as(&run, "nosuch", &rw()).is_err());
+    assert_eq!(fs::read(&entry).unwrap().len(), written.len());
+    assert_same_bits(&first.profile, &refreshed.profile, "refresh");
+    // A named format has its own entry: the detected one is neither used nor replaced.
+    let named = load_as(&run, "tau", &f.rw()).unwrap();
+    assert!(!from_cache(&named));
+    assert!(named.report.notes.is_empty(), "{:?}", named.report.notes);
+    assert!(entry_path(&run, Some("tau"), f.cache.path()).unwrap().is_file());
+    assert!(from_cache(&load_as(&run, "tau", &f.rw()).unwrap()));
+    assert!(from_cache(&load(&run, &f.rw()).unwrap()));
+    assert_eq!(cache::entries(f.cache.path()).unwrap().len(), 2);
+    assert!(load_as(&run, "nosuch", &f.rw()).is_err());
 }
 
 #[test]
-fn single_file_inputs_are_cached_beside_the_file() {
-    let tmp = tempfile::tempdir().unwrap();
-    let src = corpus().join("cube/pycubexr-time-p4/profile.cubex");
-    let file = tmp.path().join("profile.cubex");
-    fs::copy(&src, &file).unwrap();
+fn single_file_inputs_depend_on_the_file_only() {
+    let f = Fixture::new();
+    let file = f.tmp.path().join("profile.cubex");
+    fs::copy(corpus().join("cube/pycubexr-time-p4/profile.cubex"), &file).unwrap();
     set_age(&file, Duration::from_secs(3600));
-    let first = load(&file, &rw()).unwrap();
-    assert!(tmp.path().join(".profile.cubex.perfscape-cache").is_file());
-    let second = load(&file, &rw()).unwrap();
+    let first = load(&file, &f.rw()).unwrap();
+    assert!(f.entry(&file).is_file());
+    let second = load(&file, &f.rw()).unwrap();
     assert!(from_cache(&second));
     assert_same_bits(&first.profile, &second.profile, "cube");
     // Another file beside it is not a source of this input.
-    fs::write(tmp.path().join("notes.txt"), "x").unwrap();
-    assert!(from_cache(&load(&file, &rw()).unwrap()));
+    fs::write(f.tmp.path().join("notes.txt"), "x").unwrap();
+    assert!(from_cache(&load(&file, &f.rw()).unwrap()));
     set_age(&file, Duration::from_secs(60));
-    rebuilt_because(&load(&file, &rw()).unwrap(), "`profile.cubex` changed");
+    rebuilt_because(&load(&file, &f.rw()).unwrap(), "`profile.cubex` changed");
 }
 
 #[test]
 fn hpctoolkit_database_files_watch_their_directory() {
-    let tmp = tempfile::tempdir().unwrap();
-    let db = tmp.path().join("db");
-    copy_run(&corpus().join("hpctoolkit/hatchet-cpi-database"), &db);
+    let f = Fixture::new();
+    let db = f.copy(&corpus().join("hpctoolkit/hatchet-cpi-database"), "db");
     let xml = db.join("experiment.xml");
-    let open = || load_as(&xml, "hpctoolkit", &rw()).unwrap();
+    let open = || load_as(&xml, "hpctoolkit", &f.rw()).unwrap();
     assert!(!from_cache(&open()));
     assert!(from_cache(&open()));
     let metric_db = fs::read_dir(&db)
@@ -564,4 +726,167 @@ fn hpctoolkit_database_files_watch_their_directory() {
     set_age(&metric_db, Duration::from_secs(60));
     let name = metric_db.file_name().unwrap().to_str().unwrap().to_string();
     rebuilt_because(&open(), &format!("`{name}` changed"));
+}
+
+/// Sets the last use (modification time) of a cache entry.
+fn set_last_use(entry: &Path, ago: Duration) {
+    set_age(entry, ago);
+}
+
+#[test]
+fn the_least_recently_used_entries_go_when_the_cache_is_over_its_limit() {
+    let f = Fixture::new();
+    let (a, b, c) = (f.copy(&np4(), "a"), f.copy(&np4(), "b"), f.copy(&np4(), "c"));
+    // Files that are not perfscape entries: never counted, never removed (the first is far
+    // larger than the limit, the second is named like an entry but is not one).
+    let other = f.cache.path().join("user-data.bin");
+    fs::write(&other, vec![7u8; 1 << 20]).unwrap();
+    let lookalike = f.cache.path().join("x-0123456789abcdef.perfscape-cache");
+    fs::write(&lookalike, b"not a cache").unwrap();
+    load(&a, &f.rw()).unwrap();
+    load(&b, &f.rw()).unwrap();
+    let size = |p: &Path| fs::metadata(p).unwrap().len();
+    let (ea, eb, ec) = (f.entry(&a), f.entry(&b), f.entry(&c));
+    // Room for two entries of this size, not three.
+    let limit = size(&ea).max(size(&eb)) * 5 / 2;
+    let small = OpenOptions {
+        cache_max_bytes: Some(limit),
+        ..f.rw()
+    };
+    // `a` was written first, then `b`; reading `a` makes it the most recently used.
+    set_last_use(&ea, Duration::from_secs(7200));
+    set_last_use(&eb, Duration::from_secs(3600));
+    assert!(from_cache(&load(&a, &small).unwrap()));
+    let third = load(&c, &small).unwrap();
+    assert!(!from_cache(&third));
+    assert!(
+        third.report.notes.iter().any(|n| n.starts_with(&format!(
+            "the cache directory {} was over its limit",
+            f.cache.path().display()
+        )) && n.contains("removed the 1 least recently used entries")),
+        "{:?}",
+        third.report.notes
+    );
+    assert!(ea.is_file(), "the recently read entry stays");
+    assert!(!eb.exists(), "the least recently used entry goes");
+    assert!(ec.is_file(), "the entry just written stays");
+    assert_eq!(size(&other), 1 << 20);
+    assert_eq!(fs::read(&lookalike).unwrap(), b"not a cache");
+    let listed: u64 = cache::entries(f.cache.path())
+        .unwrap()
+        .iter()
+        .map(|e| e.size)
+        .sum();
+    assert!(listed <= limit, "{listed} > {limit}");
+    assert!(from_cache(&load(&a, &small).unwrap()));
+    assert!(!from_cache(&load(&b, &small).unwrap()));
+}
+
+#[test]
+fn an_entry_larger_than_the_limit_is_not_kept() {
+    let f = Fixture::new();
+    let run = f.copy(&np4(), "run");
+    let tiny = OpenOptions {
+        cache_max_bytes: Some(1000),
+        ..f.rw()
+    };
+    let l = load(&run, &tiny).unwrap();
+    assert!(
+        l.report
+            .notes
+            .iter()
+            .any(|n| n.starts_with("not cached: the cache of this input (")
+                && n.ends_with(") is larger than the cache limit (1000 B)")),
+        "{:?}",
+        l.report.notes
+    );
+    assert!(cache::entries(f.cache.path()).unwrap().is_empty());
+    assert!(!from_cache(&load(&run, &tiny).unwrap()));
+}
+
+#[test]
+fn entries_list_input_request_format_size_and_last_use() {
+    let f = Fixture::new();
+    let run = f.copy(&np4(), "run");
+    load(&run, &f.rw()).unwrap();
+    load_as(&run, "tau", &f.rw()).unwrap();
+    set_last_use(&f.entry(&run), Duration::from_secs(60));
+    let entries = cache::entries(f.cache.path()).unwrap();
+    assert_eq!(entries.len(), 2);
+    let canonical = fs::canonicalize(&run).unwrap();
+    // Most recently used first: the named entry, then the detected one (a minute ago).
+    let requests: Vec<Option<String>> = entries
+        .iter()
+        .map(|e| e.about.as_ref().unwrap().request.clone())
+        .collect();
+    assert_eq!(requests, [Some("tau".to_string()), None]);
+    for e in &entries {
+        let about = e.about.as_ref().unwrap();
+        assert_eq!(about.input, canonical);
+        assert_eq!(about.format, "tau");
+        assert!(about.current_build);
+        assert_eq!(e.size, fs::metadata(&e.path).unwrap().len());
+        assert_eq!(e.last_used, fs::metadata(&e.path).unwrap().modified().unwrap());
+    }
+    let minute_ago = SystemTime::now() - Duration::from_secs(60);
+    assert!(entries[1].last_used <= minute_ago);
+    // A damaged entry is listed with what is wrong.
+    fs::write(f.entry(&run), b"PSCACHE\0 but nothing else").unwrap();
+    let entries = cache::entries(f.cache.path()).unwrap();
+    let damaged = entries.iter().find(|e| e.path == f.entry(&run)).unwrap();
+    assert!(
+        damaged.about.as_ref().unwrap_err().starts_with("is truncated"),
+        "{:?}",
+        damaged.about
+    );
+}
+
+#[test]
+fn clear_removes_perfscape_entries_only() {
+    let f = Fixture::new();
+    let run = f.copy(&np4(), "run");
+    let file = f.tmp.path().join("profile.cubex");
+    fs::copy(corpus().join("cube/pycubexr-time-p4/profile.cubex"), &file).unwrap();
+    set_age(&file, Duration::from_secs(3600));
+    load(&run, &f.rw()).unwrap();
+    load(&file, &f.rw()).unwrap();
+    let bytes: u64 = cache::entries(f.cache.path())
+        .unwrap()
+        .iter()
+        .map(|e| e.size)
+        .sum();
+    let keep = [
+        ("notes.txt", b"mine".as_slice()),
+        ("x-0123456789abcdef.perfscape-cache", b"not a cache".as_slice()),
+        (".perfscape-cache-write-fresh", b"a write under way".as_slice()),
+    ];
+    for (name, content) in keep {
+        fs::write(f.cache.path().join(name), content).unwrap();
+    }
+    fs::create_dir(f.cache.path().join("sub")).unwrap();
+    let abandoned = f.cache.path().join(".perfscape-cache-write-old");
+    fs::write(&abandoned, b"left by a crash").unwrap();
+    set_age(&abandoned, Duration::from_secs(2 * 3600));
+    let cleared = cache::clear(f.cache.path()).unwrap();
+    assert_eq!(
+        cleared,
+        cache::Cleared {
+            entries: 2,
+            bytes,
+            abandoned_files: 1,
+            abandoned_bytes: 15,
+        }
+    );
+    assert!(cache::entries(f.cache.path()).unwrap().is_empty());
+    for (name, content) in keep {
+        assert_eq!(fs::read(f.cache.path().join(name)).unwrap(), content, "{name}");
+    }
+    assert!(f.cache.path().join("sub").is_dir());
+    assert!(!abandoned.exists());
+    assert!(!from_cache(&load(&run, &f.rw()).unwrap()));
+    // A cache directory that does not exist is empty.
+    assert_eq!(
+        cache::clear(&f.cache.path().join("none")).unwrap(),
+        cache::Cleared::default()
+    );
 }
