@@ -16,7 +16,8 @@ usage: python3 bench/bench.py [--ranks 1024,4096] [--repeat 5] [--out BENCHMARKS
   context user events): tau_scale --no-user-events, and for np128 a copy of its two metric
   directories cut after "0 aggregates" (Hatchet also walks into the run's oracle/ directory).
 - Re-open from the cache: the same with `--refresh-cache` (load + write the cache) and from the
-  cache, on every input and on the --reopen-ranks runs (65,536 ranks, 1.5 GB, by default).
+  cache, on every input and on the --reopen-ranks runs (65,536 ranks, 1.5 GB, by default). The
+  cache directory is bench/.runs/profile-cache (PERFSCAPE_CACHE_DIR), not the user's.
 - Other formats: `summary --no-cache` on the largest corpus file of each non-TAU reader (and every
   perf.data file, beside `perf script`).
 - `perfscape serve` (node + chromium): p50/p99 of heat-map and overview requests and the page's
@@ -154,7 +155,8 @@ def series_section(exe, repeat):
 
 
 def cache_file(exe, run):
-    """The cache a load of `run` reads (beside a writable run, else in the user cache directory)."""
+    """The cache entry a load of `run` reads (in $PERFSCAPE_CACHE_DIR, see main), found through the
+    summary's notes."""
     out = subprocess.run([str(exe), "summary", str(run), "-f", "json"], check=True, capture_output=True,
                          text=True).stdout
     for note in json.loads(out)["notes"]:
@@ -166,7 +168,7 @@ def cache_file(exe, run):
 def reopen_section(exe, rows, inputs, repeat, extra_runs):
     """`perfscape summary` re-opening each run from its cache, beside the load from the files."""
     lines = ["", "## Re-open from the cache", "",
-             "The first load writes a compact cache (`RUN/.perfscape-cache`, see CACHE.md); later loads read it",
+             "The first load writes a compact cache entry (in the cache directory, see CACHE.md); later loads read it",
              "after checking every source file's size and modification time. `summary` wall times and peak RSS as",
              "above: from the files (`--no-cache`), from the files writing the cache (`--refresh-cache`), and from",
              "the cache.", "",
@@ -525,6 +527,9 @@ def main():
     commit += " (with uncommitted changes in crates/ or web/)" if dirty else ""
     exe = build()
     CACHE.mkdir(parents=True, exist_ok=True)
+    # Profile caches of the benchmark runs stay beside them in bench/.runs, not in the user's
+    # cache directory (the 65,536-rank entry alone is ~100 MB); the examples run by cargo inherit it.
+    os.environ["PERFSCAPE_CACHE_DIR"] = str(CACHE / "profile-cache")
     inputs = [("tau-real np128 callpath multimetric (2 x 128 files)", NP128, 128)]
     for r in [int(x) for x in a.ranks.split(",") if x]:
         inputs.append((f"tau_scale {r} ranks, --lines 5000", scale_run(r), r))

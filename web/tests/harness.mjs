@@ -28,8 +28,8 @@ export function binary() {
 /** Starts `perfscape serve RUN`; resolves to { url, stop }. */
 export function serve(run, extra = []) {
   return new Promise((resolve, reject) => {
-    // Profile caches of read-only runs go to a temporary directory, not the user's.
-    const env = { ...process.env, XDG_CACHE_HOME: path.join(tmpdir(), 'perfscape-browser-test-cache') };
+    // Profile caches go to a temporary directory (the Rust test's, else a new one), never the user's.
+    const env = { ...process.env, PERFSCAPE_CACHE_DIR: process.env.PERFSCAPE_CACHE_DIR ?? mkdtempSync(path.join(tmpdir(), 'perfscape-browser-cache-')) };
     const child = spawn(binary(), ['serve', run, '--no-open', ...extra], { stdio: ['ignore', 'pipe', 'pipe'], env });
     let out = '';
     let err = '';

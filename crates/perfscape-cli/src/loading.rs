@@ -67,6 +67,7 @@ pub fn open_run(input: &Input, keep_extra: bool) -> anyhow::Result<OpenedRun> {
         } else {
             CacheMode::ReadWrite
         },
+        cache_dir: input.cache_dir.as_deref(),
         ..OpenOptions::default()
     };
     let opts = OpenOptions {

@@ -3,6 +3,7 @@
 //! Thin layer over the library crates: argument parsing (clap), loading with a progress bar,
 //! and rendering of the analyses as tables, CSV or JSON.
 
+mod cmd_cache;
 mod cmd_serve;
 mod cmd_stats;
 mod cmd_summary;
@@ -30,7 +31,8 @@ Examples:\n  perfscape summary ../shared/corpus/tau-real/mpi-stencil-np64-callpa
 perfscape top RUN --by inclusive -n 10\n  perfscape stats RUN --format csv > stats.csv\n  \
 perfscape stats RUN 'MPI_Allreduce()' --bins 8\n  \
 perfscape top SNAPSHOT_RUN --sample 'iteration 200' --delta\n  perfscape serve RUN            (then open the printed URL)\n  \
-perfscape watch RUN_DIR --format json   (while the program runs)\n  perfscape replay SNAPSHOT_RUN --speed 10"
+perfscape watch RUN_DIR --format json   (while the program runs)\n  perfscape replay SNAPSHOT_RUN --speed 10\n  \
+perfscape cache info            (what the profile cache holds; `cache clear` empties it)"
 )]
 struct Cli {
     #[command(subcommand)]
@@ -76,14 +78,19 @@ pub struct Input {
     /// records.
     #[arg(long, value_name = "HZ|metadata")]
     pub clock_hz: Option<String>,
-    /// Neither read nor write the cache of loaded profiles (by default a valid cache of an
-    /// earlier load is read, else the files are read and the cache written: `RUN/.perfscape-cache`,
-    /// or ~/.cache/perfscape when the run directory is read-only; see CACHE.md).
+    /// Neither read nor write the cache of loaded profiles (by default a valid cache entry of
+    /// an earlier load is read, else the files are read and an entry written in the cache
+    /// directory; nothing is written beside the input; see CACHE.md).
     #[arg(long, conflicts_with = "refresh_cache")]
     pub no_cache: bool,
     /// Read the files even when a valid cache exists, and rewrite the cache.
     #[arg(long)]
     pub refresh_cache: bool,
+    /// The cache directory (default: $PERFSCAPE_CACHE_DIR, else perfscape/ in the user's
+    /// cache directory, e.g. ~/.cache/perfscape). Its entries are kept under
+    /// $PERFSCAPE_CACHE_MAX_BYTES (default 2G), least recently used removed first.
+    #[arg(long, value_name = "DIR")]
+    pub cache_dir: Option<PathBuf>,
 }
 
 /// Arguments every reporting command takes.
@@ -116,6 +123,8 @@ enum Command {
     /// Replay a finished run's snapshots through the live path at --speed X: the lines `watch`
     /// would print.
     Replay(cmd_watch::ReplayArgs),
+    /// The profile cache: `cache info` (directory, entries, sizes, last use), `cache clear`.
+    Cache(cmd_cache::CacheArgs),
 }
 
 /// A format of the registry, as `--input-format` takes it: the values, their help and the
@@ -170,6 +179,7 @@ fn main() -> ExitCode {
         Command::Serve(a) => cmd_serve::run(a),
         Command::Watch(a) => cmd_watch::run_watch(a, &mut out),
         Command::Replay(a) => cmd_watch::run_replay(a, &mut out),
+        Command::Cache(a) => cmd_cache::run(a, &mut out),
     };
     let result = result.and_then(|code| out.flush().map(|()| code).map_err(anyhow::Error::from));
     match result {

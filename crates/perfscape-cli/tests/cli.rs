@@ -15,14 +15,14 @@ fn corpus() -> PathBuf {
     p
 }
 
-/// Runs the binary; its profile cache goes to a directory of the test build (read-only runs)
-/// or beside writable ones.
+/// Runs the binary with the profile cache on, in a temporary cache directory of this call
+/// alone (never the user's cache, never shared with another test; removed afterwards).
+/// `tests/cache.rs` checks the cache itself.
 fn perfscape(args: &[&str]) -> Output {
+    let cache = tempfile::tempdir().unwrap();
     Command::new(env!("CARGO_BIN_EXE_perfscape"))
-        .env(
-            "XDG_CACHE_HOME",
-            Path::new(env!("CARGO_TARGET_TMPDIR")).join("xdg-cache"),
-        )
+        .env("PERFSCAPE_CACHE_DIR", cache.path())
+        .env_remove("PERFSCAPE_CACHE_MAX_BYTES")
         .args(args)
         .output()
         .unwrap()
@@ -529,107 +529,4 @@ fn snapshot_merged_and_dump_runs_summarize() {
     ]);
     assert!(o.status.success());
     assert!(stdout(&o).contains("snapshot files") && stdout(&o).contains("incremental dumps"));
-}
-
-/// A copy of a run whose files are an hour old (files modified within the last 2 s are not
-/// cached: they may still be being written).
-fn old_copy(src: &Path, dst: &Path) {
-    use std::os::unix::fs::PermissionsExt;
-    fs::create_dir_all(dst).unwrap();
-    for e in fs::read_dir(src).unwrap() {
-        let p = e.unwrap().path();
-        if p.is_file() {
-            let to = dst.join(p.file_name().unwrap());
-            fs::copy(&p, &to).unwrap();
-            fs::set_permissions(&to, fs::Permissions::from_mode(0o644)).unwrap();
-            let f = fs::File::options().write(true).open(&to).unwrap();
-            f.set_modified(std::time::SystemTime::now() - std::time::Duration::from_secs(3600))
-                .unwrap();
-        }
-    }
-}
-
-fn notes(o: &Output) -> Vec<String> {
-    let v: serde_json::Value = serde_json::from_str(&stdout(o)).unwrap();
-    let mut found = Vec::new();
-    let mut stack = vec![&v];
-    while let Some(v) = stack.pop() {
-        match v {
-            serde_json::Value::Object(m) => {
-                if let Some(serde_json::Value::Array(n)) = m.get("notes") {
-                    found.extend(n.iter().map(|s| s.as_str().unwrap().to_string()));
-                }
-                stack.extend(m.values());
-            }
-            serde_json::Value::Array(a) => stack.extend(a),
-            _ => {}
-        }
-    }
-    found
-}
-
-#[test]
-fn reopening_reads_the_cache_with_identical_output_and_the_flags_control_it() {
-    let tmp = tempfile::tempdir().unwrap();
-    let run = tmp.path().join("run");
-    old_copy(
-        &corpus().join("tau-real/mpi-stencil-np64-callpath-commmatrix"),
-        &run,
-    );
-    let r = run.to_str().unwrap();
-    let first = perfscape(&["stats", r, "-f", "csv"]);
-    assert!(first.status.success(), "{}", stderr(&first));
-    assert!(run.join(".perfscape-cache").is_file());
-    let cached = perfscape(&["stats", r, "-f", "csv"]);
-    assert_eq!(
-        first.stdout, cached.stdout,
-        "the statistics from the cache are identical"
-    );
-    let s = perfscape(&["summary", r, "-f", "json"]);
-    assert!(
-        notes(&s).iter().any(|n| n.starts_with("read from the cache ")),
-        "{:?}",
-        notes(&s)
-    );
-    let s = perfscape(&["summary", r, "-f", "json", "--no-cache"]);
-    assert!(notes(&s).is_empty(), "{:?}", notes(&s));
-    let s = perfscape(&["summary", r, "-f", "json", "--refresh-cache"]);
-    assert_eq!(
-        notes(&s),
-        [format!(
-            "the files were read and the cache {} rewritten, as asked",
-            run.join(".perfscape-cache").display()
-        )]
-    );
-    let o = perfscape(&["summary", r, "--no-cache", "--refresh-cache"]);
-    assert_eq!(o.status.code(), Some(2));
-}
-
-#[test]
-fn a_read_only_run_is_cached_in_the_user_cache_directory() {
-    use std::os::unix::fs::PermissionsExt;
-    let tmp = tempfile::tempdir().unwrap();
-    let run = tmp.path().join("run");
-    old_copy(&corpus().join("tau-real/mpi-stencil-np4-profile"), &run);
-    fs::set_permissions(&run, fs::Permissions::from_mode(0o555)).unwrap();
-    let xdg = tmp.path().join("xdg");
-    let summary = || {
-        Command::new(env!("CARGO_BIN_EXE_perfscape"))
-            .env("XDG_CACHE_HOME", &xdg)
-            .args(["summary", run.to_str().unwrap(), "-f", "json"])
-            .output()
-            .unwrap()
-    };
-    let first = summary();
-    let second = summary();
-    fs::set_permissions(&run, fs::Permissions::from_mode(0o755)).unwrap();
-    assert!(first.status.success() && second.status.success());
-    assert!(!run.join(".perfscape-cache").exists());
-    let files: Vec<_> = fs::read_dir(xdg.join("perfscape")).unwrap().collect();
-    assert_eq!(files.len(), 1);
-    let cache = files[0].as_ref().unwrap().path();
-    assert_eq!(
-        notes(&second),
-        [format!("read from the cache {}", cache.display())]
-    );
 }

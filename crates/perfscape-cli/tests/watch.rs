@@ -26,8 +26,12 @@ fn run(name: &str) -> PathBuf {
     corpus().join("tau-real").join(name)
 }
 
+/// Runs the binary with a temporary profile cache directory of this call alone (never the
+/// user's cache).
 fn perfscape(args: &[&str]) -> Output {
+    let cache = tempfile::tempdir().unwrap();
     Command::new(env!("CARGO_BIN_EXE_perfscape"))
+        .env("PERFSCAPE_CACHE_DIR", cache.path())
         .args(args)
         .output()
         .unwrap()
@@ -65,9 +69,12 @@ fn append(path: &Path, bytes: &[u8]) {
     f.write_all(bytes).unwrap();
 }
 
-/// Starts `perfscape ARGS` with stdout read line by line (with the time each arrived).
-fn spawn(args: &[&str]) -> (Child, mpsc::Receiver<(Instant, String)>) {
+/// Starts `perfscape ARGS` with stdout read line by line (with the time each arrived), and a
+/// temporary profile cache directory (kept while the returned directory lives).
+fn spawn(args: &[&str]) -> (Child, mpsc::Receiver<(Instant, String)>, tempfile::TempDir) {
+    let cache = tempfile::tempdir().unwrap();
     let mut child = Command::new(env!("CARGO_BIN_EXE_perfscape"))
+        .env("PERFSCAPE_CACHE_DIR", cache.path())
         .args(args)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -83,7 +90,7 @@ fn spawn(args: &[&str]) -> (Child, mpsc::Receiver<(Instant, String)>) {
             }
         }
     });
-    (child, rx)
+    (child, rx, cache)
 }
 
 fn wait(child: &mut Child, timeout: Duration) -> std::process::ExitStatus {
@@ -107,7 +114,7 @@ fn watch_prints_one_json_line_per_sample_as_the_run_grows_and_exits_after_final(
     let files = blocks(&src);
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().to_str().unwrap().to_string();
-    let (mut child, lines) = spawn(&["watch", &dir, "--format", "json"]);
+    let (mut child, lines, _cache) = spawn(&["watch", &dir, "--format", "json"]);
     // The program writes: block k of every rank, ranks interleaved, with pauses; rank 6's
     // block 4 is cut in the middle of its snapshot name and finished after the others.
     let mut last_write = Instant::now();
@@ -228,7 +235,7 @@ fn ctrl_c_stops_watch_with_exit_status_0() {
         &tmp.path().join(name),
         &bytes[ranges[6].start..ranges[6].start + 300],
     );
-    let (mut child, lines) = spawn(&["watch", tmp.path().to_str().unwrap()]);
+    let (mut child, lines, _cache) = spawn(&["watch", tmp.path().to_str().unwrap()]);
     // Header + 6 samples, then the program "hangs".
     let mut got = Vec::new();
     while got.len() < 7 {

@@ -5,13 +5,13 @@
 //! Times `load` without the cache, `Profile::encode`, `load` that writes the cache (`Refresh`), and the median
 //! of REPEAT (default 5) re-opens from the cache, split into reading + decoding the cache file
 //! (`parse_cache_file`) and the rest (listing and checking the source files). Prints one
-//! line; `bench/bench.py` records it in BENCHMARKS.md. The cache is written where `load`
-//! writes it (beside the run when the directory is writable).
+//! line; `bench/bench.py` records it in BENCHMARKS.md. The cache entry is written in the cache
+//! directory `load` uses (`$PERFSCAPE_CACHE_DIR`, else the user's cache directory).
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::print_stdout)]
 
-use perfscape_formats::cache::{cache_paths, parse_cache_file};
-use perfscape_formats::{CacheMode, OpenOptions, open};
+use perfscape_formats::cache::{cache_dir, entry_path, parse_cache_file};
+use perfscape_formats::{CacheMode, OpenOptions, Parts, open};
 use std::path::PathBuf;
 use std::time::Instant;
 
@@ -26,6 +26,7 @@ fn main() {
     let repeat: usize = args.next().and_then(|a| a.parse().ok()).unwrap_or(5);
     let opts = |cache| OpenOptions {
         cache,
+        parts: Parts::PROFILE,
         ..OpenOptions::default()
     };
     let t = Instant::now();
@@ -50,12 +51,8 @@ fn main() {
         written.report.notes
     );
     drop(written);
-    let paths = cache_paths(&run, None).unwrap();
-    let file = if paths.beside.is_file() {
-        paths.beside
-    } else {
-        paths.user.unwrap()
-    };
+    let dir = cache_dir(None).expect("no cache directory: set PERFSCAPE_CACHE_DIR");
+    let file = entry_path(&run, None, &dir).unwrap();
     let size = std::fs::metadata(&file).unwrap().len();
     let mut reopen = Vec::new();
     let mut decode = Vec::new();

@@ -53,6 +53,7 @@ pub mod tau;
 pub mod trace_profile;
 mod xml;
 
+pub use cache::CacheScope;
 pub use error::{FileError, LoadError, LoadReport};
 pub use format::{Format, Opened};
 pub use open::open;

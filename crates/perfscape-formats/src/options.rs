@@ -82,8 +82,14 @@ pub struct OpenOptions<'a> {
     pub progress: Option<&'a dyn ProgressSink>,
     /// Whether the cache of loaded profiles is read and written. Default: [`CacheMode::Off`].
     pub cache: CacheMode,
-    /// The cache directory (default: `$XDG_CACHE_HOME/perfscape`, else `~/.cache/perfscape`).
+    /// The cache directory (default: `$PERFSCAPE_CACHE_DIR`, else `perfscape/` in the user's
+    /// cache directory, e.g. `~/.cache/perfscape`; see [`crate::cache::cache_dir`]). Nothing is
+    /// written beside the input.
     pub cache_dir: Option<&'a Path>,
+    /// The size limit of the cache directory's entries together, in bytes; the least recently
+    /// used entries are removed after a write beyond it (default: `$PERFSCAPE_CACHE_MAX_BYTES`,
+    /// else 2 GiB; see [`crate::cache::cache_limit`]).
+    pub cache_max_bytes: Option<u64>,
 }
 
 impl std::fmt::Debug for OpenOptions<'_> {
@@ -94,6 +100,7 @@ impl std::fmt::Debug for OpenOptions<'_> {
             .field("threads", &self.threads)
             .field("cache", &self.cache)
             .field("cache_dir", &self.cache_dir)
+            .field("cache_max_bytes", &self.cache_max_bytes)
             .finish_non_exhaustive()
     }
 }

@@ -1,147 +1,25 @@
-//! The cache of loaded profiles (`perfscape_formats::cache`): every corpus input round-trips
-//! bit for bit through `Profile::encode`/`decode` and through the cache file; a second load
-//! comes from the cache with the same profile and report; touching, changing, removing or
-//! adding a source file rebuilds it; damaged caches are detected and rebuilt; read-only run
-//! directories use the user cache directory.
+//! The cache of loaded profiles (`perfscape_formats::cache`), when an entry is valid: every
+//! corpus input round-trips bit for bit through `Profile::encode`/`decode` and through its
+//! cache entry; a second load comes from the cache with the same profile and report;
+//! touching, changing, removing or adding a source file rebuilds it; damaged entries are
+//! detected and rebuilt; cache files beside an input are never sources. `cache_dir.rs`: where
+//! the entries live, the size limit, `entries` and `clear`.
+//!
+//! Every test copies the run it writes to into its own temporary directory (without cache
+//! files) and uses its own temporary cache directory: no two tests share a writable directory,
+//! and nothing is written into `../shared`.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use perfscape_formats::cache::{CACHE_FILE_NAME, cache_paths};
-use perfscape_formats::{CacheMode, LoadReport, OpenOptions, Opened, Parts, detect, open, registry};
-use perfscape_model::{AtomicEventId, Profile, ValueKind};
+mod cache_support;
+
+use cache_support::*;
+use perfscape_formats::cache::{self, entry_path};
+use perfscape_formats::{CacheMode, OpenOptions, open, registry};
+use perfscape_model::{Profile, ValueKind};
 use std::fs;
-use std::path::{Path, PathBuf};
-use std::time::{Duration, SystemTime};
-
-fn corpus() -> PathBuf {
-    let p = std::env::var_os("PERFSCAPE_CORPUS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus"));
-    assert!(p.is_dir(), "the shared corpus is expected at {}", p.display());
-    p
-}
-
-/// The profile only (what the cache holds), without the cache.
-fn off() -> OpenOptions<'static> {
-    OpenOptions {
-        cache: CacheMode::Off,
-        parts: Parts::PROFILE,
-        ..OpenOptions::default()
-    }
-}
-
-fn with_dir(dir: &Path) -> OpenOptions<'_> {
-    OpenOptions {
-        cache_dir: Some(dir),
-        ..rw()
-    }
-}
-
-/// The cache on (read a valid one, else load and write it), as the CLI loads the profile.
-fn rw() -> OpenOptions<'static> {
-    OpenOptions {
-        cache: CacheMode::ReadWrite,
-        parts: Parts::PROFILE,
-        ..OpenOptions::default()
-    }
-}
-
-/// Every `f64` compared by its bits (NaN payloads, -0.0), through the public accessors.
-fn assert_same_bits(a: &Profile, b: &Profile, what: &str) {
-    let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<u64>>();
-    assert_eq!(a.threads(), b.threads(), "{what}");
-    assert_eq!(a.metrics(), b.metrics(), "{what}");
-    assert_eq!(a.groups(), b.groups(), "{what}");
-    assert_eq!(a.events(), b.events(), "{what}");
-    assert_eq!(a.atomic_events(), b.atomic_events(), "{what}");
-    assert_eq!(a.metadata(), b.metadata(), "{what}");
-    assert_eq!(a.call_tree(), b.call_tree(), "{what}");
-    for e in a.event_ids() {
-        let (x, y) = (a.interval(e), b.interval(e));
-        assert_eq!(x.threads(), y.threads(), "{what}");
-        for kind in ValueKind::ALL {
-            for m in a.metric_ids() {
-                assert_eq!(
-                    bits(x.values(kind, m)),
-                    bits(y.values(kind, m)),
-                    "{what}: {kind:?}"
-                );
-            }
-        }
-        assert_eq!(b.event_by_name(&a.event(e).name), Some(e), "{what}");
-    }
-    for i in 0..a.atomic_events().len() {
-        let id = AtomicEventId::from(i);
-        let (x, y) = (a.atomic(id), b.atomic(id));
-        assert_eq!(x.threads(), y.threads(), "{what}");
-        for (p, q) in [
-            (x.count(), y.count()),
-            (x.max(), y.max()),
-            (x.min(), y.min()),
-            (x.mean(), y.mean()),
-            (x.sum_squares(), y.sum_squares()),
-        ] {
-            assert_eq!(bits(p), bits(q), "{what}");
-        }
-    }
-}
-
-fn is_supported(d: &perfscape_formats::Format) -> bool {
-    !d.name.is_empty()
-}
-
-/// Every loadable input of the corpus: directories detected as a supported format (TAU runs,
-/// snapshot, merged and dump runs, HPCToolkit databases), and supported files outside them
-/// (CUBE, ppk, Caliper, merged XML, pprof, Chrome traces, perf).
-fn corpus_inputs() -> Vec<PathBuf> {
-    fn visit(dir: &Path, depth: usize, out: &mut Vec<PathBuf>) {
-        let mut entries: Vec<PathBuf> = fs::read_dir(dir).unwrap().map(|e| e.unwrap().path()).collect();
-        entries.sort();
-        for p in entries {
-            if p.is_dir() {
-                if detect(&p).is_ok_and(is_supported) {
-                    out.push(p);
-                } else if depth < 3 {
-                    visit(&p, depth + 1, out);
-                }
-            } else if detect(&p).is_ok_and(is_supported) {
-                out.push(p);
-            }
-        }
-    }
-    let mut out = Vec::new();
-    for base in [
-        "tau",
-        "tau-real",
-        "tau-snapshot",
-        "tau-xml",
-        "tau-ppk",
-        "cube",
-        "hpctoolkit",
-        "caliper",
-        "pprof",
-        "chrome-trace",
-        "perf-data",
-        "perf-script",
-    ] {
-        visit(&corpus().join(base), 0, &mut out);
-    }
-    out
-}
-
-fn without_cache_note(r: &LoadReport) -> LoadReport {
-    let mut r = r.clone();
-    let last = r.notes.pop().unwrap_or_default();
-    assert!(last.starts_with("read from the cache "), "{last}");
-    r
-}
-
-fn from_cache(l: &Opened) -> bool {
-    l.report
-        .notes
-        .last()
-        .is_some_and(|n| n.starts_with("read from the cache "))
-}
+use std::path::Path;
+use std::time::Duration;
 
 #[test]
 fn every_corpus_input_round_trips_bit_for_bit() {
@@ -182,6 +60,12 @@ fn every_corpus_input_reopens_from_the_cache_with_the_same_profile_and_report() 
     let cache = tempfile::tempdir().unwrap();
     let mut reopened = 0;
     for input in corpus_inputs() {
+        let beside = if input.is_dir() {
+            input.clone()
+        } else {
+            input.parent().unwrap().to_path_buf()
+        };
+        let before = listing(&beside);
         let fresh = open(&input, &off()).unwrap();
         let first = open(&input, &with_dir(cache.path())).unwrap();
         assert!(!from_cache(&first), "{}", input.display());
@@ -200,95 +84,62 @@ fn every_corpus_input_reopens_from_the_cache_with_the_same_profile_and_report() 
             "{}",
             input.display()
         );
-        // The corpus is read-only: the cache went to the user cache directory.
-        let paths = cache_paths(&input, Some(cache.path())).unwrap();
-        assert!(!paths.beside.exists(), "{}", paths.beside.display());
-        assert!(paths.user.unwrap().is_file());
+        // The entry is in the cache directory; nothing was written beside the input.
+        assert!(entry_path(&input, None, cache.path()).unwrap().is_file());
+        assert_eq!(listing(&beside), before, "{}", input.display());
         reopened += 1;
     }
     assert_eq!(reopened, 118);
-}
-
-/// Copies a run directory (two levels) and sets every file's modification time to one hour
-/// ago, so the cache does not treat the files as still being written.
-fn copy_run(src: &Path, dst: &Path) {
-    fs::create_dir_all(dst).unwrap();
-    for e in fs::read_dir(src).unwrap() {
-        let p = e.unwrap().path();
-        let to = dst.join(p.file_name().unwrap());
-        if p.is_dir() {
-            copy_run(&p, &to);
-        } else {
-            fs::copy(&p, &to).unwrap();
-            fs::set_permissions(&to, fs::Permissions::from_mode(0o644)).unwrap();
-            set_age(&to, Duration::from_secs(3600));
-        }
-    }
-}
-
-use std::os::unix::fs::PermissionsExt;
-
-fn set_age(p: &Path, age: Duration) {
-    let f = fs::File::options().write(true).open(p).unwrap();
-    f.set_modified(SystemTime::now() - age).unwrap();
-}
-
-fn np4() -> PathBuf {
-    corpus().join("tau-real/mpi-stencil-np4-callpath-commmatrix")
-}
-
-/// A writable copy of the np4 run and its first (cache-writing) load.
-fn writable_np4() -> (tempfile::TempDir, PathBuf, Opened) {
-    let tmp = tempfile::tempdir().unwrap();
-    let run = tmp.path().join("run");
-    copy_run(&np4(), &run);
-    let first = open(&run, &rw()).unwrap();
-    assert!(!from_cache(&first));
-    assert!(first.report.notes.is_empty(), "{:?}", first.report.notes);
-    assert!(run.join(CACHE_FILE_NAME).is_file());
-    (tmp, run, first)
+    assert_eq!(cache::entries(cache.path()).unwrap().len(), 118);
 }
 
 #[test]
-fn a_writable_run_directory_holds_its_cache_and_reopens_from_it() {
-    let (_tmp, run, first) = writable_np4();
-    let second = open(&run, &rw()).unwrap();
+fn a_run_reopens_from_its_entry_in_the_cache_directory() {
+    let (f, run, first) = writable_np4();
+    let second = open(&run, &f.rw()).unwrap();
     assert!(from_cache(&second));
     assert_eq!(
         second.report.notes.last().unwrap(),
-        &format!("read from the cache {}", run.join(CACHE_FILE_NAME).display())
+        &format!("read from the cache {}", f.entry(&run).display())
     );
     assert_same_bits(&first.profile, &second.profile, "np4");
     assert_eq!(without_cache_note(&second.report), first.report);
-    // The cache file is not a source: writing it did not invalidate it.
-    assert!(from_cache(&open(&run, &rw()).unwrap()));
+    assert!(from_cache(&open(&run, &f.rw()).unwrap()));
 }
 
-fn rebuilt_because(l: &Opened, why: &str) {
-    assert!(!from_cache(l), "{:?}", l.report.notes);
-    assert!(
-        l.report.notes.iter().any(|n| n.contains("is out of date")
-            && n.contains(why)
-            && n.ends_with("the files were read instead")),
-        "expected `{why}` in {:?}",
-        l.report.notes
-    );
+#[test]
+fn cache_files_beside_an_input_are_ignored_and_never_sources() {
+    let f = Fixture::new();
+    let run = f.copy(&np4(), "run");
+    // What older perfscape versions wrote beside their inputs (here: not even caches).
+    fs::write(run.join(".perfscape-cache"), b"PSCACHE\0 an old cache").unwrap();
+    fs::write(run.join(".perfscape-cache.tmp-12-34"), b"partial").unwrap();
+    set_age(&run.join(".perfscape-cache"), Duration::from_secs(3600));
+    let first = open(&run, &f.rw()).unwrap();
+    assert!(!from_cache(&first));
+    assert!(first.report.notes.is_empty(), "{:?}", first.report.notes);
+    assert!(from_cache(&open(&run, &f.rw()).unwrap()));
+    // Changing, adding or removing them does not make the entry stale.
+    fs::write(run.join(".perfscape-cache"), b"changed, and now").unwrap();
+    fs::write(run.join(".profile.0.0.0.perfscape-cache"), b"new").unwrap();
+    fs::remove_file(run.join(".perfscape-cache.tmp-12-34")).unwrap();
+    assert!(from_cache(&open(&run, &f.rw()).unwrap()));
 }
 
 #[test]
 fn touching_a_profile_file_rebuilds_the_cache() {
-    let (_tmp, run, first) = writable_np4();
+    let (f, run, first) = writable_np4();
     set_age(&run.join("profile.2.0.0"), Duration::from_secs(1800));
-    let second = open(&run, &rw()).unwrap();
+    let second = open(&run, &f.rw()).unwrap();
     rebuilt_because(&second, "`profile.2.0.0` changed");
     assert_same_bits(&first.profile, &second.profile, "touched");
-    // The rebuilt cache is used next time.
-    assert!(from_cache(&open(&run, &rw()).unwrap()));
+    // The rebuilt entry is used next time.
+    assert!(from_cache(&open(&run, &f.rw()).unwrap()));
 }
 
 #[test]
 fn changing_a_profile_file_rebuilds_the_cache_with_the_new_values() {
-    let (_tmp, run, first) = writable_np4();
+    let (f, run, first) = writable_np4();
     let p = run.join("profile.1.0.0");
     let text = fs::read_to_string(&p).unwrap();
     // Same size, different digit: only the modification time tells.
@@ -303,7 +154,7 @@ fn changing_a_profile_file_rebuilds_the_cache_with_the_new_values() {
     fs::write(&p, text.replacen(line, &new_line, 1)).unwrap();
     assert_eq!(fs::metadata(&p).unwrap().len(), text.len() as u64);
     set_age(&p, Duration::from_secs(600));
-    let second = open(&run, &rw()).unwrap();
+    let second = open(&run, &f.rw()).unwrap();
     rebuilt_because(&second, "`profile.1.0.0` changed");
     let e = second.profile.event_by_name("MPI_Init()").unwrap();
     let t = second.profile.thread_index("1.0.0".parse().unwrap()).unwrap();
@@ -316,51 +167,50 @@ fn changing_a_profile_file_rebuilds_the_cache_with_the_new_values() {
         first.profile.value(e, t, ValueKind::Exclusive, m),
         second.profile.value(e, t, ValueKind::Exclusive, m)
     );
-    let third = open(&run, &rw()).unwrap();
+    let third = open(&run, &f.rw()).unwrap();
     assert!(from_cache(&third));
     assert_same_bits(&second.profile, &third.profile, "changed");
 }
 
 #[test]
 fn removing_or_adding_a_profile_file_rebuilds_the_cache() {
-    let (_tmp, run, first) = writable_np4();
+    let (f, run, first) = writable_np4();
     fs::remove_file(run.join("profile.3.0.0")).unwrap();
-    let fewer = open(&run, &rw()).unwrap();
+    let fewer = open(&run, &f.rw()).unwrap();
     rebuilt_because(&fewer, "`profile.3.0.0` was removed");
     assert_eq!(fewer.profile.threads().len(), first.profile.threads().len() - 1);
     fs::copy(np4().join("profile.3.0.0"), run.join("profile.3.0.0")).unwrap();
     fs::copy(np4().join("profile.3.0.0"), run.join("profile.4.0.0")).unwrap();
     set_age(&run.join("profile.3.0.0"), Duration::from_secs(900));
     set_age(&run.join("profile.4.0.0"), Duration::from_secs(900));
-    let more = open(&run, &rw()).unwrap();
+    let more = open(&run, &f.rw()).unwrap();
     rebuilt_because(&more, "`profile.3.0.0` is new");
     assert_eq!(more.profile.threads().len(), first.profile.threads().len() + 1);
-    let again = open(&run, &rw()).unwrap();
+    let again = open(&run, &f.rw()).unwrap();
     assert!(from_cache(&again));
     assert_eq!(again.profile.threads().len(), 5);
 }
 
 #[test]
 fn files_in_metric_directories_are_watched() {
-    let tmp = tempfile::tempdir().unwrap();
-    let run = tmp.path().join("run");
-    copy_run(&corpus().join("tau-real/mpi-stencil-np8-multimetric"), &run);
-    let first = open(&run, &rw()).unwrap();
-    assert!(from_cache(&open(&run, &rw()).unwrap()));
+    let f = Fixture::new();
+    let run = f.copy(&corpus().join("tau-real/mpi-stencil-np8-multimetric"), "run");
+    let first = open(&run, &f.rw()).unwrap();
+    assert!(from_cache(&open(&run, &f.rw()).unwrap()));
     set_age(
         &run.join("MULTI__CPU_TIME/profile.5.0.0"),
         Duration::from_secs(100),
     );
-    let second = open(&run, &rw()).unwrap();
+    let second = open(&run, &f.rw()).unwrap();
     rebuilt_because(&second, "`MULTI__CPU_TIME/profile.5.0.0` changed");
     assert_same_bits(&first.profile, &second.profile, "multimetric");
 }
 
 #[test]
 fn files_modified_just_now_are_not_cached() {
-    let (_tmp, run, first) = writable_np4();
+    let (f, run, first) = writable_np4();
     set_age(&run.join("profile.0.0.0"), Duration::ZERO);
-    let second = open(&run, &rw()).unwrap();
+    let second = open(&run, &f.rw()).unwrap();
     rebuilt_because(&second, "`profile.0.0.0` changed");
     assert!(
         second
@@ -372,12 +222,12 @@ fn files_modified_just_now_are_not_cached() {
         second.report.notes
     );
     assert_same_bits(&first.profile, &second.profile, "racy");
-    // The stale cache stays stale: the next load reads the files again.
-    assert!(!from_cache(&open(&run, &rw()).unwrap()));
+    // The stale entry stays stale: the next load reads the files again.
+    assert!(!from_cache(&open(&run, &f.rw()).unwrap()));
 }
 
-fn rebuilt_after_damage(run: &Path, why: &str) {
-    let l = open(run, &rw()).unwrap();
+fn rebuilt_after_damage(f: &Fixture, run: &Path, why: &str) {
+    let l = open(run, &f.rw()).unwrap();
     assert!(!from_cache(&l), "{why}: {:?}", l.report.notes);
     assert!(
         l.report
@@ -387,16 +237,16 @@ fn rebuilt_after_damage(run: &Path, why: &str) {
         "expected `{why}` in {:?}",
         l.report.notes
     );
-    let again = open(run, &rw()).unwrap();
-    assert!(from_cache(&again), "{why}: the rebuilt cache is valid");
+    let again = open(run, &f.rw()).unwrap();
+    assert!(from_cache(&again), "{why}: the rebuilt entry is valid");
     assert_same_bits(&l.profile, &again.profile, why);
 }
 
 #[test]
-fn damaged_truncated_or_foreign_caches_are_detected_and_rebuilt() {
-    let (_tmp, run, _first) = writable_np4();
-    let cache = run.join(CACHE_FILE_NAME);
-    let good = fs::read(&cache).unwrap();
+fn damaged_truncated_or_foreign_entries_are_detected_and_rebuilt() {
+    let (f, run, _first) = writable_np4();
+    let entry = f.entry(&run);
+    let good = fs::read(&entry).unwrap();
     let meta_len = u64::from_le_bytes(good[16..24].try_into().unwrap()) as usize;
     let cases: Vec<(Vec<u8>, &str)> = vec![
         (Vec::new(), "is truncated"),
@@ -435,149 +285,162 @@ fn damaged_truncated_or_foreign_caches_are_detected_and_rebuilt() {
         ),
     ];
     for (bytes, why) in cases {
-        fs::write(&cache, &bytes).unwrap();
-        rebuilt_after_damage(&run, why);
+        fs::write(&entry, &bytes).unwrap();
+        rebuilt_after_damage(&f, &run, why);
     }
 }
 
 #[test]
-fn a_read_only_run_directory_uses_the_user_cache_directory() {
-    let tmp = tempfile::tempdir().unwrap();
-    let run = tmp.path().join("run");
-    copy_run(&np4(), &run);
-    fs::set_permissions(&run, fs::Permissions::from_mode(0o555)).unwrap();
-    let user = tempfile::tempdir().unwrap();
-    let first = open(&run, &with_dir(user.path())).unwrap();
-    let second = open(&run, &with_dir(user.path())).unwrap();
-    fs::set_permissions(&run, fs::Permissions::from_mode(0o755)).unwrap();
-    assert!(!run.join(CACHE_FILE_NAME).exists());
-    let cached: Vec<PathBuf> = fs::read_dir(user.path())
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .collect();
-    assert_eq!(cached.len(), 1, "{cached:?}");
-    let name = cached[0].file_name().unwrap().to_str().unwrap().to_string();
-    assert!(name.starts_with("run-") && name.ends_with(".cache"), "{name}");
-    assert_eq!(
-        second.report.notes.last().unwrap(),
-        &format!("read from the cache {}", cached[0].display())
+fn another_inputs_entry_under_this_name_is_not_used() {
+    let f = Fixture::new();
+    let a = f.copy(&np4(), "a");
+    let b = f.copy(&np4(), "b");
+    open(&a, &f.rw()).unwrap();
+    // An entry for `a` under `b`'s name (as a hash collision would put it).
+    fs::copy(f.entry(&a), f.entry(&b)).unwrap();
+    let l = open(&b, &f.rw()).unwrap();
+    assert!(!from_cache(&l));
+    let canonical_a = fs::canonicalize(&a).unwrap();
+    assert!(
+        l.report
+            .notes
+            .iter()
+            .any(|n| n.contains(&format!("belongs to another input ({})", canonical_a.display()))),
+        "{:?}",
+        l.report.notes
     );
-    assert_same_bits(&first.profile, &second.profile, "read-only");
-    assert_eq!(without_cache_note(&second.report), first.report);
+    assert!(from_cache(&open(&b, &f.rw()).unwrap()));
 }
 
 #[test]
-fn a_moved_run_directory_keeps_its_cache_and_reports_its_new_paths() {
-    let tmp = tempfile::tempdir().unwrap();
-    let run = tmp.path().join("run");
-    copy_run(&np4(), &run);
+fn the_same_input_named_another_way_reopens_with_its_paths_and_a_moved_run_is_read_again() {
+    let f = Fixture::new();
+    let run = f.copy(&np4(), "run");
     fs::write(
         run.join("profile.7.0.0"),
         "3 templated_functions\n# Name Calls\n\"x\" 1 0\n",
     )
     .unwrap();
     set_age(&run.join("profile.7.0.0"), Duration::from_secs(3600));
-    let first = open(&run, &rw()).unwrap();
+    let first = open(&run, &f.rw()).unwrap();
     assert_eq!(first.report.bad_files.len(), 1);
     assert_eq!(first.report.bad_files[0].path, run.join("profile.7.0.0"));
-    let moved = tmp.path().join("moved");
-    fs::rename(&run, &moved).unwrap();
-    let second = open(&moved, &rw()).unwrap();
+    // Through a symbolic link: the same canonical input, the same entry, the link's paths.
+    let link = f.tmp.path().join("link");
+    std::os::unix::fs::symlink(&run, &link).unwrap();
+    let second = open(&link, &f.rw()).unwrap();
     assert!(from_cache(&second), "{:?}", second.report.notes);
     assert_eq!(second.report.bad_files.len(), 1);
-    assert_eq!(second.report.bad_files[0].path, moved.join("profile.7.0.0"));
+    assert_eq!(second.report.bad_files[0].path, link.join("profile.7.0.0"));
     assert_eq!(
         second.report.bad_files[0].message,
         first.report.bad_files[0].message
     );
     assert_eq!(second.report.threads_skipped, first.report.threads_skipped);
+    // Moved: another canonical path, another entry; the files are read and named anew.
+    let moved = f.tmp.path().join("moved");
+    fs::rename(&run, &moved).unwrap();
+    let third = open(&moved, &f.rw()).unwrap();
+    assert!(!from_cache(&third), "{:?}", third.report.notes);
+    assert_eq!(third.report.bad_files[0].path, moved.join("profile.7.0.0"));
+    assert!(from_cache(&open(&moved, &f.rw()).unwrap()));
+    assert_eq!(cache::entries(f.cache.path()).unwrap().len(), 2);
 }
 
 #[test]
 fn modes_and_named_formats() {
-    let (_tmp, run, first) = writable_np4();
-    let cache = run.join(CACHE_FILE_NAME);
+    let f = Fixture::new();
+    let run = f.copy(&np4(), "run");
     // Off neither reads nor writes.
-    fs::remove_file(&cache).unwrap();
-    let l = open(&run, &off()).unwrap();
-    assert!(l.report.notes.is_empty() && !cache.exists());
-    // Refresh reads the files and writes the cache even when it is valid.
-    open(&run, &rw()).unwrap();
-    let written = fs::metadata(&cache).unwrap().modified().unwrap();
-    std::thread::sleep(Duration::from_millis(20));
+    let l = open(
+        &run,
+        &OpenOptions {
+            cache: CacheMode::Off,
+            ..f.rw()
+        },
+    )
+    .unwrap();
+    assert!(l.report.notes.is_empty());
+    assert!(cache::entries(f.cache.path()).unwrap().is_empty());
+    let first = open(&run, &f.rw()).unwrap();
+    let entry = f.entry(&run);
+    // Refresh reads the files and writes the entry even when it is valid.
+    let written = fs::read(&entry).unwrap();
+    fs::write(&entry, &written[..written.len() - 1]).unwrap();
     let refreshed = open(
         &run,
         &OpenOptions {
             cache: CacheMode::Refresh,
-            ..OpenOptions::default()
+            ..f.rw()
         },
     )
     .unwrap();
     assert!(!from_cache(&refreshed));
-    assert!(fs::metadata(&cache).unwrap().modified().unwrap() > written);
+    assert_eq!(
+        refreshed.report.notes,
+        [format!(
+            "the files were read and the cache {} rewritten, as asked",
+            entry.display()
+        )]
+    );
+    assert_eq!(fs::read(&entry).unwrap().len(), written.len());
     assert_same_bits(&first.profile, &refreshed.profile, "refresh");
-    // A cache written for a detected format is not used for a named one, and vice versa.
+    // A named format has its own entry: the detected one is neither used nor replaced.
     let named = open(
         &run,
         &OpenOptions {
             format: registry::named("tau"),
-            ..rw()
+            ..f.rw()
         },
     )
     .unwrap();
-    assert!(
-        named
-            .report
-            .notes
-            .iter()
-            .any(|n| n.contains("holds a detected format but format `tau` was asked for")),
-        "{:?}",
-        named.report.notes
-    );
+    assert!(!from_cache(&named));
+    assert!(named.report.notes.is_empty(), "{:?}", named.report.notes);
+    assert!(entry_path(&run, Some("tau"), f.cache.path()).unwrap().is_file());
     assert!(from_cache(
         &open(
             &run,
             &OpenOptions {
                 format: registry::named("tau"),
-                ..rw()
+                ..f.rw()
             }
         )
         .unwrap()
     ));
+    assert!(from_cache(&open(&run, &f.rw()).unwrap()));
+    assert_eq!(cache::entries(f.cache.path()).unwrap().len(), 2);
     assert!(registry::named_or_err("nosuch").is_err());
 }
 
 #[test]
-fn single_file_inputs_are_cached_beside_the_file() {
-    let tmp = tempfile::tempdir().unwrap();
-    let src = corpus().join("cube/pycubexr-time-p4/profile.cubex");
-    let file = tmp.path().join("profile.cubex");
-    fs::copy(&src, &file).unwrap();
+fn single_file_inputs_depend_on_the_file_only() {
+    let f = Fixture::new();
+    let file = f.tmp.path().join("profile.cubex");
+    fs::copy(corpus().join("cube/pycubexr-time-p4/profile.cubex"), &file).unwrap();
     set_age(&file, Duration::from_secs(3600));
-    let first = open(&file, &rw()).unwrap();
-    assert!(tmp.path().join(".profile.cubex.perfscape-cache").is_file());
-    let second = open(&file, &rw()).unwrap();
+    let first = open(&file, &f.rw()).unwrap();
+    assert!(f.entry(&file).is_file());
+    let second = open(&file, &f.rw()).unwrap();
     assert!(from_cache(&second));
     assert_same_bits(&first.profile, &second.profile, "cube");
     // Another file beside it is not a source of this input.
-    fs::write(tmp.path().join("notes.txt"), "x").unwrap();
-    assert!(from_cache(&open(&file, &rw()).unwrap()));
+    fs::write(f.tmp.path().join("notes.txt"), "x").unwrap();
+    assert!(from_cache(&open(&file, &f.rw()).unwrap()));
     set_age(&file, Duration::from_secs(60));
-    rebuilt_because(&open(&file, &rw()).unwrap(), "`profile.cubex` changed");
+    rebuilt_because(&open(&file, &f.rw()).unwrap(), "`profile.cubex` changed");
 }
 
 #[test]
 fn hpctoolkit_database_files_watch_their_directory() {
-    let tmp = tempfile::tempdir().unwrap();
-    let db = tmp.path().join("db");
-    copy_run(&corpus().join("hpctoolkit/hatchet-cpi-database"), &db);
+    let f = Fixture::new();
+    let db = f.copy(&corpus().join("hpctoolkit/hatchet-cpi-database"), "db");
     let xml = db.join("experiment.xml");
     let open = || {
         open(
             &xml,
             &OpenOptions {
                 format: registry::named("hpctoolkit"),
-                ..rw()
+                ..f.rw()
             },
         )
         .unwrap()
