@@ -5,8 +5,9 @@ import type { RowsResponse } from './api/RowsResponse';
 import type { RunInfo } from './api/RunInfo';
 import type { SeriesResponse } from './api/SeriesResponse';
 import { api } from './client';
-import type { Selection } from './state';
+import type { Key, State } from './state';
 
+/** The loaded run and the answers several views share. */
 export class Context {
   readonly run: RunInfo;
   /** The samples of a run observed over time (null without any). */
@@ -25,17 +26,18 @@ export class Context {
   }
 
   /** Unit of the values shown for the selection. */
-  unit(s: Selection): string {
-    if (s.kind === 'calls') return 'count';
+  unit(s: State): string {
+    if (s.kind === 'calls' || s.kind === 'subcalls') return 'count';
     return this.run.metrics[s.metric]?.unit ?? '';
   }
 
-  metricName(s: Selection): string {
+  /** Name of the selected metric. */
+  metricName(s: State): string {
     return this.run.metrics[s.metric]?.name ?? '';
   }
 
   /** The rows of the matrix views (cached per sample/mode/metric/kind/rows/callpaths). */
-  rows(s: Selection): Promise<RowsResponse> {
+  rows(s: State): Promise<RowsResponse> {
     const key = `${s.sample}/${s.mode}/${s.metric}/${s.kind}/${s.rows}/${s.callpaths}`;
     let p = this.rowsCache.get(key);
     if (!p) {
@@ -46,7 +48,7 @@ export class Context {
   }
 
   /** The ranked events (cached per sample/mode/metric/kind/callpaths). */
-  events(s: Selection): Promise<EventsResponse> {
+  events(s: State): Promise<EventsResponse> {
     const key = `${s.sample}/${s.mode}/${s.metric}/${s.kind}/${s.callpaths}`;
     let p = this.eventsCache.get(key);
     if (!p) {
@@ -57,7 +59,7 @@ export class Context {
   }
 
   /** Row position of an event in the current row space (or of its routine's row). */
-  async rowOf(s: Selection, event: number): Promise<number | undefined> {
+  async rowOf(s: State, event: number): Promise<number | undefined> {
     const rows = await this.rows(s);
     let i = rows.rows.findIndex((r) => r.events.includes(event));
     if (i < 0) {
@@ -68,10 +70,14 @@ export class Context {
   }
 }
 
-/** A view: draws itself into its panel and redraws when the selection changes. */
+/** A view: draws itself into its panel and redraws when the state changes. */
 export interface View {
-  update(s: Selection, changed: Set<keyof Selection>): void | Promise<void>;
+  /** Redraws what `changed` keys affect; resolves once drawn (or superseded). */
+  update(s: State, changed: Set<Key>): void | Promise<void>;
+  /** The panel changed size. */
   resize?(): void;
+  /** Frees charts, listeners and pending requests. */
+  dispose?(): void;
 }
 
 /** Shows an error inside a panel (a view never goes blank silently). */

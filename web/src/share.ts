@@ -3,13 +3,11 @@
 
 import type { Peer } from './api/Peer';
 import type { ServerMessage } from './api/ServerMessage';
-import { defaults, store, type Selection } from './state';
+import { FIELDS } from './schema';
+import { fromShared, sharedPart, store } from './state';
 
 /** Server events (live mode) are handed to this callback. */
 export type EventHandler = (event: unknown) => void;
-
-/** Selection keys that stay local to each browser (not shared). */
-const LOCAL_KEYS = new Set(['revision']);
 
 /** Connects to the server's hub. With `shared`, joins the session (presence, selection,
  * cursors); without, only listens to server events (a live run's samples). */
@@ -45,12 +43,9 @@ export function joinSession(onEvent?: EventHandler, shared = true): void {
     }
   };
 
+  // Another browser's state: its shared keys with valid values (the schema says which).
   const apply = (state: unknown) => {
-    if (!state || typeof state !== 'object') return;
-    const patch: Partial<Selection> = {};
-    for (const [k, v] of Object.entries(state as Record<string, unknown>)) {
-      if (k in defaults && !LOCAL_KEYS.has(k)) (patch as Record<string, unknown>)[k] = v;
-    }
+    const patch = fromShared(state);
     applying = true;
     try {
       store.set(patch);
@@ -109,8 +104,9 @@ export function joinSession(onEvent?: EventHandler, shared = true): void {
     }
   });
 
-  store.subscribe((s) => {
-    if (!applying && ws.readyState === WebSocket.OPEN) ws.send(JSON.stringify({ type: 'selection', state: s }));
+  store.subscribe((s, changed) => {
+    if (applying || ws.readyState !== WebSocket.OPEN || ![...changed].some((k) => FIELDS[k].shared)) return;
+    ws.send(JSON.stringify({ type: 'selection', state: sharedPart(s) }));
   });
 
   let last = 0;
