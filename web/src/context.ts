@@ -7,6 +7,20 @@ import type { SeriesResponse } from './api/SeriesResponse';
 import { api } from './client';
 import type { Key, State } from './state';
 
+/** The answer cached under `key`, asked for once; a failed answer is forgotten (asked again
+ * next time). */
+function cached<T>(cache: Map<string, Promise<T>>, key: string, ask: () => Promise<T>): Promise<T> {
+  let p = cache.get(key);
+  if (!p) {
+    p = ask();
+    cache.set(key, p);
+    p.catch(() => {
+      if (cache.get(key) === p) cache.delete(key);
+    });
+  }
+  return p;
+}
+
 /** The loaded run and the answers several views share. */
 export class Context {
   readonly run: RunInfo;
@@ -25,37 +39,14 @@ export class Context {
     this.eventsCache.clear();
   }
 
-  /** Unit of the values shown for the selection. */
-  unit(s: State): string {
-    if (s.kind === 'calls' || s.kind === 'subcalls') return 'count';
-    return this.run.metrics[s.metric]?.unit ?? '';
-  }
-
-  /** Name of the selected metric. */
-  metricName(s: State): string {
-    return this.run.metrics[s.metric]?.name ?? '';
-  }
-
   /** The rows of the matrix views (cached per sample/mode/metric/kind/rows/callpaths). */
   rows(s: State): Promise<RowsResponse> {
-    const key = `${s.sample}/${s.mode}/${s.metric}/${s.kind}/${s.rows}/${s.callpaths}`;
-    let p = this.rowsCache.get(key);
-    if (!p) {
-      p = api.rows(s);
-      this.rowsCache.set(key, p);
-    }
-    return p;
+    return cached(this.rowsCache, `${s.sample}/${s.mode}/${s.metric}/${s.kind}/${s.rows}/${s.callpaths}`, () => api.rows(s));
   }
 
   /** The ranked events (cached per sample/mode/metric/kind/callpaths). */
   events(s: State): Promise<EventsResponse> {
-    const key = `${s.sample}/${s.mode}/${s.metric}/${s.kind}/${s.callpaths}`;
-    let p = this.eventsCache.get(key);
-    if (!p) {
-      p = api.events(s);
-      this.eventsCache.set(key, p);
-    }
-    return p;
+    return cached(this.eventsCache, `${s.sample}/${s.mode}/${s.metric}/${s.kind}/${s.callpaths}`, () => api.events(s));
   }
 
   /** Row position of an event in the current row space (or of its routine's row). */
