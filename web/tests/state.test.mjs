@@ -31,6 +31,21 @@ async function drawnData(page) {
   });
 }
 
+/** Counts the page's API requests in flight; `settle()` resolves once none has been for 700 ms. */
+function inFlight(page) {
+  const pending = new Set();
+  const api = (r) => new URL(r.url()).pathname.startsWith('/api/');
+  page.on('request', (r) => api(r) && pending.add(r));
+  page.on('requestfinished', (r) => pending.delete(r));
+  page.on('requestfailed', (r) => pending.delete(r));
+  return async function settle() {
+    for (let quiet = 0; quiet < 7; ) {
+      await page.waitForTimeout(100);
+      quiet = pending.size ? 0 : quiet + 1;
+    }
+  };
+}
+
 /** Holds the answers of requests matching `match` for `ms`, then lets them through. */
 async function delay(page, match, ms) {
   const held = [];
@@ -63,6 +78,7 @@ describe('state and panels on the 64-rank run', () => {
     const events = (await page.evaluate(() => fetch('/api/events').then((r) => r.json()))).rows;
     const [slow, fast] = [events[3], events[6]];
     const held = await delay(page, (u) => u.pathname === `/api/event/${slow.id}`, 2500);
+    const settle = inFlight(page);
     const failed = [];
     page.on('requestfailed', (r) => failed.push(r.url()));
     await page.evaluate((id) => window.perfscape.store.set({ event: id }), slow.id);
@@ -70,7 +86,8 @@ describe('state and panels on the 64-rank run', () => {
     await page.evaluate((id) => window.perfscape.store.set({ event: id }), fast.id);
     await page.waitForFunction((n) => document.querySelector('#panel-event .event-title')?.textContent.includes(n), fast.name);
     // Let the slow answer arrive, then look again.
-    await page.waitForTimeout(3000);
+    await page.waitForTimeout(2500);
+    await settle();
     assert.equal(held.length, 1, 'the slow request was made');
     const title = await page.textContent('#panel-event .event-title');
     assert.ok(title.includes(fast.name) && !title.includes(slow.name), title);
@@ -84,13 +101,17 @@ describe('state and panels on the 64-rank run', () => {
   test('a superseded answer is never drawn: after a slow kind, every view equals a fresh page', async () => {
     const { page, errors } = await open(br, server.url);
     const held = await delay(page, (u) => u.pathname.startsWith('/api/') && u.searchParams.get('kind') === 'calls', 2500);
+    const settle = inFlight(page);
     await page.evaluate(() => window.perfscape.store.set({ kind: 'calls' }));
     await page.waitForTimeout(300);
     await page.evaluate(() => window.perfscape.store.set({ kind: 'inclusive' }));
-    await page.waitForTimeout(4000);
+    // The slow answers arrive after the newer ones; then nothing is under way.
+    await page.waitForTimeout(2500);
+    await settle();
     assert.ok(held.length >= 4, `slow requests: ${held.length}`);
     const got = await drawnData(page);
     const fresh = await open(br, page.url());
+    await inFlight(fresh.page)();
     const want = await drawnData(fresh.page);
     assert.ok(Object.keys(want).length >= 8, Object.keys(want).join());
     const stale = Object.keys(want).filter((k) => got[k] !== want[k]);
@@ -198,10 +219,19 @@ describe('state and panels on the 64-rank run', () => {
   });
 });
 
-test('every <select> offers exactly the schema\'s values (run over time)', async () => {
-  const server = await serve(np8);
-  const br = await browser();
-  try {
+describe('a run observed over time (np8 snapshots)', () => {
+  let server;
+  let br;
+  before(async () => {
+    server = await serve(np8);
+    br = await browser();
+  });
+  after(async () => {
+    await br?.close();
+    server?.stop();
+  });
+
+  test('every <select> offers exactly the schema\'s values', async () => {
     const { page, errors } = await open(br, server.url);
     const schema = await page.evaluate(() => window.perfscape.schema);
     const run = await page.evaluate(() => window.perfscape.ctx.run);
@@ -233,10 +263,30 @@ test('every <select> offers exactly the schema\'s values (run over time)', async
       assert.equal(i.max, max >= Number.MAX_SAFE_INTEGER ? '' : String(max), `max of ${i.key}`);
     }
     assert.deepEqual(errors, []);
-  } finally {
-    await br.close();
-    server.stop();
-  }
+    await page.close();
+  });
+
+  test('a superseded answer is never drawn: a slow sample, then another one', async () => {
+    const { page, errors } = await open(br, server.url);
+    const held = await delay(page, (u) => u.pathname.startsWith('/api/') && u.searchParams.get('sample') === '3', 2500);
+    const settle = inFlight(page);
+    await page.evaluate(() => window.perfscape.store.set({ sample: 3 }));
+    await page.waitForTimeout(300);
+    await page.evaluate(() => window.perfscape.store.set({ sample: 12 }));
+    await page.waitForTimeout(2500);
+    await settle();
+    assert.ok(held.length >= 4, `slow requests: ${held.length}`);
+    const got = await drawnData(page);
+    const fresh = await open(br, page.url());
+    await inFlight(fresh.page)();
+    const want = await drawnData(fresh.page);
+    assert.ok(['trend', 'kiviat', 'pointcloud', 'heatmap', 'event-bars'].every((k) => k in want), Object.keys(want).join());
+    const stale = Object.keys(want).filter((k) => got[k] !== want[k]);
+    assert.deepEqual(stale, [], 'every view shows the answer of the newer request');
+    assert.deepEqual(errors.filter((e) => !/Failed to load resource/.test(e)), []);
+    await page.close();
+    await fresh.page.close();
+  });
 });
 
 test('shared session: panel settings are relayed, invalid or local keys are not', async () => {
