@@ -8,7 +8,7 @@ import type { Env } from './fields';
 import { esc, shorten } from './format';
 import { header, liveHandler, sampleBar } from './header';
 import { Panel, type PanelDef } from './panel';
-import { FIELDS, SCOPES } from './schema';
+import { FIELDS, SCHEMA, SCOPES } from './schema';
 import { joinSession } from './share';
 import { type Key, type State, fromUrl, store, toUrl } from './state';
 import { CallTreeView } from './views/calltree';
@@ -39,6 +39,11 @@ const PANELS: PanelDef[] = [
   { id: 'kiviat', title: 'Kiviat tube', view: KiviatView, when: hasSamples },
   { id: 'pointcloud', title: 'Threads as points (3 events)', view: PointCloudView },
 ];
+
+// Every group of panel settings in the schema belongs to a panel of the page.
+for (const id of Object.keys(SCHEMA.panels)) {
+  if (!PANELS.some((p) => p.id === id)) console.error(`perfscape: the schema has settings of an unknown panel \`${id}\``);
+}
 
 async function start(): Promise<void> {
   const app = document.getElementById('app') as HTMLElement;

@@ -7,7 +7,7 @@
 // measured), and the `panels`' own settings, one group per panel id. Keys are unique across
 // groups: the URL parameter of a key is its name.
 
-import { type EnumField, type Env, type Field, type ValueOf, choice, flag, int, numberChoice, optionalIndex, optionalText, text } from './fields';
+import { type Env, type Field, type ValueOf, choice, flag, int, numberChoice, optionalIndex, optionalText, text } from './fields';
 
 /** A thread `N.C.T` (node.context.thread). */
 const THREAD = /^\d+\.\d+\.\d+$/;
@@ -133,8 +133,7 @@ export function defaults(): State {
 
 type AllFields = typeof SCHEMA.selection & UnionToIntersection<Panels[PanelId]> & typeof SCHEMA.layout & typeof SCHEMA.runtime;
 /** Keys whose allowed values are listed (their controls are `<select>`s). */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-export type EnumKey = { [K in Key]: AllFields[K] extends EnumField<any> ? K : never }[Key];
+export type EnumKey = { [K in Key]: AllFields[K] extends { readonly choices: readonly unknown[] } ? K : never }[Key];
 
 /** The keys whose value does not fit the run (to be set back to their defaults). */
 export function misfits(s: State, env: Env): Partial<State> {

@@ -1,7 +1,9 @@
 // Shared sessions: joins the server's session hub (/api/ws), sends this browser's selection and
 // pointer, applies the others' selection, and shows who is present and where their pointers are.
 
+import type { ClientMessage } from './api/ClientMessage';
 import type { Peer } from './api/Peer';
+import type { JsonValue } from './api/serde_json/JsonValue';
 import type { ServerMessage } from './api/ServerMessage';
 import { FIELDS } from './schema';
 import { fromShared, sharedPart, store } from './state';
@@ -24,6 +26,7 @@ export function joinSession(onEvent?: EventHandler, shared = true): void {
     });
     return;
   }
+  const send = (m: ClientMessage) => ws.send(JSON.stringify(m));
   let me = 0;
   let applying = false;
   const peers = new Map<number, Peer>();
@@ -106,7 +109,7 @@ export function joinSession(onEvent?: EventHandler, shared = true): void {
 
   store.subscribe((s, changed) => {
     if (applying || ws.readyState !== WebSocket.OPEN || ![...changed].some((k) => FIELDS[k].shared)) return;
-    ws.send(JSON.stringify({ type: 'selection', state: sharedPart(s) }));
+    send({ type: 'selection', state: sharedPart(s) as JsonValue });
   });
 
   let last = 0;
@@ -117,7 +120,7 @@ export function joinSession(onEvent?: EventHandler, shared = true): void {
     if (!panel?.dataset.view) return;
     last = now;
     const r = panel.getBoundingClientRect();
-    ws.send(JSON.stringify({ type: 'cursor', view: panel.dataset.view, x: (e.clientX - r.left) / r.width, y: (e.clientY - r.top) / r.height }));
+    send({ type: 'cursor', view: panel.dataset.view, x: (e.clientX - r.left) / r.width, y: (e.clientY - r.top) / r.height });
   });
   (window as unknown as { perfscapeSession: object }).perfscapeSession = { peers, ws };
 }
