@@ -88,12 +88,17 @@ async function start(): Promise<void> {
   const grid = document.createElement('main');
   grid.className = 'grid';
   app.appendChild(grid);
-  const views: View[] = [];
+  const views = new Map<string, View>();
   for (const def of shown) {
     const panel = new Panel(def.id, def.title, ctx);
     grid.appendChild(panel.section);
-    views.push(new def.view(panel));
+    views.set(def.id, new def.view(panel));
   }
+  /** Closes a panel: its view is disposed and no longer updated. */
+  const close = (id: string) => {
+    views.get(id)?.dispose?.();
+    views.delete(id);
+  };
   const applyFocus = (f: string | null) => {
     document.body.classList.toggle('focused', !!f);
     for (const el of grid.querySelectorAll<HTMLElement>('.panel')) el.classList.toggle('focus', el.dataset.view === f);
@@ -115,17 +120,17 @@ async function start(): Promise<void> {
   store.subscribe((sel, changed) => {
     if (changed.has('focus')) applyFocus(sel.focus);
     if (changed.has('event') || changed.has('thread') || changed.has('revision')) showSelection(sel).catch((e) => console.error(e));
-    for (const v of views) {
+    for (const v of views.values()) {
       Promise.resolve(v.update(sel, changed)).catch((e) => console.error(e));
     }
   });
   // A handle for tests and debugging in the console.
-  (window as unknown as { perfscape: object }).perfscape = { store, ctx, charts, schema: describeSchema(), url: { fromUrl, toUrl } };
+  (window as unknown as { perfscape: object }).perfscape = { store, ctx, charts, views, close, schema: describeSchema(), url: { fromUrl, toUrl } };
   const s = store.get();
   applyFocus(s.focus);
   showSelection(s).catch((e) => console.error(e));
   const all = new Set(Object.keys(FIELDS) as Key[]);
-  await Promise.all(views.map((v) => Promise.resolve(v.update(s, all)).catch((e) => console.error(e))));
+  await Promise.all([...views.values()].map((v) => Promise.resolve(v.update(s, all)).catch((e) => console.error(e))));
   if (run.shared || run.live) joinSession(run.live ? liveHandler(ctx) : undefined, run.shared);
   document.body.dataset.ready = '1';
 }

@@ -204,7 +204,8 @@ export abstract class PanelView implements View, Owner {
     this.disposers.push(dispose);
   }
 
-  /** Aborts pending requests, disposes the charts, stops listening. */
+  /** Aborts pending requests, disposes the charts, stops listening, and takes the panel off
+   * the page. */
   dispose(): void {
     for (const ctl of this.requests.values()) ctl.abort();
     this.requests.clear();
@@ -216,5 +217,6 @@ export abstract class PanelView implements View, Owner {
     }
     this.charts = [];
     for (const d of this.disposers.splice(0)) d();
+    this.panel.section.remove();
   }
 }

@@ -199,6 +199,27 @@ describe('state and panels on the 64-rank run', () => {
     await page.close();
   });
 
+  test('a closed panel frees its charts, controls and pending requests; the other views go on', async () => {
+    const { page, errors } = await open(br, server.url);
+    const events = (await page.evaluate(() => fetch('/api/events').then((r) => r.json()))).rows;
+    // A slow answer under way when the panel closes is cancelled and never drawn.
+    await delay(page, (u) => u.pathname === `/api/event/${events[2].id}`, 1500);
+    const failed = [];
+    page.on('requestfailed', (r) => failed.push(r.url()));
+    await page.evaluate((id) => window.perfscape.store.set({ event: id }), events[2].id);
+    await page.waitForTimeout(200);
+    await page.evaluate(() => window.perfscape.close('event'));
+    assert.equal(await page.$('#panel-event'), null);
+    assert.deepEqual(await page.evaluate(() => ['event-bars', 'event-hist'].map((n) => window.perfscape.charts.has(n))), [false, false]);
+    await page.waitForTimeout(1800);
+    assert.ok(failed.some((u) => u.includes(`/api/event/${events[2].id}`)), 'the pending request was cancelled');
+    // The others still follow the selection.
+    await page.click('#panel-ranked tbody tr:has-text("MPI_Waitall()")');
+    await page.waitForFunction(() => [...document.querySelectorAll('#panel-calltree tr.selected td.name')].some((t) => /MPI_Waitall/.test(t.textContent)));
+    assert.deepEqual(errors.filter((e) => !/Failed to load resource/.test(e)), []);
+    await page.close();
+  });
+
   test('an error shows in its panel; the next answer clears it', async () => {
     const { page } = await open(br, server.url);
     let fail = true;
