@@ -14,15 +14,24 @@ import type { RunInfo } from './api/RunInfo';
 import type { TimelineResponse } from './api/TimelineResponse';
 import type { TerrainResponse } from './api/TerrainResponse';
 import type { ThreadsResponse } from './api/ThreadsResponse';
-import type { Selection } from './state';
+import type { State } from './state';
 
+/** An answer of the server that is not a success (its message names the request). */
 export class ApiError extends Error {}
 
-async function get<T>(path: string, params: Record<string, string | number | boolean | null | undefined> = {}): Promise<T> {
+/** Query parameters of a request: absent when null, undefined or ''; lists comma-separated. */
+export type Params = Record<string, string | number | boolean | readonly (string | number)[] | null | undefined>;
+
+/** `GET /api/<path>?<params>` as JSON; `signal` cancels it (the promise then rejects with an
+ * `AbortError`). */
+async function get<T>(path: string, params: Params = {}, signal?: AbortSignal): Promise<T> {
   const q = new URLSearchParams();
-  for (const [k, v] of Object.entries(params)) if (v !== null && v !== undefined && v !== '') q.set(k, String(v));
+  for (const [k, v] of Object.entries(params)) {
+    if (v === null || v === undefined || v === '') continue;
+    q.set(k, Array.isArray(v) ? v.join(',') : String(v));
+  }
   const url = `/api/${path}${q.size ? `?${q}` : ''}`;
-  const res = await fetch(url, { credentials: 'same-origin' });
+  const res = await fetch(url, { credentials: 'same-origin', signal });
   if (!res.ok) {
     let msg = `${res.status} ${res.statusText}`;
     try {
@@ -37,12 +46,12 @@ async function get<T>(path: string, params: Record<string, string | number | boo
 
 /** The profile a request reads: a sample of a run observed over time (none = the final state /
  * newest sample), cumulative or delta. */
-export function at(s: Selection) {
+export function at(s: State) {
   return { sample: s.sample, mode: s.mode === 'cumulative' ? null : s.mode };
 }
 
 /** Parameters every view request carries (the sample, rows and the thread axis). */
-export function common(s: Selection) {
+export function common(s: State) {
   const subset = s.subset === 'reps' && s.threads !== 'cluster' ? 'all' : s.subset;
   return {
     ...at(s),
@@ -58,37 +67,47 @@ export function common(s: Selection) {
   };
 }
 
+type Signal = AbortSignal | undefined;
+
+/** One function per endpoint (API.md); each takes the state it answers for and, last, an
+ * optional `AbortSignal` that cancels the request. */
 export const api = {
+  /** `/api/run`: what was loaded. */
   run: () => get<RunInfo>('run'),
-  events: (s: Selection) => get<EventsResponse>('events', { ...at(s), metric: s.metric, kind: s.kind, callpaths: s.callpaths }),
-  rows: (s: Selection) => get<RowsResponse>('rows', { ...at(s), metric: s.metric, kind: s.kind, rows: s.rows, callpaths: s.callpaths }),
-  matrix: (s: Selection, r: { r0: number; r1: number; t0: number; t1: number; h: number; w: number }) =>
-    get<MatrixResponse>('matrix', { ...common(s), reduce: s.reduce, thread: s.thread, ...r }),
-  threads: (s: Selection) => get<ThreadsResponse>('threads', common(s)),
-  overview: (s: Selection, w: number) =>
-    get<OverviewResponse>('overview', { ...common(s), reduce: s.reduce, skip: s.skip, bin: s.bin, strips: s.strips, w }),
-  event: (s: Selection, id: number, points: number) =>
-    get<EventDetail>(`event/${id}`, { ...at(s), metric: s.metric, kind: s.kind, bins: s.bins || null, points }),
-  calltree: (s: Selection) =>
-    get<CallTreeResponse>('calltree', { ...at(s), metric: s.metric, scope: s.scope === 'thread' ? s.thread ?? 'total' : s.scope }),
-  terrain: (s: Selection) =>
-    get<TerrainResponse>('terrain', { ...common(s), h: s.ty, w: s.tx, peaks: s.peaks }),
+  /** `/api/events`: the ranked event table. */
+  events: (s: State, signal?: Signal) => get<EventsResponse>('events', { ...at(s), metric: s.metric, kind: s.kind, callpaths: s.callpaths }, signal),
+  /** `/api/rows`: the rows of the matrix views. */
+  rows: (s: State, signal?: Signal) => get<RowsResponse>('rows', { ...at(s), metric: s.metric, kind: s.kind, rows: s.rows, callpaths: s.callpaths }, signal),
+  /** `/api/matrix`: a region of rows × thread positions at a resolution. */
+  matrix: (s: State, r: { r0: number; r1: number; t0: number; t1: number; h: number; w: number }, signal?: Signal) =>
+    get<MatrixResponse>('matrix', { ...common(s), reduce: s.reduce, thread: s.thread, ...r }, signal),
+  /** `/api/threads`: the thread axis (and its clusters). */
+  threads: (s: State, signal?: Signal) => get<ThreadsResponse>('threads', common(s), signal),
+  /** `/api/overview`: the reduced strips of the whole run, `w` thread bins. */
+  overview: (s: State, w: number, signal?: Signal) =>
+    get<OverviewResponse>('overview', { ...common(s), reduce: s.reduce, skip: s.skip, bin: s.bin, strips: s.strips, w }, signal),
+  /** `/api/event/{id}`: one event across threads, at most `points` per-thread values. */
+  event: (s: State, id: number, points: number, signal?: Signal) =>
+    get<EventDetail>(`event/${id}`, { ...at(s), metric: s.metric, kind: s.kind, bins: s.bins || null, points }, signal),
+  /** `/api/calltree` in the state's scope (the selected thread for `thread`). */
+  calltree: (s: State, signal?: Signal) =>
+    get<CallTreeResponse>('calltree', { ...at(s), metric: s.metric, scope: s.scope === 'thread' ? s.thread ?? 'total' : s.scope }, signal),
+  /** `/api/terrain` at the terrain's resolution. */
+  terrain: (s: State, signal?: Signal) => get<TerrainResponse>('terrain', { ...common(s), h: s.ty, w: s.tx, peaks: s.peaks }, signal),
+  /** `/api/series`: the samples of a run observed over time. */
   series: () => get<SeriesResponse>('series'),
-  /** The trace's lanes in a window (ns since the first event; null = all) at `w` pixels, the
-   * `flag`ged event's merged timeline. */
-  timeline: (_s: Selection, window: [number, number] | null, w: number, flag: number | null) =>
-    get<TimelineResponse>('timeline', { from_ns: window?.[0], to_ns: window?.[1], w: Math.round(w), flag }),
-  trend: (s: Selection, event: number) => get<TrendResponse>('trend', { event, metric: s.metric, kind: s.kind, mode: s.mode }),
-  /** Kiviat tubes: `threadsList` (comma-separated) or the server's default threads plus `thread`. */
-  kiviat: (s: Selection, o: { thread?: string | null; threadsList?: string | null; events?: number[] | null }) =>
-    get<KiviatResponse>('kiviat', {
-      metric: s.metric,
-      kind: s.kind,
-      mode: s.mode,
-      thread: o.thread,
-      threads_list: o.threadsList,
-      events: o.events?.join(',') ?? null,
-    }),
-  pointcloud: (s: Selection, events: number[] | null, pointsMax: number) =>
-    get<PointCloudResponse>('pointcloud', { ...at(s), metric: s.metric, kind: s.kind, events: events?.join(',') ?? null, points_max: pointsMax }),
+  /** `/api/timeline`: the trace's lanes in a window (ns since the first event; null = all) at
+   * `w` pixels, the `flag`ged event's merged timeline. */
+  timeline: (window: [number, number] | null, w: number, flag: number | null, signal?: Signal) =>
+    get<TimelineResponse>('timeline', { from_ns: window?.[0], to_ns: window?.[1], w: Math.round(w), flag }, signal),
+  /** `/api/trend`: an event over every sample. */
+  trend: (s: State, event: number, signal?: Signal) =>
+    get<TrendResponse>('trend', { event, metric: s.metric, kind: s.kind, mode: s.mode }, signal),
+  /** `/api/kiviat`: tubes of `threadsList` (comma-separated) or of the server's default threads
+   * plus `thread`. */
+  kiviat: (s: State, o: { thread?: string | null; threadsList?: string | null; events?: number[] | null }, signal?: Signal) =>
+    get<KiviatResponse>('kiviat', { metric: s.metric, kind: s.kind, mode: s.mode, thread: o.thread, threads_list: o.threadsList, events: o.events }, signal),
+  /** `/api/pointcloud`: every thread as a point of the `events`' values. */
+  pointcloud: (s: State, events: number[] | null, pointsMax: number, signal?: Signal) =>
+    get<PointCloudResponse>('pointcloud', { ...at(s), metric: s.metric, kind: s.kind, events, points_max: pointsMax }, signal),
 };

@@ -5,8 +5,23 @@ import type { RowsResponse } from './api/RowsResponse';
 import type { RunInfo } from './api/RunInfo';
 import type { SeriesResponse } from './api/SeriesResponse';
 import { api } from './client';
-import type { Selection } from './state';
+import type { Key, State } from './state';
 
+/** The answer cached under `key`, asked for once; a failed answer is forgotten (asked again
+ * next time). */
+function cached<T>(cache: Map<string, Promise<T>>, key: string, ask: () => Promise<T>): Promise<T> {
+  let p = cache.get(key);
+  if (!p) {
+    p = ask();
+    cache.set(key, p);
+    p.catch(() => {
+      if (cache.get(key) === p) cache.delete(key);
+    });
+  }
+  return p;
+}
+
+/** The loaded run and the answers several views share. */
 export class Context {
   readonly run: RunInfo;
   /** The samples of a run observed over time (null without any). */
@@ -24,40 +39,18 @@ export class Context {
     this.eventsCache.clear();
   }
 
-  /** Unit of the values shown for the selection. */
-  unit(s: Selection): string {
-    if (s.kind === 'calls') return 'count';
-    return this.run.metrics[s.metric]?.unit ?? '';
-  }
-
-  metricName(s: Selection): string {
-    return this.run.metrics[s.metric]?.name ?? '';
-  }
-
   /** The rows of the matrix views (cached per sample/mode/metric/kind/rows/callpaths). */
-  rows(s: Selection): Promise<RowsResponse> {
-    const key = `${s.sample}/${s.mode}/${s.metric}/${s.kind}/${s.rows}/${s.callpaths}`;
-    let p = this.rowsCache.get(key);
-    if (!p) {
-      p = api.rows(s);
-      this.rowsCache.set(key, p);
-    }
-    return p;
+  rows(s: State): Promise<RowsResponse> {
+    return cached(this.rowsCache, `${s.sample}/${s.mode}/${s.metric}/${s.kind}/${s.rows}/${s.callpaths}`, () => api.rows(s));
   }
 
   /** The ranked events (cached per sample/mode/metric/kind/callpaths). */
-  events(s: Selection): Promise<EventsResponse> {
-    const key = `${s.sample}/${s.mode}/${s.metric}/${s.kind}/${s.callpaths}`;
-    let p = this.eventsCache.get(key);
-    if (!p) {
-      p = api.events(s);
-      this.eventsCache.set(key, p);
-    }
-    return p;
+  events(s: State): Promise<EventsResponse> {
+    return cached(this.eventsCache, `${s.sample}/${s.mode}/${s.metric}/${s.kind}/${s.callpaths}`, () => api.events(s));
   }
 
   /** Row position of an event in the current row space (or of its routine's row). */
-  async rowOf(s: Selection, event: number): Promise<number | undefined> {
+  async rowOf(s: State, event: number): Promise<number | undefined> {
     const rows = await this.rows(s);
     let i = rows.rows.findIndex((r) => r.events.includes(event));
     if (i < 0) {
@@ -68,10 +61,14 @@ export class Context {
   }
 }
 
-/** A view: draws itself into its panel and redraws when the selection changes. */
+/** A view: draws itself into its panel and redraws when the state changes. */
 export interface View {
-  update(s: Selection, changed: Set<keyof Selection>): void | Promise<void>;
+  /** Redraws what `changed` keys affect; resolves once drawn (or superseded). */
+  update(s: State, changed: Set<Key>): void | Promise<void>;
+  /** The panel changed size. */
   resize?(): void;
+  /** Frees charts, listeners and pending requests. */
+  dispose?(): void;
 }
 
 /** Shows an error inside a panel (a view never goes blank silently). */

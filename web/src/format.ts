@@ -52,10 +52,12 @@ export function compact(v: number, unit: string): string {
   return s.replace(/\.0+ /, ' ');
 }
 
+/** A percentage: `66.4%`, `7.72%`. */
 export function percent(p: number): string {
   return p >= 9.995 ? `${p.toFixed(1)}%` : `${p.toFixed(2)}%`;
 }
 
+/** A ratio: `1.27x`. */
 export function ratio(r: number): string {
   return `${r.toFixed(2)}x`;
 }

@@ -4,9 +4,13 @@
 import './style.css';
 import { api } from './client';
 import { Context, type View, charts, showError } from './context';
+import type { Env } from './fields';
 import { esc, shorten } from './format';
+import { header, liveHandler, sampleBar } from './header';
+import { Panel, type PanelDef } from './panel';
+import { FIELDS, SCHEMA, SCOPES } from './schema';
 import { joinSession } from './share';
-import { store, type Selection } from './state';
+import { type Key, type State, fromUrl, store, toUrl } from './state';
 import { CallTreeView } from './views/calltree';
 import { EventView } from './views/eventview';
 import { HeatmapView } from './views/heatmap';
@@ -19,163 +23,26 @@ import { TerrainView } from './views/terrain';
 import { TimelineView } from './views/timeline';
 import { TrendView } from './views/trend';
 
-interface PanelDef {
-  id: string;
-  title: string;
-  make: (body: HTMLElement, tools: HTMLElement, ctx: Context) => View;
-  /** Shown only for runs with samples over time. */
-  samplesOnly?: boolean;
-  /** Shown only for traces. */
-  traceOnly?: boolean;
-}
+const hasSamples = (ctx: Context) => ctx.run.samples > 0 || ctx.run.live;
 
+/** The panels of the page, in layout order (style.css places them by id). */
 const PANELS: PanelDef[] = [
-  { id: 'ranked', title: 'Ranked events', make: (b, t, c) => new RankedView(b, t, c) },
-  { id: 'timeline', title: 'Timeline: threads over time', make: (b, t, c) => new TimelineView(b, t, c), traceOnly: true },
-  { id: 'heatmap', title: 'Heat map: events × threads', make: (b, t, c) => new HeatmapView(b, t, c) },
-  { id: 'overview', title: 'Overview', make: (b, t, c) => new OverviewView(b, t, c) },
-  { id: 'event', title: 'Event across threads', make: (b, t, c) => new EventView(b, t, c) },
-  { id: 'calltree', title: 'Call tree', make: (b, t, c) => new CallTreeView(b, t, c) },
-  { id: 'terrain', title: '3D terrain', make: (b, t, c) => new TerrainView(b, t, c) },
-  { id: 'runinfo', title: 'Run information', make: (b, t, c) => new RunInfoView(b, t, c) },
-  { id: 'trend', title: 'Over time: event across threads', make: (b, t, c) => new TrendView(b, t, c), samplesOnly: true },
-  { id: 'kiviat', title: 'Kiviat tube', make: (b, t, c) => new KiviatView(b, t, c), samplesOnly: true },
-  { id: 'pointcloud', title: 'Threads as points (3 events)', make: (b, t, c) => new PointCloudView(b, t, c) },
+  { id: 'ranked', title: 'Ranked events', view: RankedView },
+  { id: 'timeline', title: 'Timeline: threads over time', view: TimelineView, when: (c) => c.run.timeline },
+  { id: 'heatmap', title: 'Heat map: events × threads', view: HeatmapView },
+  { id: 'overview', title: 'Overview', view: OverviewView },
+  { id: 'event', title: 'Event across threads', view: EventView },
+  { id: 'calltree', title: 'Call tree', view: CallTreeView },
+  { id: 'terrain', title: '3D terrain', view: TerrainView },
+  { id: 'runinfo', title: 'Run information', view: RunInfoView },
+  { id: 'trend', title: 'Over time: event across threads', view: TrendView, when: hasSamples },
+  { id: 'kiviat', title: 'Kiviat tube', view: KiviatView, when: hasSamples },
+  { id: 'pointcloud', title: 'Threads as points (3 events)', view: PointCloudView },
 ];
 
-function select(label: string, options: [string, string][], value: string, onChange: (v: string) => void): HTMLElement {
-  const wrap = document.createElement('label');
-  wrap.className = 'ctl';
-  wrap.append(`${label} `);
-  const sel = document.createElement('select');
-  for (const [v, text] of options) {
-    const o = document.createElement('option');
-    o.value = v;
-    o.textContent = text;
-    sel.appendChild(o);
-  }
-  sel.value = value;
-  sel.addEventListener('change', () => onChange(sel.value));
-  wrap.appendChild(sel);
-  return wrap;
-}
-
-function header(ctx: Context, s: Selection): HTMLElement {
-  const h = document.createElement('header');
-  const run = ctx.run;
-  h.innerHTML = `<span class="brand">perfscape</span><span class="runpath" title="${esc(run.path)}">${esc(run.path)}</span>
-    <span class="facts">${run.threads.toLocaleString('en-US')} threads · ${run.flat_events} events${run.callpath_events ? ` + ${run.callpath_events} callpaths` : ''}</span>`;
-  const ctl = document.createElement('span');
-  ctl.className = 'controls';
-  ctl.append(
-    select('Metric', run.metrics.map((m, i) => [String(i), `${m.name} (${m.unit})`]), String(s.metric), (v) =>
-      store.set({ metric: Number(v) }),
-    ),
-    select('Value', [['exclusive', 'exclusive'], ['inclusive', 'inclusive'], ['calls', 'calls']], s.kind, (v) =>
-      store.set({ kind: v as Selection['kind'] }),
-    ),
-    select('Rows', [['events', 'events'], ...(run.sample_events ? ([['lines', 'source lines']] as [string, string][]) : [])], s.rows, (v) =>
-      store.set({ rows: v as Selection['rows'], r0: null, r1: null }),
-    ),
-    select('Reduce', [['max', 'max (keep peaks)'], ['sum', 'sum']], s.reduce, (v) => store.set({ reduce: v as Selection['reduce'] })),
-  );
-  if (run.has_callpaths) {
-    const cb = document.createElement('label');
-    cb.className = 'ctl';
-    const box = document.createElement('input');
-    box.type = 'checkbox';
-    box.checked = s.callpaths;
-    box.addEventListener('change', () => store.set({ callpaths: box.checked, r0: null, r1: null }));
-    cb.append(box, ' callpaths');
-    ctl.appendChild(cb);
-  }
-  const sel = document.createElement('span');
-  sel.className = 'selection';
-  sel.id = 'selection';
-  ctl.appendChild(sel);
-  h.appendChild(ctl);
-  return h;
-}
-
-/** The sample bar of a run observed over time: a slider over the samples (its right end is the
- * final state, or the newest sample of a live run), the sample's name, cumulative/delta, and
- * in live mode whether the views follow the newest sample. */
-function sampleBar(ctx: Context, s: Selection): HTMLElement {
-  const bar = document.createElement('div');
-  bar.className = 'samplebar';
-  bar.id = 'samplebar';
-  const n = () => ctx.series?.samples.length ?? 0;
-  const slider = document.createElement('input');
-  slider.type = 'range';
-  slider.min = '0';
-  slider.id = 'sample-slider';
-  const label = document.createElement('span');
-  label.className = 'sample-name';
-  const mode = select('Values', [['cumulative', 'cumulative'], ['delta', 'change since previous sample']], s.mode, (v) =>
-    store.set({ mode: v as Selection['mode'] }),
-  );
-  const live = document.createElement('span');
-  live.className = 'live-badge';
-  const sync = (sel: Selection) => {
-    const count = n();
-    // Finished runs: position `count` is the final state; live runs: the newest sample.
-    const end = ctx.run.live ? count - 1 : count;
-    slider.max = String(Math.max(0, end));
-    slider.value = String(sel.sample ?? end);
-    const name = sel.sample === null ? (ctx.run.live ? `newest: ${ctx.series?.samples[count - 1]?.name ?? 'none yet'}` : 'final state') : ctx.series?.samples[sel.sample]?.name ?? '';
-    const info = sel.sample === null ? null : ctx.series?.samples[sel.sample];
-    label.textContent = `${sel.sample === null ? '' : `sample ${sel.sample}: `}${name}${info && !info.complete ? ` (${info.missing} threads missing)` : ''} · ${count} samples`;
-    live.textContent = ctx.run.live ? (sel.sample === null ? '● live, following' : '● live (paused: drag right to follow)') : '';
-  };
-  slider.addEventListener('input', () => {
-    const v = Number(slider.value);
-    const end = Number(slider.max);
-    store.set({ sample: v >= end ? null : v });
-  });
-  bar.append('Sample ', slider, label, mode, live);
-  sync(s);
-  store.subscribe((sel, changed) => {
-    if (changed.has('sample') || changed.has('revision')) sync(sel);
-  });
-  return bar;
-}
-
-/** Live runs: each new (or amended) sample refreshes the sample list and moves the views that
- * follow the newest sample; redraws are coalesced to one per 250 ms. */
-function liveHandler(ctx: Context): (ev: unknown) => void {
-  let pending = false;
-  let busy = false;
-  const refresh = async () => {
-    if (busy) {
-      pending = true;
-      return;
-    }
-    busy = true;
-    try {
-      ctx.series = await api.series();
-      ctx.run.samples = ctx.series.samples.length;
-      ctx.run.live = ctx.series.live;
-      ctx.invalidate();
-      store.set({ revision: store.get().revision + 1 });
-    } catch (e) {
-      console.error(e);
-    }
-    setTimeout(() => {
-      busy = false;
-      if (pending) {
-        pending = false;
-        refresh();
-      }
-    }, 250);
-  };
-  const live = window as unknown as { perfscapeLive: { events: number; samples: number } };
-  live.perfscapeLive = { events: 0, samples: 0 };
-  return (ev) => {
-    const kind = (ev as { event?: string }).event;
-    live.perfscapeLive.events++;
-    if (kind === 'sample') live.perfscapeLive.samples++;
-    if (kind === 'sample' || kind === 'amended' || kind === 'finished' || kind === 'connected') refresh();
-  };
+// Every group of panel settings in the schema belongs to a panel of the page.
+for (const id of Object.keys(SCHEMA.panels)) {
+  if (!PANELS.some((p) => p.id === id)) console.error(`perfscape: the schema has settings of an unknown panel \`${id}\``);
 }
 
 async function start(): Promise<void> {
@@ -201,80 +68,89 @@ async function start(): Promise<void> {
     return;
   }
   const ctx = new Context(run);
-  const s = store.get();
-  app.appendChild(header(ctx, s));
-  const hasSamples = run.samples > 0 || run.live;
-  if (hasSamples) {
+  if (hasSamples(ctx)) {
     try {
       ctx.series = await api.series();
     } catch (e) {
       console.error(e);
     }
+  }
+  const shown = PANELS.filter((p) => p.when?.(ctx) ?? true);
+  const env: Env = { run, panels: shown.map((p) => p.id) };
+  // Values of the URL that do not fit this run go back to their defaults.
+  store.fit(env);
+  app.appendChild(header(ctx, env));
+  if (hasSamples(ctx)) {
     document.body.classList.add('has-samples');
-    app.appendChild(sampleBar(ctx, s));
+    app.appendChild(sampleBar(ctx));
   }
   if (run.timeline) document.body.classList.add('has-timeline');
   const grid = document.createElement('main');
   grid.className = 'grid';
   app.appendChild(grid);
-  const views: View[] = [];
-  for (const def of PANELS) {
-    if (def.samplesOnly && !hasSamples) continue;
-    if (def.traceOnly && !run.timeline) continue;
-    const panel = document.createElement('section');
-    panel.className = `panel panel-${def.id}`;
-    panel.id = `panel-${def.id}`;
-    panel.dataset.view = def.id;
-    const head = document.createElement('div');
-    head.className = 'panel-head';
-    const title = document.createElement('h2');
-    title.textContent = def.title;
-    const tools = document.createElement('div');
-    tools.className = 'tools';
-    const max = document.createElement('button');
-    max.className = 'max';
-    max.title = 'maximize / restore';
-    max.textContent = '⤢';
-    max.addEventListener('click', () => store.set({ focus: store.get().focus === def.id ? null : def.id }));
-    head.append(title, tools, max);
-    const body = document.createElement('div');
-    body.className = 'panel-body';
-    panel.append(head, body);
-    grid.appendChild(panel);
-    views.push(def.make(body, tools, ctx));
+  const views = new Map<string, View>();
+  for (const def of shown) {
+    const panel = new Panel(def.id, def.title, ctx);
+    grid.appendChild(panel.section);
+    views.set(def.id, new def.view(panel));
   }
-  const applyFocus = (f: string | null, resize: boolean) => {
+  /** Closes a panel: its view is disposed and no longer updated. */
+  const close = (id: string) => {
+    views.get(id)?.dispose?.();
+    views.delete(id);
+  };
+  const applyFocus = (f: string | null) => {
     document.body.classList.toggle('focused', !!f);
     for (const el of grid.querySelectorAll<HTMLElement>('.panel')) el.classList.toggle('focus', el.dataset.view === f);
-    if (resize) requestAnimationFrame(() => views.forEach((v) => v.resize?.()));
   };
-  const showSelection = async (sel: Selection) => {
+  let shownSeq = 0;
+  const showSelection = async (sel: State) => {
     const el = document.getElementById('selection');
     if (!el) return;
+    const seq = ++shownSeq;
     let name = 'no event';
     if (sel.event !== null) {
       const all = await ctx.events({ ...sel, callpaths: true });
       name = all.rows.find((r) => r.id === sel.event)?.name ?? `event #${sel.event}`;
     }
+    if (seq !== shownSeq) return;
     el.textContent = `${shorten(name, 48)} · ${sel.thread ?? 'all threads'}`;
     el.title = name;
   };
   store.subscribe((sel, changed) => {
-    if (changed.has('focus')) applyFocus(sel.focus, true);
-    showSelection(sel);
-    for (const v of views) {
+    if (changed.has('focus')) applyFocus(sel.focus);
+    if (changed.has('event') || changed.has('thread') || changed.has('revision')) showSelection(sel).catch((e) => console.error(e));
+    for (const v of views.values()) {
       Promise.resolve(v.update(sel, changed)).catch((e) => console.error(e));
     }
   });
   // A handle for tests and debugging in the console.
-  (window as unknown as { perfscape: object }).perfscape = { store, ctx, charts };
-  applyFocus(s.focus, false);
-  showSelection(s);
-  const all = new Set(Object.keys(s) as (keyof Selection)[]);
-  await Promise.all(views.map((v) => Promise.resolve(v.update(s, all)).catch((e) => console.error(e))));
-  window.addEventListener('resize', () => views.forEach((v) => v.resize?.()));
+  (window as unknown as { perfscape: object }).perfscape = { store, ctx, charts, views, close, schema: describeSchema(), url: { fromUrl, toUrl } };
+  const s = store.get();
+  applyFocus(s.focus);
+  showSelection(s).catch((e) => console.error(e));
+  const all = new Set(Object.keys(FIELDS) as Key[]);
+  await Promise.all([...views.values()].map((v) => Promise.resolve(v.update(s, all)).catch((e) => console.error(e))));
   if (run.shared || run.live) joinSession(run.live ? liveHandler(ctx) : undefined, run.shared);
   document.body.dataset.ready = '1';
+}
+
+/** The schema as plain data (for tests and the console): per key its group, default, allowed
+ * values, range, and whether it is kept in the URL and shared. */
+function describeSchema(): Record<string, object> {
+  const out: Record<string, object> = {};
+  for (const [k, f] of Object.entries(FIELDS)) {
+    out[k] = {
+      scope: SCOPES[k as Key],
+      default: f.default,
+      values: f.choices?.map((c) => c.value) ?? null,
+      min: f.min ?? null,
+      max: f.max ?? null,
+      url: f.url,
+      shared: f.shared,
+    };
+  }
+  return out;
 }
 
 start().catch((e) => {

@@ -1,15 +1,15 @@
 // Shared sessions: joins the server's session hub (/api/ws), sends this browser's selection and
 // pointer, applies the others' selection, and shows who is present and where their pointers are.
 
+import type { ClientMessage } from './api/ClientMessage';
 import type { Peer } from './api/Peer';
+import type { JsonValue } from './api/serde_json/JsonValue';
 import type { ServerMessage } from './api/ServerMessage';
-import { defaults, store, type Selection } from './state';
+import { FIELDS } from './schema';
+import { fromShared, sharedPart, store } from './state';
 
 /** Server events (live mode) are handed to this callback. */
 export type EventHandler = (event: unknown) => void;
-
-/** Selection keys that stay local to each browser (not shared). */
-const LOCAL_KEYS = new Set(['revision']);
 
 /** Connects to the server's hub. With `shared`, joins the session (presence, selection,
  * cursors); without, only listens to server events (a live run's samples). */
@@ -26,6 +26,7 @@ export function joinSession(onEvent?: EventHandler, shared = true): void {
     });
     return;
   }
+  const send = (m: ClientMessage) => ws.send(JSON.stringify(m));
   let me = 0;
   let applying = false;
   const peers = new Map<number, Peer>();
@@ -45,12 +46,9 @@ export function joinSession(onEvent?: EventHandler, shared = true): void {
     }
   };
 
+  // Another browser's state: its shared keys with valid values (the schema says which).
   const apply = (state: unknown) => {
-    if (!state || typeof state !== 'object') return;
-    const patch: Partial<Selection> = {};
-    for (const [k, v] of Object.entries(state as Record<string, unknown>)) {
-      if (k in defaults && !LOCAL_KEYS.has(k)) (patch as Record<string, unknown>)[k] = v;
-    }
+    const patch = fromShared(state);
     applying = true;
     try {
       store.set(patch);
@@ -109,8 +107,9 @@ export function joinSession(onEvent?: EventHandler, shared = true): void {
     }
   });
 
-  store.subscribe((s) => {
-    if (!applying && ws.readyState === WebSocket.OPEN) ws.send(JSON.stringify({ type: 'selection', state: s }));
+  store.subscribe((s, changed) => {
+    if (applying || ws.readyState !== WebSocket.OPEN || ![...changed].some((k) => FIELDS[k].shared)) return;
+    send({ type: 'selection', state: sharedPart(s) as JsonValue });
   });
 
   let last = 0;
@@ -121,7 +120,7 @@ export function joinSession(onEvent?: EventHandler, shared = true): void {
     if (!panel?.dataset.view) return;
     last = now;
     const r = panel.getBoundingClientRect();
-    ws.send(JSON.stringify({ type: 'cursor', view: panel.dataset.view, x: (e.clientX - r.left) / r.width, y: (e.clientY - r.top) / r.height }));
+    send({ type: 'cursor', view: panel.dataset.view, x: (e.clientX - r.left) / r.width, y: (e.clientY - r.top) / r.height });
   });
   (window as unknown as { perfscapeSession: object }).perfscapeSession = { peers, ws };
 }

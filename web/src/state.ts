@@ -1,192 +1,133 @@
-// The one selection every view reads and writes (the seeds' linked cursors), mirrored in the
-// URL query string so that a link reproduces what one sees.
+// The one page state every view reads and writes (the seeds' linked cursors), described by
+// ./schema.ts and mirrored in the URL query string so that a link reproduces what one sees.
 
-export type Kind = 'exclusive' | 'inclusive' | 'calls';
-export type RowsKind = 'events' | 'lines';
+import type { Env, Field } from './fields';
+import { FIELDS, KEYS, type Key, type State, defaults, misfits } from './schema';
 
-export interface Selection {
-  /** Metric index. */
-  metric: number;
-  /** Value kind shown by the matrix views, the table ranking and the event view. */
-  kind: Kind;
-  /** Selected event id (null = none). */
-  event: number | null;
-  /** Selected thread `N.C.T` (null = none). */
-  thread: string | null;
-  /** Rows of the matrix views: events or source lines. */
-  rows: RowsKind;
-  /** Include callpath events as rows and in the table. */
-  callpaths: boolean;
-  /** Heat map region: row positions [r0, r1) and thread positions [t0, t1); null = all. */
-  r0: number | null;
-  r1: number | null;
-  t0: number | null;
-  t1: number | null;
-  /** Heat map colour: per event (row) or over the whole run. */
-  norm: 'event' | 'global';
-  /** Reduction of bins: max keeps peaks, sum keeps totals. */
-  reduce: 'max' | 'sum';
-  /** Overview: skip runs of more than `skip` empty rows; bin `bin` rows; `strips` strips. */
-  skip: number;
-  bin: number;
-  strips: number;
-  /** Event view histogram bins (0 = automatic). */
-  bins: number;
-  /** Call tree scope: total, mean, or the selected thread. */
-  scope: 'total' | 'mean' | 'thread';
-  /** Terrain resolution (event bins × thread bins) and labelled peaks. */
-  ty: number;
-  tx: number;
-  peaks: number;
-  /** Thread axis order: by id, by the value of the selected event, or by similarity (clusters). */
-  threads: 'id' | 'value' | 'cluster';
-  /** Number of clusters for the similarity order. */
-  clusters: number;
-  /** Which threads to show: all, the first `top` of the order, or each cluster's min/median/max. */
-  subset: 'all' | 'top' | 'reps';
-  top: number;
-  /** Ranked table filter (name or group substring). */
-  filter: string;
-  /** Runs observed over time: the sample shown (null = the final state, or the newest sample
-   * of a live run) and whether values are cumulative or the change since the previous sample. */
-  sample: number | null;
-  mode: 'cumulative' | 'delta';
-  /** Kiviat tube: drawn in 3D along the samples, or a radar of the current sample. */
-  kiviat: 'tube' | 'radar';
-  /** Point cloud: comma-separated event ids of the y, z and colour axes ('' = the largest events;
-   * x is the selected event). */
-  cloud: string;
-  /** A maximized panel, if any. */
-  focus: string | null;
-  /** Live runs: bumped when new samples arrived (not in the URL). */
-  revision: number;
-}
+export type { Key, Selection, State } from './schema';
 
-export const defaults: Selection = {
-  metric: 0,
-  kind: 'exclusive',
-  event: null,
-  thread: null,
-  rows: 'events',
-  callpaths: false,
-  r0: null,
-  r1: null,
-  t0: null,
-  t1: null,
-  norm: 'event',
-  reduce: 'max',
-  skip: 10,
-  bin: 1,
-  strips: 1,
-  bins: 0,
-  scope: 'total',
-  ty: 32,
-  tx: 64,
-  peaks: 5,
-  threads: 'id',
-  clusters: 8,
-  subset: 'all',
-  top: 64,
-  filter: '',
-  sample: null,
-  mode: 'cumulative',
-  kiviat: 'tube',
-  cloud: '',
-  focus: null,
-  revision: 0,
-};
+/** Hears every change of the state and which keys changed. */
+export type Listener = (s: State, changed: Set<Key>) => void;
 
-type Listener = (s: Selection, changed: Set<keyof Selection>) => void;
-
-function parse(search: string): Selection {
+/** The state read from a URL query string: every key kept in the URL that has a valid value;
+ * the others (missing, or not a valid value) at their defaults. */
+export function fromUrl(search: string): State {
   const q = new URLSearchParams(search);
-  const s: Selection = { ...defaults };
-  const num = (k: keyof Selection) => {
-    const v = q.get(k);
-    if (v === null || v === '') return;
-    const n = Number(v);
-    if (Number.isFinite(n)) (s as unknown as Record<string, unknown>)[k] = n;
-  };
-  (['metric', 'event', 'r0', 'r1', 't0', 't1', 'skip', 'bin', 'strips', 'bins', 'ty', 'tx', 'peaks', 'clusters', 'top', 'sample'] as const).forEach(num);
-  const str = <K extends keyof Selection>(k: K, allowed?: string[]) => {
-    const v = q.get(k);
-    if (v !== null && (!allowed || allowed.includes(v))) (s as unknown as Record<string, unknown>)[k] = v;
-  };
-  str('kind', ['exclusive', 'inclusive', 'calls']);
-  str('rows', ['events', 'lines']);
-  str('norm', ['event', 'global']);
-  str('reduce', ['max', 'sum']);
-  str('scope', ['total', 'mean', 'thread']);
-  str('threads', ['id', 'value', 'cluster']);
-  str('subset', ['all', 'top', 'reps']);
-  str('mode', ['cumulative', 'delta']);
-  str('kiviat', ['tube', 'radar']);
-  str('cloud');
-  str('thread');
-  str('filter');
-  str('focus');
-  if (q.get('callpaths') === '1') s.callpaths = true;
-  return s;
+  const s = defaults() as Record<Key, unknown>;
+  for (const k of KEYS) {
+    const f = FIELDS[k] as Field<unknown>;
+    const text = q.get(k);
+    if (!f.url || text === null) continue;
+    const v = f.parse(text);
+    if (v === undefined) console.warn(`perfscape: URL parameter ${k}=${text} is not valid; using the default`);
+    else s[k] = v;
+  }
+  return s as State;
 }
 
-function serialize(s: Selection): string {
+/** The URL query string of a state: the keys kept in the URL that differ from their defaults
+ * (and the access token, if the page has one). */
+export function toUrl(s: State, token: string | null = null): string {
   const q = new URLSearchParams();
-  const token = new URLSearchParams(window.location.search).get('token');
   if (token) q.set('token', token);
-  for (const k of Object.keys(defaults) as (keyof Selection)[]) {
+  for (const k of KEYS) {
+    const f = FIELDS[k] as Field<unknown>;
     const v = s[k];
-    if (v === defaults[k] || v === null || k === 'revision') continue;
-    q.set(k, typeof v === 'boolean' ? (v ? '1' : '0') : String(v));
+    if (f.url && v !== f.default && v !== null) q.set(k, f.format(v));
   }
   const str = q.toString();
-  return str ? `?${str}` : window.location.pathname;
+  return str ? `?${str}` : '';
 }
 
-class Store {
-  private sel: Selection = parse(window.location.search);
+/** The keys of a state shared with the other browsers of a session. */
+export function sharedPart(s: State): Partial<State> {
+  const out: Record<string, unknown> = {};
+  for (const k of KEYS) if (FIELDS[k].shared) out[k] = s[k];
+  return out as Partial<State>;
+}
+
+/** The valid shared keys of a state received from another browser (anything else is dropped). */
+export function fromShared(obj: unknown): Partial<State> {
+  const out: Record<string, unknown> = {};
+  if (!obj || typeof obj !== 'object') return out;
+  for (const [k, v] of Object.entries(obj as Record<string, unknown>)) {
+    const f = (FIELDS as Record<string, Field<unknown>>)[k];
+    if (f?.shared && f.valid(v)) out[k] = v;
+  }
+  return out as Partial<State>;
+}
+
+/** The state store: one object, changed through `set`, mirrored in the URL. */
+export class Store {
+  private state: State;
   private listeners: Listener[] = [];
 
-  get(): Selection {
-    return this.sel;
+  constructor(search: string) {
+    this.state = fromUrl(search);
   }
 
-  /** Updates the selection; every listener hears which keys changed. */
-  set(patch: Partial<Selection>): void {
-    const changed = new Set<keyof Selection>();
-    const next = { ...this.sel };
-    for (const [k, v] of Object.entries(patch) as [keyof Selection, unknown][]) {
+  /** The current state (do not modify it: use `set`). */
+  get(): State {
+    return this.state;
+  }
+
+  /** Updates the state; every listener hears which keys changed. */
+  set(patch: Partial<State>): void {
+    const changed = new Set<Key>();
+    const next = { ...this.state } as Record<Key, unknown>;
+    for (const [k, v] of Object.entries(patch) as [Key, unknown][]) {
+      if (!(k in FIELDS) || v === undefined) continue;
       if (next[k] !== v) {
-        (next as unknown as Record<string, unknown>)[k] = v;
+        next[k] = v;
         changed.add(k);
       }
     }
     if (changed.size === 0) return;
-    this.sel = next;
-    window.history.replaceState(null, '', serialize(next));
-    for (const l of this.listeners) l(next, changed);
+    this.state = next as State;
+    if ([...changed].some((k) => FIELDS[k].url)) this.mirror();
+    for (const l of [...this.listeners]) l(this.state, changed);
   }
 
-  subscribe(l: Listener): void {
+  /** Sets back to their defaults the values that do not fit the run (an unknown metric, a
+   * sample past the end, a maximized panel that is not shown) and rewrites the URL without the
+   * parameters that were not valid. */
+  fit(env: Env): void {
+    this.set(misfits(this.state, env));
+    this.mirror();
+  }
+
+  /** Writes the state into the URL (keeping the access token). */
+  mirror(): void {
+    const token = new URLSearchParams(window.location.search).get('token');
+    window.history.replaceState(null, '', toUrl(this.state, token) || window.location.pathname);
+  }
+
+  /** Calls `l` on every change; returns a function that stops it. */
+  subscribe(l: Listener): () => void {
     this.listeners.push(l);
+    return () => {
+      this.listeners = this.listeners.filter((x) => x !== l);
+    };
   }
 }
 
-export const store = new Store();
+/** The page's store, read from the page's URL. */
+export const store = new Store(window.location.search);
 
-/** Selection keys that change the profile every view reads (which sample, cumulative/delta). */
-export const DATA_KEYS: (keyof Selection)[] = ['sample', 'mode', 'revision'];
+/** Keys that change the profile every view reads (which sample, cumulative/delta, new samples). */
+export const DATA_KEYS: Key[] = ['sample', 'mode', 'revision'];
 
 /** True when any of `keys` changed. A view that reloads when the metric changes also reloads
  * when the data changes (another sample or mode): `'metric'` stands for both. */
-export function touched(changed: Set<keyof Selection>, ...keys: (keyof Selection)[]): boolean {
+export function touched(changed: Set<Key>, ...keys: Key[]): boolean {
   return keys.some((k) => changed.has(k)) || (keys.includes('metric') && DATA_KEYS.some((k) => changed.has(k)));
 }
 
-/** Selection keys that change the thread axis (its order or which threads it shows). */
-export const AXIS_KEYS: (keyof Selection)[] = ['threads', 'clusters', 'subset', 'top'];
+/** Keys that change the thread axis (its order or which threads it shows). */
+export const AXIS_KEYS: Key[] = ['threads', 'clusters', 'subset', 'top'];
 
 /** True when the thread axis changed: its order, its subset, or (for the value order) the event. */
-export function axisChanged(s: Selection, changed: Set<keyof Selection>): boolean {
+export function axisChanged(s: State, changed: Set<Key>): boolean {
   return (
     AXIS_KEYS.some((k) => changed.has(k)) ||
     (s.threads === 'value' && changed.has('event')) ||

@@ -2,88 +2,63 @@
 // by their thread ids and lines at the mean and mean ± standard deviation; a histogram with
 // adjustable bins beside it. A click on a bar selects that thread.
 
-import * as echarts from 'echarts';
+import type * as echarts from 'echarts';
 import type { EventDetail } from '../api/EventDetail';
 import { api } from '../client';
-import type { Context, View } from '../context';
-import { charts, showError } from '../context';
+import { numberFor } from '../controls';
 import { esc, ratio, value } from '../format';
-import { store, touched, type Selection } from '../state';
+import { type Panel, PanelView, SUPERSEDED } from '../panel';
+import { type Key, type State, store, touched } from '../state';
 
-export class EventView implements View {
+/** One event across threads: sorted per-thread bars and a histogram. */
+export class EventView extends PanelView {
   private bars: echarts.ECharts;
   private hist: echarts.ECharts;
   private data: EventDetail | null = null;
   private title: HTMLDivElement;
 
-  constructor(private el: HTMLElement, tools: HTMLElement, _ctx: Context) {
-    this.title = document.createElement('div');
-    this.title.className = 'note event-title';
-    this.title.style.position = 'absolute';
-    this.title.style.top = '0';
-    this.title.style.left = '0';
-    this.title.style.right = '0';
+  constructor(panel: Panel) {
+    super(panel);
+    this.title = this.div();
+    Object.assign(this.title.style, { position: 'absolute', top: '0', left: '0', right: '0' });
     const split = document.createElement('div');
     split.className = 'split';
     split.style.top = '40px';
     const a = document.createElement('div');
     const b = document.createElement('div');
     split.append(a, b);
-    el.append(this.title, split);
-    const ca = document.createElement('div');
-    ca.className = 'chart';
-    a.appendChild(ca);
-    const cb = document.createElement('div');
-    cb.className = 'chart';
-    b.appendChild(cb);
-    this.bars = echarts.init(ca);
-    charts.set('event-bars', this.bars);
-    this.hist = echarts.init(cb);
-    charts.set('event-hist', this.hist);
-    const l = document.createElement('label');
-    l.append('histogram bins ');
-    const bins = document.createElement('input');
-    bins.type = 'range';
-    bins.min = '0';
-    bins.max = '60';
-    bins.value = String(store.get().bins);
-    bins.title = '0 = automatic (Sturges)';
-    bins.addEventListener('change', () => store.set({ bins: Number(bins.value) }));
-    l.appendChild(bins);
-    tools.appendChild(l);
+    this.body.appendChild(split);
+    this.bars = this.chart('event-bars', a);
+    this.hist = this.chart('event-hist', b);
+    this.tools.appendChild(numberFor('bins', { owner: this }, 'range'));
     this.bars.on('click', (p) => {
       const t = this.data?.values[(p as { dataIndex: number }).dataIndex]?.thread;
       if (t && !this.data?.downsampled) store.set({ thread: t });
     });
   }
 
-  resize(): void {
-    this.bars.resize();
-    this.hist.resize();
-  }
-
-  async update(s: Selection, changed: Set<keyof Selection>): Promise<void> {
-    if (s.event === null) {
+  async update(s: State, changed: Set<Key>): Promise<void> {
+    const event = s.event;
+    if (event === null) {
+      this.cancel();
+      this.data = null;
       this.title.textContent = 'select an event in any view';
       this.bars.clear();
       this.hist.clear();
       return;
     }
     if (touched(changed, 'event', 'metric', 'kind', 'bins')) {
-      try {
-        const { width } = this.el.getBoundingClientRect();
-        this.data = await api.event(s, s.event, Math.max(64, Math.floor(width)));
-      } catch (e) {
-        showError(this.el, e);
-        return;
-      }
-      this.draw(s);
+      const points = Math.max(64, Math.floor(this.body.getBoundingClientRect().width));
+      const d = await this.load((signal) => api.event(s, event, points, signal));
+      if (d === SUPERSEDED) return;
+      this.data = d;
+      this.draw(this.state());
     } else if (touched(changed, 'thread')) {
       this.draw(s);
     }
   }
 
-  private draw(s: Selection): void {
+  private draw(s: State): void {
     const d = this.data;
     if (!d) return;
     const st = d.stats;

@@ -3,14 +3,15 @@
 // resolution (MAX keeps hot spots); numbers are overlaid when cells are large enough.
 // Wheel zooms, drag pans, a click on a cell selects its event and thread (or zooms into a bin).
 
-import * as echarts from 'echarts';
+import type * as echarts from 'echarts';
 import type { MatrixResponse } from '../api/MatrixResponse';
 import { api } from '../client';
-import type { Context, View } from '../context';
-import { charts, showError } from '../context';
+import { numberFor, selectFor } from '../controls';
 import { compact, esc, value } from '../format';
-import { axisChanged, store, touched, type Selection } from '../state';
+import { type Panel, PanelView, SUPERSEDED } from '../panel';
+import { type Key, type State, axisChanged, store, touched } from '../state';
 
+/** The colour scale of the matrix views (cold to hot). */
 export const HOT = ['#313695', '#4575b4', '#74add1', '#abd9e9', '#e0f3f8', '#ffffbf', '#fee090', '#fdae61', '#f46d43', '#d73027', '#a50026'];
 
 interface Region {
@@ -20,8 +21,9 @@ interface Region {
   t1: number;
 }
 
-export class HeatmapView implements View {
-  private chart: echarts.ECharts;
+/** Rows × threads coloured by value, zoomable, at screen resolution. */
+export class HeatmapView extends PanelView {
+  private map: echarts.ECharts;
   private data: MatrixResponse | null = null;
   private region: Region = { r0: 0, r1: 0, t0: 0, t1: 0 };
   private rowCount = 0;
@@ -30,69 +32,28 @@ export class HeatmapView implements View {
   private clusterNote = '';
   private dragFrom: { x: number; y: number } | null = null;
   private info: HTMLDivElement;
-  private seq = 0;
 
-  constructor(private el: HTMLElement, tools: HTMLElement, private ctx: Context) {
-    const div = document.createElement('div');
-    div.className = 'chart';
-    el.appendChild(div);
-    this.info = document.createElement('div');
-    this.info.className = 'note status';
-    el.appendChild(this.info);
-    this.chart = echarts.init(div, undefined, { renderer: 'canvas' });
-    this.axisLen = ctx.run.threads;
-    charts.set('heatmap', this.chart);
-    const norm = document.createElement('select');
-    norm.innerHTML = '<option value="event">colour per event</option><option value="global">colour per run</option>';
-    norm.value = store.get().norm;
-    norm.addEventListener('change', () => store.set({ norm: norm.value as Selection['norm'] }));
+  constructor(panel: Panel) {
+    super(panel);
+    this.map = this.chart('heatmap');
+    this.info = this.div('note status');
+    this.axisLen = this.ctx.run.threads;
     const reset = document.createElement('button');
     reset.textContent = 'all';
     reset.title = 'show the whole run';
     reset.addEventListener('click', () => store.set({ r0: null, r1: null, t0: null, t1: null }));
-    const sel0 = store.get();
-    const order = document.createElement('select');
-    order.title = 'order of the thread axis (also used by the overview and the terrain)';
-    order.innerHTML = '<option value="id">threads by id</option><option value="value">by event value</option><option value="cluster">by similarity</option>';
-    order.value = sel0.threads;
-    const k = document.createElement('input');
-    k.type = 'number';
-    k.min = '1';
-    k.max = '64';
-    k.value = String(sel0.clusters);
-    k.title = 'number of clusters';
-    k.style.width = '3.5em';
-    const subset = document.createElement('select');
-    subset.title = 'which threads to show';
-    subset.innerHTML = '<option value="all">all threads</option><option value="top">first N</option><option value="reps">cluster min/med/max</option>';
-    subset.value = sel0.subset;
-    const top = document.createElement('input');
-    top.type = 'number';
-    top.min = '1';
-    top.value = String(sel0.top);
-    top.title = 'N';
-    top.style.width = '4.5em';
-    const sync = () => {
-      k.style.display = order.value === 'cluster' ? '' : 'none';
-      top.style.display = subset.value === 'top' ? '' : 'none';
-      (subset.querySelector('option[value="reps"]') as HTMLOptionElement).disabled = order.value !== 'cluster';
-    };
-    const apply = () => {
-      sync();
-      store.set({
-        threads: order.value as Selection['threads'],
-        clusters: Math.max(1, Math.min(64, Number(k.value) || 8)),
-        subset: (subset.value === 'reps' && order.value !== 'cluster' ? 'all' : subset.value) as Selection['subset'],
-        top: Math.max(1, Number(top.value) || 64),
-        t0: null,
-        t1: null,
-      });
-    };
-    for (const el of [order, k, subset, top]) el.addEventListener('change', apply);
-    sync();
-    tools.append(order, k, subset, top, norm, reset);
-    this.chart.on('click', (p) => this.onClick(p as unknown as { data: number[] }));
-    const zr = this.chart.getZr();
+    // A new thread axis shows all of it; representatives need clusters.
+    const newAxis = (): Partial<State> => ({ t0: null, t1: null });
+    this.tools.append(
+      selectFor('threads', { owner: this, also: (v, s) => ({ ...newAxis(), ...(v !== 'cluster' && s.subset === 'reps' ? { subset: 'all' } : {}) }) }),
+      numberFor('clusters', { owner: this, also: newAxis, visible: (s) => s.threads === 'cluster' }),
+      selectFor('subset', { owner: this, also: newAxis, disabled: (v, s) => v === 'reps' && s.threads !== 'cluster' }),
+      numberFor('top', { owner: this, also: newAxis, visible: (s) => s.subset === 'top' }),
+      selectFor('norm', { owner: this }),
+      reset,
+    );
+    this.map.on('click', (p) => this.onClick(p as unknown as { data: number[] }));
+    const zr = this.map.getZr();
     zr.on('mousewheel', (e) => this.onWheel(e as unknown as { offsetX: number; offsetY: number; wheelDelta: number; event: Event }));
     zr.on('mousedown', (e) => {
       this.dragFrom = { x: e.offsetX, y: e.offsetY };
@@ -100,13 +61,11 @@ export class HeatmapView implements View {
     zr.on('mouseup', (e) => this.onDragEnd(e.offsetX, e.offsetY));
   }
 
-  resize(): void {
-    this.chart.resize();
-    this.fetch(store.get());
+  protected onResize(): void {
+    this.fetch(this.state());
   }
 
-  private currentRegion(s: Selection, rowCount: number): Region {
-    const threads = this.axisLen;
+  private currentRegion(s: State, rowCount: number, threads: number): Region {
     const r0 = Math.max(0, Math.min(s.r0 ?? 0, rowCount));
     const r1 = Math.max(r0 + 1, Math.min(s.r1 ?? rowCount, rowCount));
     const t0 = Math.max(0, Math.min(s.t0 ?? 0, threads));
@@ -114,72 +73,71 @@ export class HeatmapView implements View {
     return { r0, r1, t0, t1 };
   }
 
-  async update(s: Selection, changed: Set<keyof Selection>): Promise<void> {
-    if (touched(changed, 'event') && s.event !== null) {
-      // Bring the selected event's row into view.
-      const rows = await this.ctx.rows(s);
-      const pos = await this.ctx.rowOf(s, s.event);
-      const reg = this.currentRegion(s, rows.rows.length);
-      if (pos !== undefined && (pos < reg.r0 || pos >= reg.r1)) {
+  async update(s: State, changed: Set<Key>): Promise<void> {
+    const event = s.event;
+    let moved = false;
+    if (touched(changed, 'event') && event !== null) {
+      // Bring the selected event's row into view (the store's notification then fetches).
+      const at = await this.load(async () => ({ n: (await this.ctx.rows(s)).rows.length, pos: await this.ctx.rowOf(s, event) }), 'reveal');
+      const reg = at === SUPERSEDED ? null : this.currentRegion(s, at.n, this.axisLen);
+      if (at !== SUPERSEDED && reg && at.pos !== undefined && (at.pos < reg.r0 || at.pos >= reg.r1)) {
         const size = reg.r1 - reg.r0;
-        const r0 = Math.max(0, Math.min(pos - Math.floor(size / 2), rows.rows.length - size));
+        const r0 = Math.max(0, Math.min(at.pos - Math.floor(size / 2), at.n - size));
         store.set({ r0, r1: r0 + size });
-        return;
+        moved = true;
       }
     }
-    if (axisChanged(s, changed)) {
-      await this.fetchClusters(s);
-    }
-    if (touched(changed, 'metric', 'kind', 'rows', 'callpaths', 'reduce', 'r0', 'r1', 't0', 't1', 'norm') || axisChanged(s, changed)) {
+    if (axisChanged(s, changed)) await this.fetchClusters(s);
+    if (moved) return;
+    if (touched(changed, 'metric', 'kind', 'rows', 'callpaths', 'reduce', 'r0', 'r1', 't0', 't1', 'norm', 'thread') || axisChanged(s, changed)) {
+      // (the answer also gives the selected thread's position on the axis)
       await this.fetch(s);
-    } else if (touched(changed, 'thread')) {
-      await this.fetch(s); // the answer gives the thread's position on the axis
     } else if (touched(changed, 'event')) {
-      this.draw(s);
+      this.draw(this.state());
     }
   }
 
-  private async fetchClusters(s: Selection): Promise<void> {
-    this.clusterNote = '';
-    if (s.threads !== 'cluster') return;
-    try {
-      const t = await api.threads(s);
-      const sizes = t.clusters.map((c) => c.size.toLocaleString('en-US'));
-      this.clusterNote = ` · ${t.clusters.length} clusters of ${sizes.join(', ')} threads`;
-    } catch (e) {
-      console.error(e);
+  private async fetchClusters(s: State): Promise<void> {
+    if (s.threads !== 'cluster') {
+      this.cancel('clusters');
+      this.clusterNote = '';
+      return;
     }
+    const t = await this.load((signal) => api.threads(s, signal), 'clusters');
+    if (t === SUPERSEDED) return;
+    const sizes = t.clusters.map((c) => c.size.toLocaleString('en-US'));
+    this.clusterNote = ` · ${t.clusters.length} clusters of ${sizes.join(', ')} threads`;
   }
 
-  private async fetch(s: Selection): Promise<void> {
-    const seq = ++this.seq;
-    try {
+  private async fetch(s: State): Promise<void> {
+    const got = await this.load(async (signal) => {
       const rows = await this.ctx.rows(s);
-      this.rowCount = rows.rows.length;
-      if (this.rowCount === 0) {
-        this.chart.clear();
-        this.info.textContent = s.rows === 'lines' ? 'no sampled source lines in this run' : 'no events';
-        return;
-      }
-      this.region = this.currentRegion(s, this.rowCount);
-      const { width, height } = this.el.getBoundingClientRect();
-      const h = Math.max(1, Math.min(this.region.r1 - this.region.r0, Math.floor((height - 60) / 3)));
-      const w = Math.max(1, Math.min(this.region.t1 - this.region.t0, Math.floor((width - 200) / 3)));
-      const data = await api.matrix(s, { ...this.region, h, w });
-      if (seq !== this.seq) return;
-      this.data = data;
-      if (data.thread_count !== this.axisLen) {
-        // The axis changed length (a subset): show all of it.
-        this.axisLen = data.thread_count;
-        this.region = this.currentRegion({ ...s, t0: null, t1: null }, this.rowCount);
-      }
-      this.draw(s);
-    } catch (e) {
-      showError(this.el, e);
+      if (rows.rows.length === 0) return { rowCount: 0, region: this.region, data: null };
+      const region = this.currentRegion(s, rows.rows.length, this.axisLen);
+      const { width, height } = this.body.getBoundingClientRect();
+      const h = Math.max(1, Math.min(region.r1 - region.r0, Math.floor((height - 60) / 3)));
+      const w = Math.max(1, Math.min(region.t1 - region.t0, Math.floor((width - 200) / 3)));
+      return { rowCount: rows.rows.length, region, data: await api.matrix(s, { ...region, h, w }, signal) };
+    });
+    if (got === SUPERSEDED) return;
+    this.rowCount = got.rowCount;
+    if (!got.data) {
+      this.data = null;
+      this.map.clear();
+      this.info.textContent = s.rows === 'lines' ? 'no sampled source lines in this run' : 'no events';
+      return;
     }
+    this.data = got.data;
+    this.region = got.region;
+    if (got.data.thread_count !== this.axisLen) {
+      // The axis changed length (a subset): show all of it.
+      this.axisLen = got.data.thread_count;
+      this.region = this.currentRegion({ ...s, t0: null, t1: null }, this.rowCount, this.axisLen);
+    }
+    this.draw(this.state());
   }
 
-  private draw(s: Selection): void {
+  private draw(s: State): void {
     const d = this.data;
     if (!d) return;
     const nr = d.rows.length;
@@ -195,7 +153,7 @@ export class HeatmapView implements View {
         cells.push([c, r, shown, v]);
       }
     }
-    const { width, height } = this.el.getBoundingClientRect();
+    const { width, height } = this.body.getBoundingClientRect();
     const cellW = (width - 230) / Math.max(1, nc);
     const cellH = (height - 70) / Math.max(1, nr);
     const showNumbers = cellW >= 38 && cellH >= 13;
@@ -267,7 +225,7 @@ export class HeatmapView implements View {
         },
       ],
     };
-    this.chart.setOption(option, true);
+    this.map.setOption(option, true);
     this.overlay(selRows, selCol, nr, nc, clusterCols);
     this.info.textContent = `rows ${this.region.r0}–${this.region.r1 - 1} of ${d.row_count} in ${nr} bins × threads in ${nc} bins of ${2 ** d.level} · ${d.reduce}${this.clusterNote} · wheel: zoom, drag: pan, click: select`;
   }
@@ -275,8 +233,8 @@ export class HeatmapView implements View {
   /** Outlines the selected event's row(s) and the selected thread's column. */
   private overlay(rows: number[], col: number, nr: number, nc: number, clusterCols: number[] = []): void {
     const px = (axis: 'x' | 'y', i: number) =>
-      this.chart.convertToPixel(axis === 'x' ? { xAxisIndex: 0 } : { yAxisIndex: 0 }, i) as unknown as number;
-    const { width, height } = this.el.getBoundingClientRect();
+      this.map.convertToPixel(axis === 'x' ? { xAxisIndex: 0 } : { yAxisIndex: 0 }, i) as unknown as number;
+    const { width, height } = this.body.getBoundingClientRect();
     const top = 10;
     const left = 210;
     const gridW = width - 210 - 70;
@@ -296,7 +254,7 @@ export class HeatmapView implements View {
       const x = px('x', Math.floor(c)) - bandW / 2 + (c - Math.floor(c)) * bandW;
       shapes.push({ type: 'line', silent: true, z: 99, shape: { x1: x, y1: top - 4, x2: x, y2: top + gridH + 4 }, style: { stroke: '#000', lineWidth: 2 } });
     }
-    this.chart.setOption({ graphic: shapes as never }, { replaceMerge: ['graphic'] });
+    this.map.setOption({ graphic: shapes as never }, { replaceMerge: ['graphic'] });
   }
 
   private onClick(p: { data: number[] }): void {
@@ -306,7 +264,7 @@ export class HeatmapView implements View {
     const rb = d.rows[r];
     const cb = d.cols[c];
     if (rb.first === rb.last && cb.first === cb.last) {
-      const patch: Partial<Selection> = { thread: cb.thread ?? null };
+      const patch: Partial<State> = { thread: cb.thread ?? null };
       if (rb.event !== null) patch.event = rb.event;
       store.set(patch);
     } else {
@@ -317,7 +275,7 @@ export class HeatmapView implements View {
   private pixelToPos(x: number, y: number): { row: number; col: number } | null {
     const d = this.data;
     if (!d) return null;
-    const pt = this.chart.convertFromPixel({ gridIndex: 0 }, [x, y]) as number[] | undefined;
+    const pt = this.map.convertFromPixel({ gridIndex: 0 }, [x, y]) as number[] | undefined;
     if (!pt) return null;
     const c = Math.max(0, Math.min(d.cols.length - 1, Math.round(pt[0])));
     const r = Math.max(0, Math.min(d.rows.length - 1, Math.round(pt[1])));

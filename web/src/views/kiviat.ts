@@ -4,14 +4,14 @@
 // more there than the others; a tube that widens over time shows growth. The radar mode shows
 // the polygons of the current sample only. Clicking a tube or polygon selects its thread.
 
-import * as echarts from 'echarts';
+import type * as echarts from 'echarts';
 import 'echarts-gl';
 import type { KiviatResponse } from '../api/KiviatResponse';
 import { api } from '../client';
-import type { Context, View } from '../context';
-import { charts, showError } from '../context';
+import { selectFor } from '../controls';
 import { esc, shorten, value } from '../format';
-import { store, touched, type Selection } from '../state';
+import { type Panel, PanelView, SUPERSEDED } from '../panel';
+import { type Key, type State, store, touched } from '../state';
 
 /** Distinct colours for up to 10 threads (then repeated). */
 const PALETTE = ['#2563eb', '#dc2626', '#059669', '#d97706', '#7c3aed', '#0891b2', '#db2777', '#65a30d', '#4b5563', '#b45309'];
@@ -19,49 +19,30 @@ const PALETTE = ['#2563eb', '#dc2626', '#059669', '#d97706', '#7c3aed', '#0891b2
 /** Most polygons drawn along a tube (the answer's samples are thinned evenly beyond). */
 const RINGS_MAX = 48;
 
-export class KiviatView implements View {
-  private chart: echarts.ECharts;
+/** Kiviat tubes (or radars) of a few threads over the samples. */
+export class KiviatView extends PanelView {
+  private tube: echarts.ECharts;
   private data: KiviatResponse | null = null;
-  private note: HTMLDivElement;
+  private info: HTMLDivElement;
 
-  constructor(private el: HTMLElement, tools: HTMLElement, private ctx: Context) {
-    this.note = document.createElement('div');
-    this.note.className = 'note event-title';
-    const div = document.createElement('div');
-    div.className = 'chart';
-    div.style.top = '26px';
-    el.append(this.note, div);
-    this.chart = echarts.init(div);
-    charts.set('kiviat', this.chart);
-    const l = document.createElement('label');
-    l.append('show ');
-    const sel = document.createElement('select');
-    sel.add(new Option('3D tube over samples', 'tube'));
-    sel.add(new Option('radar at the sample', 'radar'));
-    sel.value = store.get().kiviat;
-    sel.addEventListener('change', () => store.set({ kiviat: sel.value as Selection['kiviat'] }));
-    l.appendChild(sel);
-    tools.appendChild(l);
-    this.chart.on('click', (p) => {
+  constructor(panel: Panel) {
+    super(panel);
+    this.info = this.div();
+    this.tube = this.chart('kiviat', this.body, { top: '26px' });
+    this.tools.appendChild(selectFor('kiviat', { owner: this }));
+    this.tube.on('click', (p) => {
       const name = (p as { seriesName?: string }).seriesName ?? '';
       const t = name.split(' ')[0];
       if (this.data?.threads.some((x) => x.thread === t)) store.set({ thread: t });
     });
   }
 
-  resize(): void {
-    this.chart.resize();
-  }
-
-  async update(s: Selection, changed: Set<keyof Selection>): Promise<void> {
+  async update(s: State, changed: Set<Key>): Promise<void> {
     if (touched(changed, 'kind', 'mode', 'thread', 'revision') || changed.has('metric')) {
-      try {
-        this.data = await api.kiviat(s, { thread: s.thread });
-      } catch (e) {
-        showError(this.el, e);
-        return;
-      }
-      this.draw(s);
+      const k = await this.load((signal) => api.kiviat(s, { thread: s.thread }, signal));
+      if (k === SUPERSEDED) return;
+      this.data = k;
+      this.draw(this.state());
     } else if (touched(changed, 'kiviat', 'sample')) {
       this.draw(s);
     }
@@ -71,18 +52,18 @@ export class KiviatView implements View {
     return PALETTE[i % PALETTE.length];
   }
 
-  private draw(s: Selection): void {
+  private draw(s: State): void {
     const k = this.data;
     if (!k) return;
     const ne = k.events.length;
     if (ne < 3 || k.threads.length === 0 || k.samples.length === 0) {
-      this.chart.clear();
-      this.note.textContent = 'a Kiviat diagram needs at least 3 events with values';
+      this.tube.clear();
+      this.info.textContent = 'a Kiviat diagram needs at least 3 events with values';
       return;
     }
     const names = this.ctx.series?.samples.map((x) => x.name) ?? [];
     const axes = k.events.map((e, i) => `${shorten(e, 24)} (max ${value(k.scale[i], k.unit)})`);
-    this.note.innerHTML = `${k.threads.length} threads · ${ne} events, each axis scaled to its largest value · ${s.mode === 'delta' ? 'change per interval' : 'cumulative'}`;
+    this.info.innerHTML = `${k.threads.length} threads · ${ne} events, each axis scaled to its largest value · ${s.mode === 'delta' ? 'change per interval' : 'cumulative'}`;
     if (s.kiviat === 'radar') {
       const cur = s.sample ?? k.samples[k.samples.length - 1];
       let idx = k.samples.findIndex((x) => x >= cur);
@@ -103,7 +84,7 @@ export class KiviatView implements View {
           data: [{ value: (t.values[idx] ?? []).map((v) => v ?? 0), name: t.thread }],
         })),
       };
-      this.chart.setOption(option as unknown as echarts.EChartsOption, true);
+      this.tube.setOption(option as unknown as echarts.EChartsOption, true);
       return;
     }
     // 3D tube: ring r of thread t at height z = sample position.
@@ -173,6 +154,6 @@ export class KiviatView implements View {
       },
       series,
     };
-    this.chart.setOption(option as unknown as echarts.EChartsOption, true);
+    this.tube.setOption(option as unknown as echarts.EChartsOption, true);
   }
 }

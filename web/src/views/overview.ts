@@ -3,57 +3,31 @@
 // array cut into strips shown side by side. A rectangle marks the region the heat map shows;
 // a click centres the heat map on a row, a drag selects the rows it shows.
 
-import * as echarts from 'echarts';
+import type * as echarts from 'echarts';
 import type { OverviewResponse } from '../api/OverviewResponse';
 import { api } from '../client';
-import type { Context, View } from '../context';
-import { charts, showError } from '../context';
+import { numberFor } from '../controls';
 import { esc, value } from '../format';
-import { axisChanged, store, touched, type Selection } from '../state';
+import { type Panel, PanelView, SUPERSEDED } from '../panel';
+import { type Key, type State, axisChanged, store, touched } from '../state';
 import { HOT } from './heatmap';
 
-function numberInput(label: string, v: number, min: number, max: number, on: (n: number) => void): HTMLElement {
-  const l = document.createElement('label');
-  l.append(`${label} `);
-  const i = document.createElement('input');
-  i.type = 'number';
-  i.min = String(min);
-  i.max = String(max);
-  i.value = String(v);
-  i.addEventListener('change', () => {
-    const n = Math.max(min, Math.min(max, Math.round(Number(i.value))));
-    if (Number.isFinite(n)) on(n);
-  });
-  l.appendChild(i);
-  return l;
-}
-
-export class OverviewView implements View {
-  private chart: echarts.ECharts;
+/** The whole run reduced (empty runs skipped, rows binned, strips); drives the heat map. */
+export class OverviewView extends PanelView {
+  private strips: echarts.ECharts;
   private data: OverviewResponse | null = null;
   private info: HTMLDivElement;
   private dragRow: number | null = null;
 
-  constructor(private el: HTMLElement, tools: HTMLElement, private ctx: Context) {
-    const div = document.createElement('div');
-    div.className = 'chart';
-    div.style.bottom = '22px';
-    el.appendChild(div);
-    this.info = document.createElement('div');
-    this.info.className = 'note status';
-    el.appendChild(this.info);
-    this.chart = echarts.init(div);
-    charts.set('overview', this.chart);
-    const s = store.get();
-    tools.append(
-      numberInput('skip >', s.skip, 0, 100000, (n) => store.set({ skip: n })),
-      numberInput('bin', s.bin, 1, 10000, (n) => store.set({ bin: n })),
-      numberInput('strips', s.strips, 1, 16, (n) => store.set({ strips: n })),
-    );
-    this.chart.on('mousedown', (p) => {
+  constructor(panel: Panel) {
+    super(panel);
+    this.strips = this.chart('overview', this.body, { bottom: '22px' });
+    this.info = this.div('note status');
+    this.tools.append(numberFor('skip', { owner: this }), numberFor('bin', { owner: this }), numberFor('strips', { owner: this }));
+    this.strips.on('mousedown', (p) => {
       this.dragRow = this.rowOf(p as unknown as { seriesIndex: number; data: number[] });
     });
-    this.chart.on('mouseup', (p) => {
+    this.strips.on('mouseup', (p) => {
       const end = this.rowOf(p as unknown as { seriesIndex: number; data: number[] });
       const start = this.dragRow;
       this.dragRow = null;
@@ -62,9 +36,8 @@ export class OverviewView implements View {
     });
   }
 
-  resize(): void {
-    this.chart.resize();
-    this.draw(store.get());
+  protected onResize(): void {
+    this.draw(this.state());
   }
 
   /** The first row position of the overview row under an event. */
@@ -90,23 +63,20 @@ export class OverviewView implements View {
     }
   }
 
-  async update(s: Selection, changed: Set<keyof Selection>): Promise<void> {
+  async update(s: State, changed: Set<Key>): Promise<void> {
     if (touched(changed, 'metric', 'kind', 'rows', 'callpaths', 'reduce', 'skip', 'bin', 'strips') || axisChanged(s, changed)) {
-      try {
-        const { width } = this.el.getBoundingClientRect();
-        const w = Math.max(4, Math.min(this.ctx.run.threads, Math.floor(width / Math.max(1, s.strips) / 3)));
-        this.data = await api.overview(s, w);
-      } catch (e) {
-        showError(this.el, e);
-        return;
-      }
-      this.draw(s);
+      const { width } = this.body.getBoundingClientRect();
+      const w = Math.max(4, Math.min(this.ctx.run.threads, Math.floor(width / Math.max(1, s.strips) / 3)));
+      const d = await this.load((signal) => api.overview(s, w, signal));
+      if (d === SUPERSEDED) return;
+      this.data = d;
+      this.draw(this.state());
     } else if (touched(changed, 'r0', 'r1', 't0', 't1')) {
       this.draw(s);
     }
   }
 
-  private draw(s: Selection): void {
+  private draw(s: State): void {
     const d = this.data;
     if (!d) return;
     const n = d.strips.length || 1;
@@ -148,7 +118,7 @@ export class OverviewView implements View {
           : undefined,
       });
     });
-    this.chart.setOption(
+    this.strips.setOption(
       {
         animation: false,
         grid: grids,

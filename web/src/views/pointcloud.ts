@@ -4,45 +4,43 @@
 // panel's tools (default: the largest other events); the selected thread is drawn larger; a
 // click on a point selects its thread.
 
-import * as echarts from 'echarts';
+import type * as echarts from 'echarts';
 import 'echarts-gl';
+import type { EventRow } from '../api/EventRow';
 import type { PointCloudResponse } from '../api/PointCloudResponse';
 import { api } from '../client';
-import type { Context, View } from '../context';
-import { charts, showError } from '../context';
 import { esc, shorten, value } from '../format';
-import { store, touched, type Selection } from '../state';
+import { type Panel, PanelView, SUPERSEDED } from '../panel';
+import { type Key, type State, store, touched } from '../state';
 import { HOT } from './heatmap';
 
 /** Most points drawn (the server thins the threads evenly beyond). */
 const POINTS_MAX = 50_000;
 
-export class PointCloudView implements View {
-  private chart: echarts.ECharts;
+/** Threads as points in the space of three events' values, coloured by a fourth. */
+export class PointCloudView extends PanelView {
+  private chart3d: echarts.ECharts;
   private data: PointCloudResponse | null = null;
-  private note: HTMLDivElement;
-
+  private info: HTMLDivElement;
+  /** The y, z and colour event pickers (their events come from the run). */
   private pickers: HTMLSelectElement[] = [];
 
-  constructor(private el: HTMLElement, tools: HTMLElement, private ctx: Context) {
+  constructor(panel: Panel) {
+    super(panel);
     for (const label of ['y', 'z', 'colour']) {
       const l = document.createElement('label');
       l.append(`${label} `);
       const sel = document.createElement('select');
+      sel.dataset.key = 'cloud';
+      sel.dataset.dynamic = '1';
       sel.addEventListener('change', () => store.set({ cloud: this.pickers.map((p) => p.value).join(',') }));
       this.pickers.push(sel);
       l.appendChild(sel);
-      tools.appendChild(l);
+      this.tools.appendChild(l);
     }
-    this.note = document.createElement('div');
-    this.note.className = 'note event-title';
-    const div = document.createElement('div');
-    div.className = 'chart';
-    div.style.top = '26px';
-    el.append(this.note, div);
-    this.chart = echarts.init(div);
-    charts.set('pointcloud', this.chart);
-    this.chart.on('click', (p) => {
+    this.info = this.div();
+    this.chart3d = this.chart('pointcloud', this.body, { top: '26px' });
+    this.chart3d.on('click', (p) => {
       const i = (p as { dataIndex?: number; seriesIndex?: number }).dataIndex;
       if ((p as { seriesIndex?: number }).seriesIndex !== 0 || i === undefined) return;
       const t = this.data?.threads[i];
@@ -50,65 +48,73 @@ export class PointCloudView implements View {
     });
   }
 
-  resize(): void {
-    this.chart.resize();
-  }
-
   /** x: the selected event (if a flat event with values); y, z, colour: the chosen events, else
-   * the largest other flat events. */
-  private async axes(s: Selection): Promise<number[] | null> {
+   * the largest other flat events. Also the flat events with values, largest first. */
+  private async axes(s: State): Promise<{ axes: number[] | null; rows: EventRow[] }> {
     const ev = await this.ctx.events({ ...s, callpaths: false });
     const rows = ev.rows.filter((r) => !r.callpath && r.stats.total > 0);
     const flat = rows.map((r) => r.id);
-    if (flat.length < 3) return null;
+    if (flat.length < 3) return { axes: null, rows };
     const x = s.event !== null && flat.includes(s.event) ? s.event : flat[0];
-    const chosen = s.cloud.split(',').map((v) => (v === '' ? null : Number(v)));
+    const chosen = this.chosen(s);
     const out = [x];
     for (let i = 0; i < 3; i++) {
       const c = chosen[i];
-      if (c !== null && c !== undefined && flat.includes(c)) out.push(c);
+      if (c !== null && flat.includes(c)) out.push(c);
       else {
         const next = flat.find((id) => !out.includes(id) && !chosen.includes(id));
         if (next !== undefined) out.push(next);
       }
     }
-    // The pickers list the flat events (largest first) with "auto".
+    return { axes: out.length >= 3 ? out : null, rows };
+  }
+
+  /** The events chosen for y, z and colour (null: automatic). */
+  private chosen(s: State): (number | null)[] {
+    return [0, 1, 2].map((i) => {
+      const v = s.cloud.split(',')[i];
+      return v === undefined || v === '' ? null : Number(v);
+    });
+  }
+
+  /** The pickers list the flat events (largest first) with "auto". */
+  private fillPickers(s: State, rows: EventRow[]): void {
+    const chosen = this.chosen(s);
     this.pickers.forEach((p, i) => {
       p.innerHTML = '';
       p.add(new Option('auto (largest)', ''));
       for (const r of rows.slice(0, 200)) p.add(new Option(shorten(r.name, 40), String(r.id)));
-      p.value = chosen[i] !== null && chosen[i] !== undefined && flat.includes(chosen[i] as number) ? String(chosen[i]) : '';
+      const c = chosen[i];
+      p.value = c !== null && rows.some((r) => r.id === c) ? String(c) : '';
     });
-    return out.length >= 3 ? out : null;
   }
 
-  async update(s: Selection, changed: Set<keyof Selection>): Promise<void> {
+  async update(s: State, changed: Set<Key>): Promise<void> {
     if (touched(changed, 'metric', 'kind', 'event', 'cloud')) {
-      try {
-        const axes = await this.axes(s);
-        if (!axes) {
-          this.chart.clear();
-          this.note.textContent = 'a point cloud needs at least 3 events with values';
-          this.data = null;
-          return;
-        }
-        this.data = await api.pointcloud(s, axes, POINTS_MAX);
-      } catch (e) {
-        showError(this.el, e);
+      const got = await this.load(async (signal) => {
+        const { axes, rows } = await this.axes(s);
+        return { rows, cloud: axes ? await api.pointcloud(s, axes, POINTS_MAX, signal) : null };
+      });
+      if (got === SUPERSEDED) return;
+      this.data = got.cloud;
+      if (!got.cloud) {
+        this.chart3d.clear();
+        this.info.textContent = 'a point cloud needs at least 3 events with values';
         return;
       }
-      this.draw(s);
+      this.fillPickers(s, got.rows);
+      this.draw(this.state());
     } else if (touched(changed, 'thread')) {
       this.draw(s);
     }
   }
 
-  private draw(s: Selection): void {
+  private draw(s: State): void {
     const c = this.data;
     if (!c) return;
     const u = c.unit;
     const [ax, ay, az, ac] = c.axes;
-    this.note.innerHTML = `${c.points.length.toLocaleString('en-US')} of ${c.total_threads.toLocaleString('en-US')} threads · colour: ${esc(shorten(ac, 40))}`;
+    this.info.innerHTML = `${c.points.length.toLocaleString('en-US')} of ${c.total_threads.toLocaleString('en-US')} threads · colour: ${esc(shorten(ac, 40))}`;
     let cmin = Infinity;
     let cmax = -Infinity;
     for (const p of c.points) {
@@ -153,6 +159,6 @@ export class PointCloudView implements View {
           : []),
       ],
     };
-    this.chart.setOption(option as unknown as echarts.EChartsOption, true);
+    this.chart3d.setOption(option as unknown as echarts.EChartsOption, true);
   }
 }

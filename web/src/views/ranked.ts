@@ -3,10 +3,11 @@
 
 import type { EventRow } from '../api/EventRow';
 import type { EventsResponse } from '../api/EventsResponse';
-import type { Context, View } from '../context';
-import { revealIn, showError } from '../context';
-import { esc, percent, ratio, value, count, shorten } from '../format';
-import { store, touched, type Selection } from '../state';
+import { revealIn } from '../context';
+import { searchFor } from '../controls';
+import { count, esc, percent, ratio, shorten, value } from '../format';
+import { type Panel, PanelView, SUPERSEDED } from '../panel';
+import { type Key, type State, store, touched } from '../state';
 
 type Col = { key: string; label: string; num: boolean; get: (r: EventRow) => number | string; show: (r: EventRow, unit: string) => string };
 
@@ -15,7 +16,7 @@ const COLS: Col[] = [
   { key: 'name', label: 'Event', num: false, get: (r) => r.name, show: (r) => esc(shorten(r.name, 44)) },
   { key: 'source', label: 'Source', num: false, get: (r) => r.source_file ?? '', show: (r) => esc(r.source_file ? `${r.source_file.split('/').pop()}:${r.source_line}` : '') },
   { key: 'sum', label: 'Sum', num: true, get: (r) => r.stats.total, show: (r, u) => value(r.stats.total, u) },
-  { key: 'percent', label: '%', num: true, get: (r) => r.percent, show: (r) => `${percent(r.percent)} <span class="bar" style="width:${Math.min(60, r.percent * 0.6)}px"></span>` },
+  { key: 'percent', label: '%', num: true, get: (r) => r.percent, show: (r) => `${percent(r.percent)} <span class="bar" data-w="${Math.min(60, r.percent * 0.6)}"></span>` },
   { key: 'mean', label: 'Mean', num: true, get: (r) => r.stats.mean, show: (r, u) => value(r.stats.mean, u) },
   { key: 'min', label: 'Min', num: true, get: (r) => r.stats.min, show: (r, u) => `${value(r.stats.min, u)} <small>${esc(r.stats.min_thread ?? '')}</small>` },
   { key: 'max', label: 'Max', num: true, get: (r) => r.stats.max, show: (r, u) => `${value(r.stats.max, u)} <small>${esc(r.stats.max_thread ?? '')}</small>` },
@@ -23,47 +24,38 @@ const COLS: Col[] = [
   { key: 'calls', label: 'Calls', num: true, get: (r) => r.calls, show: (r) => count(r.calls) },
 ];
 
-export class RankedView implements View {
+/** The ranked event table; a click selects the event. */
+export class RankedView extends PanelView {
   private data: EventsResponse | null = null;
   private sortKey = 'rank';
   private sortDesc = false;
   private scroll: HTMLDivElement;
-  private filter: HTMLInputElement;
   private first = true;
 
-  constructor(private el: HTMLElement, tools: HTMLElement, private ctx: Context) {
-    this.scroll = document.createElement('div');
-    this.scroll.className = 'scroll';
-    el.appendChild(this.scroll);
-    this.filter = document.createElement('input');
-    this.filter.type = 'search';
-    this.filter.placeholder = 'filter name or group';
-    this.filter.value = store.get().filter;
-    this.filter.addEventListener('input', () => store.set({ filter: this.filter.value }));
-    tools.appendChild(this.filter);
+  constructor(panel: Panel) {
+    super(panel);
+    this.scroll = this.div('scroll');
+    this.tools.appendChild(searchFor('filter', { owner: this }));
   }
 
-  async update(s: Selection, changed: Set<keyof Selection>): Promise<void> {
+  async update(s: State, changed: Set<Key>): Promise<void> {
     if (touched(changed, 'metric', 'kind', 'callpaths')) {
-      try {
-        this.data = await this.ctx.events(s);
-      } catch (e) {
-        showError(this.el, e);
-        return;
-      }
-      if (this.first && s.event === null && this.data.rows.length) {
+      const d = await this.load(() => this.ctx.events(s));
+      if (d === SUPERSEDED) return;
+      this.data = d;
+      if (this.first && this.state().event === null && d.rows.length) {
         this.first = false;
-        store.set({ event: this.data.rows[0].id });
+        store.set({ event: d.rows[0].id });
         return; // the store's notification redraws
       }
       this.first = false;
-      this.render(store.get());
+      this.render(this.state());
     } else if (touched(changed, 'filter', 'event')) {
       this.render(s);
     }
   }
 
-  private render(s: Selection): void {
+  private render(s: State): void {
     const data = this.data;
     if (!data) return;
     const unit = data.unit;
@@ -88,6 +80,8 @@ export class RankedView implements View {
       )
       .join('');
     this.scroll.innerHTML = `<table class="data ranked"><thead><tr>${head}</tr></thead><tbody>${body}</tbody></table>`;
+    // Widths through the CSSOM (no inline style attributes: the page runs under a CSP).
+    this.scroll.querySelectorAll<HTMLElement>('.bar[data-w]').forEach((b) => (b.style.width = `${b.dataset.w}px`));
     this.scroll.querySelectorAll('th').forEach((th) =>
       th.addEventListener('click', () => {
         const key = th.dataset.key ?? 'rank';

@@ -1,11 +1,11 @@
 // Run information: metadata, threads, metrics, warnings from loading.
 
-import type { Context, View } from '../context';
 import { esc } from '../format';
+import { PanelView } from '../panel';
 
-export class RunInfoView implements View {
+/** What was loaded: files, threads, metrics, events, problems, metadata. */
+export class RunInfoView extends PanelView {
   private done = false;
-  constructor(private el: HTMLElement, _tools: HTMLElement, private ctx: Context) {}
 
   update(): void {
     if (this.done) return;
@@ -17,7 +17,7 @@ export class RunInfoView implements View {
     const varying = r.varying_metadata
       .map((m) => `<dt>${esc(m.name)}</dt><dd>${esc(m.first_value)} <small>(on ${esc(m.first_thread)}; differs on the ${m.threads.toLocaleString('en-US')} threads that have it)</small></dd>`)
       .join('');
-    this.el.innerHTML = `<div class="scroll runinfo">
+    this.body.innerHTML = `<div class="scroll runinfo">
       <dl class="kv">
         <dt>Run</dt><dd>${esc(r.path)}</dd>
         <dt>Format</dt><dd>${esc(r.format)}, ${r.files_read.toLocaleString('en-US')} files, ${(r.bytes_read / 1e6).toFixed(1)} MB</dd>

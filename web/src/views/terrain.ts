@@ -2,75 +2,48 @@
 // X/Y resolution, and denotators: the k largest peaks labelled, with a legend. The selected
 // event's row is drawn as a line across the terrain.
 
-import * as echarts from 'echarts';
+import type * as echarts from 'echarts';
 import 'echarts-gl';
 import type { TerrainResponse } from '../api/TerrainResponse';
 import { api } from '../client';
-import type { Context, View } from '../context';
-import { charts, showError } from '../context';
+import { selectFor } from '../controls';
 import { esc, shorten, value } from '../format';
-import { axisChanged, store, touched, type Selection } from '../state';
+import { type Panel, PanelView, SUPERSEDED } from '../panel';
+import { type Key, type State, axisChanged, store, touched } from '../state';
 import { HOT } from './heatmap';
 
-function resSelect(label: string, v: number, options: number[], on: (n: number) => void): HTMLElement {
-  const l = document.createElement('label');
-  l.append(`${label} `);
-  const s = document.createElement('select');
-  for (const o of options) s.add(new Option(String(o), String(o)));
-  s.value = String(v);
-  s.addEventListener('change', () => on(Number(s.value)));
-  l.appendChild(s);
-  return l;
-}
-
-export class TerrainView implements View {
-  private chart: echarts.ECharts;
+/** Events × threads × value as a 3-D surface with its largest peaks labelled. */
+export class TerrainView extends PanelView {
+  private surface: echarts.ECharts;
   private data: TerrainResponse | null = null;
   private legend: HTMLDivElement;
 
-  constructor(private el: HTMLElement, tools: HTMLElement, private ctx: Context) {
-    const div = document.createElement('div');
-    div.className = 'chart';
-    el.appendChild(div);
-    this.legend = document.createElement('div');
-    this.legend.className = 'legend';
-    el.appendChild(this.legend);
-    this.chart = echarts.init(div);
-    charts.set('terrain', this.chart);
-    const s = store.get();
-    tools.append(
-      resSelect('X (threads)', s.tx, [8, 16, 32, 64, 128, 256], (n) => store.set({ tx: n })),
-      resSelect('Y (events)', s.ty, [8, 16, 32, 64, 128], (n) => store.set({ ty: n })),
-      resSelect('peaks', s.peaks, [0, 3, 5, 10], (n) => store.set({ peaks: n })),
-    );
+  constructor(panel: Panel) {
+    super(panel);
+    this.surface = this.chart('terrain');
+    this.legend = this.div('legend');
+    this.tools.append(selectFor('tx', { owner: this }), selectFor('ty', { owner: this }), selectFor('peaks', { owner: this }));
   }
 
-  resize(): void {
-    this.chart.resize();
-  }
-
-  async update(s: Selection, changed: Set<keyof Selection>): Promise<void> {
+  async update(s: State, changed: Set<Key>): Promise<void> {
     if (touched(changed, 'metric', 'kind', 'rows', 'callpaths', 'tx', 'ty', 'peaks') || axisChanged(s, changed)) {
-      try {
-        this.data = await api.terrain(s);
-      } catch (e) {
-        showError(this.el, e);
-        return;
-      }
-      await this.draw(s);
+      const t = await this.load((signal) => api.terrain(s, signal));
+      if (t === SUPERSEDED) return;
+      this.data = t;
+      await this.draw(this.state());
     } else if (touched(changed, 'event')) {
       await this.draw(s);
     }
   }
 
-  private async draw(s: Selection): Promise<void> {
+  private async draw(s: State): Promise<void> {
     const t = this.data;
     if (!t) return;
     const g = t.grid;
     const nr = g.rows.length;
     const nc = g.cols.length;
     if (nr === 0 || nc === 0) {
-      this.chart.clear();
+      this.surface.clear();
       return;
     }
     const surface: number[][] = [];
@@ -80,9 +53,11 @@ export class TerrainView implements View {
     const u = g.unit;
     const peaks = t.peaks.map((p, i) => ({ name: `${i + 1}`, value: [p.col_bin, yOf(p.row_bin), p.value] }));
     // The selected event's row (or its routine's) as a highlighted line.
-    let selLine: number[][] = [];
-    if (s.event !== null) {
-      const pos = await this.ctx.rowOf(s, s.event);
+    const selLine: number[][] = [];
+    const event = s.event;
+    const pos = await this.load(async () => (event === null ? undefined : this.ctx.rowOf(s, event)), 'row');
+    if (pos === SUPERSEDED || this.data !== t) return; // a newer draw is under way
+    if (event !== null) {
       const rb = pos === undefined ? -1 : g.rows.findIndex((b) => pos >= b.first && pos <= b.last);
       if (rb >= 0) for (let c = 0; c < nc; c++) selLine.push([c, yOf(rb), (g.values[rb * nc + c] ?? 0) * 1.001]);
     }
@@ -118,7 +93,7 @@ export class TerrainView implements View {
         ...(selLine.length ? [{ type: 'line3D', data: selLine, lineStyle: { width: 4, color: '#111' } }] : []),
       ],
     };
-    this.chart.setOption(option as unknown as echarts.EChartsOption, true);
+    this.surface.setOption(option as unknown as echarts.EChartsOption, true);
     this.legend.innerHTML = t.peaks.length
       ? `<b>Largest peaks</b><ol>${t.peaks.map((p, i) => `<li title="${esc(p.name)}" data-event="${p.event}"><b>${i + 1}</b> ${esc(shorten(p.name, 38))} · ${esc(p.thread)} · ${value(p.value, u)}</li>`).join('')}</ol>`
       : '';

@@ -5,13 +5,13 @@
 // A click on a slice selects its event and thread in every view; the selected event's slices
 // stand out.
 
-import * as echarts from 'echarts';
+import type * as echarts from 'echarts';
 import type { TimelineResponse } from '../api/TimelineResponse';
 import { api } from '../client';
-import type { Context, View } from '../context';
-import { charts, showError } from '../context';
+import { charts } from '../context';
 import { durationUs, esc, shorten } from '../format';
-import { store, touched, type Selection } from '../state';
+import { type Panel, PanelView, SUPERSEDED } from '../panel';
+import { type Key, type State, store, touched } from '../state';
 
 const PALETTE = ['#4e79a7', '#f28e2b', '#e15759', '#76b7b2', '#59a14f', '#edc948', '#b07aa1', '#ff9da7', '#9c755f', '#86bcb6', '#d37295', '#a0cbe8'];
 
@@ -29,26 +29,21 @@ interface Row {
   depth: number;
 }
 
-export class TimelineView implements View {
-  private chart: echarts.ECharts;
+/** The trace's lanes over time with the merged timeline of the selected event. */
+export class TimelineView extends PanelView {
+  private lanes: echarts.ECharts;
   private data: TimelineResponse | null = null;
   private window: [number, number] | null = null;
   private timer: number | undefined;
-  private note: HTMLDivElement;
+  private info: HTMLDivElement;
   private rows: Row[] = [];
-  private seq = 0;
 
-  constructor(private el: HTMLElement, _tools: HTMLElement, private ctx: Context) {
-    this.note = document.createElement('div');
-    this.note.className = 'note event-title';
-    const div = document.createElement('div');
-    div.className = 'chart';
-    div.style.top = '26px';
-    el.append(this.note, div);
-    this.chart = echarts.init(div);
-    charts.set('timeline', this.chart);
-    this.chart.on('datazoom', () => this.onZoom());
-    this.chart.on('click', (p) => {
+  constructor(panel: Panel) {
+    super(panel);
+    this.info = this.div();
+    this.lanes = this.chart('timeline', this.body, { top: '26px' });
+    this.lanes.on('datazoom', () => this.onZoom());
+    this.lanes.on('click', (p) => {
       const d = (p as { data?: { value?: number[] }; seriesId?: string }).data?.value;
       if ((p as { seriesId?: string }).seriesId !== 'slices' || !d || !this.data) return;
       const lane = this.data.lanes[d[4]];
@@ -59,50 +54,44 @@ export class TimelineView implements View {
         store.set({ thread: lane.thread, ...(row ? { event: row.id } : {}) });
       });
     });
+    this.own(() => clearTimeout(this.timer));
   }
 
-  resize(): void {
-    this.chart.resize();
-    this.fetch(store.get());
+  protected onResize(): void {
+    this.fetch(this.state());
   }
 
-  async update(s: Selection, changed: Set<keyof Selection>): Promise<void> {
+  async update(s: State, changed: Set<Key>): Promise<void> {
     if (touched(changed, 'event', 'metric')) await this.fetch(s);
     else if (touched(changed, 'thread')) this.draw(s);
   }
 
   /** Width of the plot in pixels. */
   private width(): number {
-    return Math.max(100, this.chart.getWidth() - 150);
+    return Math.max(100, this.lanes.getWidth() - 150);
   }
 
   private onZoom(): void {
     const d = this.data;
     if (!d) return;
-    const dz = (this.chart.getOption() as { dataZoom?: { start?: number; end?: number }[] }).dataZoom?.[0];
+    const dz = (this.lanes.getOption() as { dataZoom?: { start?: number; end?: number }[] }).dataZoom?.[0];
     if (!dz) return;
     const a = ((dz.start ?? 0) / 100) * d.duration_ns;
     const b = ((dz.end ?? 100) / 100) * d.duration_ns;
     this.window = [a, b];
     clearTimeout(this.timer);
-    this.timer = window.setTimeout(() => this.fetch(store.get()), 120);
+    this.timer = window.setTimeout(() => this.fetch(this.state()), 120);
   }
 
-  private async fetch(s: Selection): Promise<void> {
-    const seq = ++this.seq;
-    try {
-      const d = await api.timeline(s, this.window, this.width(), s.event);
-      if (seq !== this.seq) return; // a newer request is under way
-      this.data = d;
-      charts.set('timeline-data', d);
-    } catch (e) {
-      showError(this.el, e);
-      return;
-    }
-    this.draw(s);
+  private async fetch(s: State): Promise<void> {
+    const d = await this.load((signal) => api.timeline(this.window, this.width(), s.event, signal));
+    if (d === SUPERSEDED) return;
+    this.data = d;
+    charts.set('timeline-data', d);
+    this.draw(this.state());
   }
 
-  private draw(s: Selection): void {
+  private draw(s: State): void {
     const d = this.data;
     if (!d) return;
     // Rows: each lane's depths (at most DEPTHS), lanes top to bottom.
@@ -136,7 +125,7 @@ export class TimelineView implements View {
     const us = (ns: number) => durationUs(ns / 1000);
     const flagged = d.flagged.length ? d.flagged.join(', ') : 'no event selected';
     const px = (d.to_ns - d.from_ns) / d.width;
-    this.note.innerHTML = `${d.lane_count} threads · ${us(d.duration_ns)} · window ${us(d.from_ns)} – ${us(d.to_ns)} · top strip: threads inside <b>${esc(shorten(flagged, 50))}</b>`;
+    this.info.innerHTML = `${d.lane_count} threads · ${us(d.duration_ns)} · window ${us(d.from_ns)} – ${us(d.to_ns)} · top strip: threads inside <b>${esc(shorten(flagged, 50))}</b>`;
     const occ = d.occupancy.map((v, i) => [d.from_ns + (i + 0.5) * px, v]);
     const zoom = { start: (d.from_ns / d.duration_ns) * 100, end: (d.to_ns / d.duration_ns) * 100 };
     const option = {
@@ -211,6 +200,6 @@ export class TimelineView implements View {
         },
       ],
     };
-    this.chart.setOption(option as unknown as echarts.EChartsOption, true);
+    this.lanes.setOption(option as unknown as echarts.EChartsOption, true);
   }
 }

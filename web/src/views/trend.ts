@@ -3,34 +3,29 @@
 // over threads on the right axis, and the selected thread's own line. A vertical line marks
 // the sample the other views show; a click on the plot moves every view to that sample.
 
-import * as echarts from 'echarts';
+import type * as echarts from 'echarts';
 import type { TrendResponse } from '../api/TrendResponse';
 import { api } from '../client';
-import type { Context, View } from '../context';
-import { charts, showError } from '../context';
 import { esc, value } from '../format';
-import { store, touched, type Selection } from '../state';
+import { type Panel, PanelView, SUPERSEDED } from '../panel';
+import { type Key, type State, store, touched } from '../state';
 
-export class TrendView implements View {
-  private chart: echarts.ECharts;
+/** The selected event's min/mean/max across threads over the samples. */
+export class TrendView extends PanelView {
+  private plot: echarts.ECharts;
   private data: TrendResponse | null = null;
   private thread: { name: string; values: (number | null)[] } | null = null;
   private title: HTMLDivElement;
 
-  constructor(private el: HTMLElement, _tools: HTMLElement, private ctx: Context) {
-    this.title = document.createElement('div');
-    this.title.className = 'note event-title';
-    const div = document.createElement('div');
-    div.className = 'chart';
-    div.style.top = '26px';
-    el.append(this.title, div);
-    this.chart = echarts.init(div);
-    charts.set('trend', this.chart);
+  constructor(panel: Panel) {
+    super(panel);
+    this.title = this.div();
+    this.plot = this.chart('trend', this.body, { top: '26px' });
     // A click anywhere on the plot picks the nearest sample.
-    this.chart.getZr().on('click', (ev) => {
+    this.plot.getZr().on('click', (ev) => {
       const pt = [ev.offsetX, ev.offsetY];
-      if (!this.chart.containPixel('grid', pt)) return;
-      const x = this.chart.convertFromPixel({ xAxisIndex: 0 }, pt[0]) as unknown as number;
+      if (!this.plot.containPixel('grid', pt)) return;
+      const x = this.plot.convertFromPixel({ xAxisIndex: 0 }, pt[0]) as unknown as number;
       const n = this.data?.points.length ?? 0;
       if (!n || !Number.isFinite(x)) return;
       const seq = Math.max(0, Math.min(n - 1, Math.round(x)));
@@ -38,41 +33,39 @@ export class TrendView implements View {
     });
   }
 
-  resize(): void {
-    this.chart.resize();
-  }
-
-  async update(s: Selection, changed: Set<keyof Selection>): Promise<void> {
-    if (s.event === null) {
+  async update(s: State, changed: Set<Key>): Promise<void> {
+    const event = s.event;
+    if (event === null) {
+      this.cancel();
+      this.data = null;
       this.title.textContent = 'select an event in any view';
-      this.chart.clear();
+      this.plot.clear();
       return;
     }
     // The trend covers every sample: a different sample only moves the marker.
     if (touched(changed, 'event', 'kind', 'mode', 'thread', 'revision') || changed.has('metric')) {
-      try {
-        const [trend, thread] = await Promise.all([
-          api.trend(s, s.event),
-          s.thread ? api.kiviat(s, { threadsList: s.thread, events: [s.event] }).catch(() => null) : Promise.resolve(null),
-        ]);
-        this.data = trend;
-        this.thread = null;
-        const tube = thread?.threads.find((t) => t.thread === s.thread);
-        if (thread && tube) {
-          const scale = thread.scale[0] ?? 1;
-          const bySeq = new Map<number, number | null>();
-          thread.samples.forEach((seq, i) => bySeq.set(seq, tube.values[i]?.[0] === null ? null : (tube.values[i][0] as number) * scale));
-          this.thread = { name: tube.thread, values: trend.points.map((p) => bySeq.get(p.seq) ?? null) };
-        }
-      } catch (e) {
-        showError(this.el, e);
-        return;
+      const got = await this.load((signal) =>
+        Promise.all([
+          api.trend(s, event, signal),
+          s.thread ? api.kiviat(s, { threadsList: s.thread, events: [event] }, signal).catch(() => null) : Promise.resolve(null),
+        ]),
+      );
+      if (got === SUPERSEDED) return;
+      const [trend, thread] = got;
+      this.data = trend;
+      this.thread = null;
+      const tube = thread?.threads.find((t) => t.thread === s.thread);
+      if (thread && tube) {
+        const scale = thread.scale[0] ?? 1;
+        const bySeq = new Map<number, number | null>();
+        thread.samples.forEach((seq, i) => bySeq.set(seq, tube.values[i]?.[0] === null ? null : (tube.values[i][0] as number) * scale));
+        this.thread = { name: tube.thread, values: trend.points.map((p) => bySeq.get(p.seq) ?? null) };
       }
     }
-    this.draw(s);
+    this.draw(this.state());
   }
 
-  private draw(s: Selection): void {
+  private draw(s: State): void {
     const t = this.data;
     if (!t) return;
     const u = t.unit;
@@ -129,6 +122,6 @@ export class TrendView implements View {
           : []),
       ],
     };
-    this.chart.setOption(option as unknown as echarts.EChartsOption, true);
+    this.plot.setOption(option as unknown as echarts.EChartsOption, true);
   }
 }

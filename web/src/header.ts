@@ -1,0 +1,118 @@
+// The page's bars: the header (run, facts, the selection's global controls, what is selected)
+// and, for runs observed over time, the sample bar; and the live-run refresher.
+
+import { api } from './client';
+import type { Context } from './context';
+import { checkboxFor, dynamicSelect, selectFor } from './controls';
+import type { Env } from './fields';
+import { esc } from './format';
+import { type State, store } from './state';
+
+/** A new row space shows all of it. */
+const allRows = (): Partial<State> => ({ r0: null, r1: null });
+
+/** The header: brand, run path, facts, and the controls of the linked selection. */
+export function header(ctx: Context, env: Env): HTMLElement {
+  const h = document.createElement('header');
+  const run = ctx.run;
+  h.innerHTML = `<span class="brand">perfscape</span><span class="runpath" title="${esc(run.path)}">${esc(run.path)}</span>
+    <span class="facts">${run.threads.toLocaleString('en-US')} threads · ${run.flat_events} events${run.callpath_events ? ` + ${run.callpath_events} callpaths` : ''}</span>`;
+  const ctl = document.createElement('span');
+  ctl.className = 'controls';
+  ctl.append(
+    dynamicSelect(
+      'metric',
+      run.metrics.map((m, i) => ({ value: i, label: `${m.name} (${m.unit})` })),
+    ),
+    selectFor('kind'),
+    selectFor('rows', { env, also: allRows }),
+    selectFor('reduce'),
+  );
+  if (run.has_callpaths) ctl.appendChild(checkboxFor('callpaths', { also: allRows }));
+  const sel = document.createElement('span');
+  sel.className = 'selection';
+  sel.id = 'selection';
+  ctl.appendChild(sel);
+  h.appendChild(ctl);
+  return h;
+}
+
+/** The sample bar of a run observed over time: a slider over the samples (its right end is the
+ * final state, or the newest sample of a live run), the sample's name, cumulative/delta, and
+ * in live mode whether the views follow the newest sample. */
+export function sampleBar(ctx: Context): HTMLElement {
+  const bar = document.createElement('div');
+  bar.className = 'samplebar';
+  bar.id = 'samplebar';
+  const n = () => ctx.series?.samples.length ?? 0;
+  const slider = document.createElement('input');
+  slider.type = 'range';
+  slider.min = '0';
+  slider.id = 'sample-slider';
+  slider.dataset.key = 'sample';
+  slider.dataset.dynamic = '1';
+  const label = document.createElement('span');
+  label.className = 'sample-name';
+  const live = document.createElement('span');
+  live.className = 'live-badge';
+  const sync = (sel: State) => {
+    const count = n();
+    // Finished runs: position `count` is the final state; live runs: the newest sample.
+    const end = ctx.run.live ? count - 1 : count;
+    slider.max = String(Math.max(0, end));
+    slider.value = String(sel.sample ?? end);
+    const name = sel.sample === null ? (ctx.run.live ? `newest: ${ctx.series?.samples[count - 1]?.name ?? 'none yet'}` : 'final state') : (ctx.series?.samples[sel.sample]?.name ?? '');
+    const info = sel.sample === null ? null : ctx.series?.samples[sel.sample];
+    label.textContent = `${sel.sample === null ? '' : `sample ${sel.sample}: `}${name}${info && !info.complete ? ` (${info.missing} threads missing)` : ''} · ${count} samples`;
+    live.textContent = ctx.run.live ? (sel.sample === null ? '● live, following' : '● live (paused: drag right to follow)') : '';
+  };
+  slider.addEventListener('input', () => {
+    const v = Number(slider.value);
+    const end = Number(slider.max);
+    store.set({ sample: v >= end ? null : v });
+  });
+  bar.append('Sample ', slider, label, selectFor('mode'), live);
+  sync(store.get());
+  store.subscribe((sel, changed) => {
+    if (changed.has('sample') || changed.has('revision')) sync(sel);
+  });
+  return bar;
+}
+
+/** Live runs: each new (or amended) sample refreshes the sample list and moves the views that
+ * follow the newest sample; redraws are coalesced to one per 250 ms. */
+export function liveHandler(ctx: Context): (ev: unknown) => void {
+  let pending = false;
+  let busy = false;
+  const refresh = async () => {
+    if (busy) {
+      pending = true;
+      return;
+    }
+    busy = true;
+    try {
+      ctx.series = await api.series();
+      ctx.run.samples = ctx.series.samples.length;
+      ctx.run.live = ctx.series.live;
+      ctx.invalidate();
+      store.set({ revision: store.get().revision + 1 });
+    } catch (e) {
+      console.error(e);
+    }
+    setTimeout(() => {
+      busy = false;
+      if (pending) {
+        pending = false;
+        refresh();
+      }
+    }, 250);
+  };
+  const live = window as unknown as { perfscapeLive: { events: number; samples: number } };
+  live.perfscapeLive = { events: 0, samples: 0 };
+  return (ev) => {
+    const kind = (ev as { event?: string }).event;
+    live.perfscapeLive.events++;
+    if (kind === 'sample') live.perfscapeLive.samples++;
+    if (kind === 'sample' || kind === 'amended' || kind === 'finished' || kind === 'connected') refresh();
+  };
+}

@@ -1,0 +1,222 @@
+// The base of every view: the panel (title, tools, maximize button, body), its charts (ECharts
+// init, registration for tests, resizing with the panel, disposal), its requests (a newer
+// request cancels the one it supersedes, whose answer is never drawn) and the one place that
+// shows a panel's loading and errors.
+
+import * as echarts from 'echarts';
+import type { Context, View } from './context';
+import { charts } from './context';
+import type { Owner } from './controls';
+import type { Key, State } from './state';
+import { store } from './state';
+
+/** How a panel is declared in the page's layout (main.ts). */
+export interface PanelDef {
+  /** Panel id: the element `#panel-<id>`, the CSS grid area, the `focus` value, the group of
+   * its settings in the schema. */
+  id: string;
+  title: string;
+  /** The view drawn in it. */
+  view: new (panel: Panel) => View;
+  /** Shown only for runs where this holds (default: always). */
+  when?: (ctx: Context) => boolean;
+}
+
+/** The frame of one view in the page. */
+export class Panel {
+  readonly section: HTMLElement;
+  /** Where the view puts its controls (right of the title). */
+  readonly tools: HTMLElement;
+  /** Where the view draws. */
+  readonly body: HTMLElement;
+  private busy: HTMLElement;
+  private error: HTMLElement;
+
+  constructor(
+    readonly id: string,
+    title: string,
+    readonly ctx: Context,
+  ) {
+    this.section = document.createElement('section');
+    this.section.className = `panel panel-${id}`;
+    this.section.id = `panel-${id}`;
+    this.section.dataset.view = id;
+    const head = document.createElement('div');
+    head.className = 'panel-head';
+    const h2 = document.createElement('h2');
+    h2.textContent = title;
+    this.busy = document.createElement('span');
+    this.busy.className = 'busy';
+    this.busy.textContent = 'loading…';
+    this.busy.hidden = true;
+    this.tools = document.createElement('div');
+    this.tools.className = 'tools';
+    const max = document.createElement('button');
+    max.className = 'max';
+    max.title = 'maximize / restore';
+    max.textContent = '⤢';
+    max.addEventListener('click', () => store.set({ focus: store.get().focus === id ? null : id }));
+    head.append(h2, this.busy, this.tools, max);
+    this.body = document.createElement('div');
+    this.body.className = 'panel-body';
+    this.error = document.createElement('div');
+    this.error.className = 'error panel-error';
+    this.error.hidden = true;
+    this.section.append(head, this.body, this.error);
+  }
+
+  /** Shows or hides the panel's "loading…" mark. */
+  loading(on: boolean): void {
+    this.busy.hidden = !on;
+    this.section.classList.toggle('loading', on);
+  }
+
+  /** Shows an error over the panel's body (null hides it). A view never goes blank silently. */
+  showError(err: unknown): void {
+    if (err === null) {
+      this.error.hidden = true;
+      return;
+    }
+    console.error(err);
+    this.error.textContent = err instanceof Error ? err.message : String(err);
+    this.error.hidden = false;
+  }
+}
+
+/** `load` resolves to this when a newer request superseded it (or the view cancelled it). */
+export const SUPERSEDED: unique symbol = Symbol('superseded');
+
+/** Shows the loading mark only for requests slower than this (ms). */
+const LOADING_DELAY = 150;
+
+/** The base class of every view: `update` is the view's own; the rest is shared. */
+export abstract class PanelView implements View, Owner {
+  protected readonly ctx: Context;
+  protected readonly body: HTMLElement;
+  protected readonly tools: HTMLElement;
+  private charts: [string, echarts.ECharts][] = [];
+  private requests = new Map<string, AbortController>();
+  private pending = 0;
+  private loadingTimer: number | undefined;
+  private disposers: (() => void)[] = [];
+  private size = '';
+  private observer: ResizeObserver;
+
+  constructor(protected readonly panel: Panel) {
+    this.ctx = panel.ctx;
+    this.body = panel.body;
+    this.tools = panel.tools;
+    this.observer = new ResizeObserver(() => this.observed());
+    this.observer.observe(this.body);
+    this.size = this.sizeKey();
+  }
+
+  /** Redraws what `changed` keys affect (each view's own). */
+  abstract update(s: State, changed: Set<Key>): void | Promise<void>;
+
+  /** A chart in a new `.chart` element appended to `parent` (default: the body), registered as
+   * `window.perfscape.charts.get(name)`, resized with the panel, disposed with the view. */
+  protected chart(name: string, parent: HTMLElement = this.body, style: Partial<CSSStyleDeclaration> = {}): echarts.ECharts {
+    const div = document.createElement('div');
+    div.className = 'chart';
+    Object.assign(div.style, style);
+    parent.appendChild(div);
+    const c = echarts.init(div);
+    this.charts.push([name, c]);
+    charts.set(name, c);
+    return c;
+  }
+
+  /** A `<div>` appended to the body: by default a line of text at its top (a chart below it
+   * then starts at `top: 26px`). */
+  protected div(className = 'note event-title'): HTMLDivElement {
+    const div = document.createElement('div');
+    div.className = className;
+    this.body.appendChild(div);
+    return div;
+  }
+
+  /** Runs a request of `slot` (one per kind of answer the view draws). A newer request of the
+   * same slot aborts this one: it then resolves to `SUPERSEDED`, even if its answer already
+   * arrived, so a late answer is never drawn over a newer one. Errors are shown in the panel
+   * (and resolve to `SUPERSEDED` too); a successful answer clears the error. */
+  protected async load<T>(request: (signal: AbortSignal) => Promise<T>, slot = 'main'): Promise<T | typeof SUPERSEDED> {
+    this.requests.get(slot)?.abort();
+    const ctl = new AbortController();
+    this.requests.set(slot, ctl);
+    this.busy(+1);
+    try {
+      const v = await request(ctl.signal);
+      if (ctl.signal.aborted) return SUPERSEDED;
+      this.panel.showError(null);
+      return v;
+    } catch (e) {
+      if (ctl.signal.aborted) return SUPERSEDED;
+      this.panel.showError(e);
+      return SUPERSEDED;
+    } finally {
+      if (this.requests.get(slot) === ctl) this.requests.delete(slot);
+      this.busy(-1);
+    }
+  }
+
+  /** Cancels the pending request of `slot` (its answer will not be drawn). */
+  protected cancel(slot = 'main'): void {
+    this.requests.get(slot)?.abort();
+    this.requests.delete(slot);
+  }
+
+  /** The state now (after an `await`, the state may have moved on). */
+  protected state(): State {
+    return store.get();
+  }
+
+  private busy(d: number): void {
+    this.pending += d;
+    clearTimeout(this.loadingTimer);
+    if (this.pending > 0) this.loadingTimer = window.setTimeout(() => this.panel.loading(this.pending > 0), LOADING_DELAY);
+    else this.panel.loading(false);
+  }
+
+  private sizeKey(): string {
+    const r = this.body.getBoundingClientRect();
+    return `${Math.round(r.width)}x${Math.round(r.height)}`;
+  }
+
+  private observed(): void {
+    const key = this.sizeKey();
+    if (key === this.size || key.startsWith('0x') || key.endsWith('x0')) return;
+    this.size = key;
+    this.resize();
+  }
+
+  /** The panel changed size: resizes the charts, then `onResize`. */
+  resize(): void {
+    for (const [, c] of this.charts) c.resize();
+    this.onResize();
+  }
+
+  /** A view whose answer depends on its size asks again here (default: nothing). */
+  protected onResize(): void {}
+
+  /** Frees `dispose` with the view. */
+  own(dispose: () => void): void {
+    this.disposers.push(dispose);
+  }
+
+  /** Aborts pending requests, disposes the charts, stops listening, and takes the panel off
+   * the page. */
+  dispose(): void {
+    for (const ctl of this.requests.values()) ctl.abort();
+    this.requests.clear();
+    this.observer.disconnect();
+    clearTimeout(this.loadingTimer);
+    for (const [name, c] of this.charts) {
+      if (charts.get(name) === c) charts.delete(name);
+      c.dispose();
+    }
+    this.charts = [];
+    for (const d of this.disposers.splice(0)) d();
+    this.panel.section.remove();
+  }
+}
