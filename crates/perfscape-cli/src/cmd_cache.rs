@@ -1,7 +1,8 @@
 //! `perfscape cache info` and `perfscape cache clear`: what the profile cache holds, and
 //! emptying it (perfscape's entries only; other files in the directory are left alone).
 
-use crate::{OutputFormat, fmt};
+use crate::args::OutputFormat;
+use crate::fmt;
 use anyhow::Context;
 use clap::{Args, Subcommand};
 use perfscape_formats::cache::{self, CacheEntry};

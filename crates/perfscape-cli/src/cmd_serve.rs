@@ -1,6 +1,7 @@
 //! `perfscape serve`: the browser views of a run.
 
-use crate::{Input, loading};
+use crate::args::Input;
+use crate::loading;
 use clap::Args;
 use perfscape_server::series::SeriesSource;
 use perfscape_server::{AppState, ServerConfig, StateOptions, bind, follow_live, random_token, router};
@@ -198,7 +199,7 @@ pub fn run(args: &ServeArgs) -> anyhow::Result<ExitCode> {
         let _ = f.join();
     }
     Ok(if partial {
-        ExitCode::from(crate::EXIT_PARTIAL)
+        ExitCode::from(crate::args::EXIT_PARTIAL)
     } else {
         ExitCode::SUCCESS
     })

@@ -1,6 +1,7 @@
 //! `perfscape stats`: statistics of every event across threads, or one event in detail.
 
-use crate::{Common, OutputFormat, fmt, loading};
+use crate::args::{Common, OutputFormat};
+use crate::{fmt, loading};
 use clap::{Args, ValueEnum};
 use perfscape_analysis::{Bins, EventStats, Summary, event_stats, histogram, thread_values_sorted};
 use perfscape_model::{EventId, MetricId, Profile, Unit, ValueKind};

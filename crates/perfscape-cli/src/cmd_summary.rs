@@ -1,6 +1,7 @@
 //! `perfscape summary`: what a run is and where its time goes.
 
-use crate::{Common, OutputFormat, fmt, loading};
+use crate::args::{Common, OutputFormat};
+use crate::{fmt, loading};
 use clap::Args;
 use perfscape_analysis::{RankedEvent, TopOptions, most_imbalanced, thread_totals, top_events};
 use perfscape_model::{EventKind, MetricId, Profile};

@@ -1,6 +1,7 @@
 //! `perfscape top`: the ranked event list.
 
-use crate::{Common, OutputFormat, fmt, loading};
+use crate::args::{Common, OutputFormat};
+use crate::{fmt, loading};
 use clap::{Args, ValueEnum};
 use perfscape_analysis::{RankBy, RankedEvent, TopOptions, top_events};
 use perfscape_model::{MetricId, Profile};

@@ -288,7 +288,7 @@ fn print_events(run: &LiveRun, a: &LiveArgs, out: &mut dyn Write) -> anyhow::Res
         }
     }
     Ok(if problems > 0 {
-        ExitCode::from(crate::EXIT_PARTIAL)
+        ExitCode::from(crate::args::EXIT_PARTIAL)
     } else {
         ExitCode::SUCCESS
     })

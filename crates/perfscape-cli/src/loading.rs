@@ -1,6 +1,6 @@
 //! Loading a run with a progress bar, and telling the user what did not load.
 
-use crate::{EXIT_PARTIAL, Input};
+use crate::args::{EXIT_PARTIAL, Input};
 use anyhow::Context;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use perfscape_formats::{CacheMode, LoadReport, OpenOptions, Opened, Parts, ProgressSink};

@@ -1,9 +1,9 @@
 //! [`open`]: the one way to open a run, whatever its format — detect once, read once.
 
 use crate::error::{LoadError, LoadReport};
-use crate::format::{FileScope, Format, Opened, Read};
+use crate::format::{FileScope, Format, OpenOptions, Opened, Read};
 use crate::input::{decompress, read_file};
-use crate::options::{CacheMode, OpenOptions};
+use crate::options::CacheMode;
 use crate::problem::{Parsed, Problem};
 use std::path::Path;
 

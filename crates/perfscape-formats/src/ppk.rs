@@ -30,8 +30,7 @@
 //! its thread. Threads are sorted by (node, context, thread). A stream cut short (truncated
 //! file) loads the threads that are complete, with a warning.
 
-use crate::format::{self, FileScope, Format};
-use crate::options::Parts;
+use crate::format::{self, FileScope, Format, Parts};
 use crate::problem::{Parsed, Problem};
 use perfscape_model::{Metric, Profile, ProfileBuilder, ThreadData, ThreadId};
 

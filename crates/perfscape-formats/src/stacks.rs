@@ -83,9 +83,9 @@ impl FrameTable {
 const NO_PARENT: u32 = u32::MAX;
 
 /// The warning for `n` samples whose stacks were cut at [`MAX_DEPTH`], if any.
-pub(crate) fn cut_warning(n: u64) -> Option<crate::Problem> {
+pub(crate) fn cut_warning(n: u64) -> Option<crate::problem::Problem> {
     (n > 0).then(|| {
-        crate::Problem::whole(format!(
+        crate::problem::Problem::whole(format!(
             "{n} sample(s) have stacks deeper than {MAX_DEPTH} frames: their middle frames were replaced by `{CUT_FRAME}`"
         ))
     })

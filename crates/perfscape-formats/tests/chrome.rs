@@ -6,22 +6,15 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::type_complexity)]
 
+mod common;
+use common::{corpus, gzip};
 use perfscape_formats::chrome::parse_trace;
 use perfscape_formats::{OpenOptions, detect, open, registry};
 use perfscape_model::trace::{InstantScope, NO_PARENT};
 use perfscape_model::{MetricId, Profile, ThreadId, Trace, ValueKind};
 use serde_json::Value;
 use std::collections::{BTreeMap, HashMap};
-use std::io::Write;
 use std::path::{Path, PathBuf};
-
-fn corpus() -> PathBuf {
-    let p = std::env::var_os("PERFSCAPE_CORPUS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus"));
-    assert!(p.is_dir(), "the shared corpus is expected at {}", p.display());
-    p
-}
 
 fn chrome_files() -> Vec<PathBuf> {
     let mut out = Vec::new();
@@ -623,12 +616,6 @@ fn samples_become_sampled_stacks_per_thread() {
 }
 
 // ------------------------------------------------------------------ malformed input
-
-fn gzip(data: &[u8]) -> Vec<u8> {
-    let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
-    e.write_all(data).unwrap();
-    e.finish().unwrap()
-}
 
 #[test]
 fn truncation_at_every_byte_never_panics() {

@@ -3,19 +3,13 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod common;
+use common::corpus;
 use perfscape_formats::tau::dumps::list_dump_files;
 use perfscape_formats::tau::parse_profile_file;
 use perfscape_formats::{OpenOptions, detect, open, registry};
 use perfscape_model::{MetricId, SampleId, SampleMode, ThreadId, ValueKind};
-use std::path::{Path, PathBuf};
-
-fn corpus() -> PathBuf {
-    let p = std::env::var_os("PERFSCAPE_CORPUS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus"));
-    assert!(p.is_dir(), "the shared corpus is expected at {}", p.display());
-    p
-}
+use std::path::PathBuf;
 
 /// Options that read the input as the named format (the run directory holds profiles,
 /// snapshots and dumps; detection reads the profiles).

@@ -4,19 +4,13 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod common;
+use common::corpus;
 use perfscape_formats::tau::merged::parse_merged;
 use perfscape_formats::{OpenOptions, detect, open, registry};
 use perfscape_model::{MetricId, ThreadId, ValueKind};
 use std::io::Write;
-use std::path::{Path, PathBuf};
-
-fn corpus() -> PathBuf {
-    let p = std::env::var_os("PERFSCAPE_CORPUS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus"));
-    assert!(p.is_dir(), "the shared corpus is expected at {}", p.display());
-    p
-}
+use std::path::PathBuf;
 
 fn merged_run() -> PathBuf {
     corpus().join("tau-real/mpi-stencil-np4-merged")

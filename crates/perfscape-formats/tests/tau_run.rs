@@ -3,18 +3,12 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod common;
+use common::corpus;
 use perfscape_formats::{CacheMode, LoadError, OpenOptions, detect, open};
 use perfscape_model::{EventKind, MetricId, ThreadId, ValueKind};
 use std::fs;
 use std::path::{Path, PathBuf};
-
-fn corpus() -> PathBuf {
-    let p = std::env::var_os("PERFSCAPE_CORPUS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus"));
-    assert!(p.is_dir(), "the shared corpus is expected at {}", p.display());
-    p
-}
 
 fn opts() -> OpenOptions<'static> {
     OpenOptions::default()

@@ -9,6 +9,8 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod common;
+use common::corpus;
 use perfscape_formats::tau::snapshot::{SnapshotStream, parse_snapshot};
 use perfscape_formats::{OpenOptions, detect, open, registry};
 use perfscape_model::{
@@ -25,14 +27,6 @@ fn snapshots() -> OpenOptions<'static> {
         format: Some(registry::named_or_err("tau-snapshot").unwrap()),
         ..OpenOptions::default()
     }
-}
-
-fn corpus() -> PathBuf {
-    let p = std::env::var_os("PERFSCAPE_CORPUS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus"));
-    assert!(p.is_dir(), "the shared corpus is expected at {}", p.display());
-    p
 }
 
 fn run(name: &str) -> PathBuf {

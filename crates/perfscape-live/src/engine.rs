@@ -1,9 +1,9 @@
 //! The watcher's core, without threads or file-system notifications: "these files may have
 //! changed" in, [`LiveEvent`]s out. [`crate::watch`] drives it from a background thread.
 
-use crate::LiveOptions;
 use crate::event::{AmendedEvent, FinishReason, LiveEvent, SampleEvent};
 use crate::files::{FileKind, Tail, TailRead, list};
+use crate::options::LiveOptions;
 use crate::series_handle::SeriesHandle;
 use perfscape_formats::FileError;
 use perfscape_formats::tau::dumps::parse_dump;

@@ -10,15 +10,14 @@
 //! way.
 
 use crate::files::FileKind;
-use crate::watch::start;
-use crate::{LiveError, LiveOptions, LiveRun};
+use crate::options::{LiveError, LiveOptions};
+use crate::watch::LiveRun;
+use crate::watch::{ReplayGuard, start};
 use std::fs::OpenOptions;
 use std::io::Write;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
-use std::sync::mpsc::{self, RecvTimeoutError, Sender};
-use std::sync::{Mutex, PoisonError};
-use std::thread::JoinHandle;
+use std::sync::mpsc::{self, RecvTimeoutError};
 use std::time::{Duration, Instant};
 
 /// Options of [`replay`].
@@ -271,35 +270,6 @@ impl ReplayPlan {
     }
 }
 
-/// The writer of a replay; stops and joins its thread, then removes the temporary
-/// directory, when dropped.
-#[derive(Debug)]
-pub(crate) struct ReplayGuard {
-    stop: Sender<()>,
-    writer: Mutex<Option<JoinHandle<()>>>,
-    _temp: Option<tempfile::TempDir>,
-}
-
-impl ReplayGuard {
-    pub(crate) fn set_writer(&self, writer: JoinHandle<()>) {
-        *self.writer.lock().unwrap_or_else(PoisonError::into_inner) = Some(writer);
-    }
-
-    pub(crate) fn stop(&self) {
-        let _ = self.stop.send(());
-    }
-}
-
-impl Drop for ReplayGuard {
-    fn drop(&mut self) {
-        self.stop();
-        let writer = self.writer.lock().unwrap_or_else(PoisonError::into_inner).take();
-        if let Some(w) = writer {
-            let _ = w.join();
-        }
-    }
-}
-
 /// Replays the finished run in `source` (see the module documentation): returns a
 /// [`LiveRun`] watching the directory the run is being written into.
 pub fn replay(source: &Path, opts: &ReplayOptions) -> Result<LiveRun, LiveError> {
@@ -346,11 +316,7 @@ pub fn replay_plan(plan: ReplayPlan, opts: &ReplayOptions) -> Result<LiveRun, Li
     }
     let (stop_tx, stop_rx) = mpsc::channel::<()>();
     // The watcher first, so that it sees the files appear.
-    let guard = ReplayGuard {
-        stop: stop_tx,
-        writer: Mutex::new(None),
-        _temp: temp,
-    };
+    let guard = ReplayGuard::new(stop_tx, temp);
     let run = start(&dir, &live, Some(guard))?;
     let target = run.dir().to_path_buf();
     let speed = opts.speed;

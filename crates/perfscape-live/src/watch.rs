@@ -2,9 +2,8 @@
 
 use crate::engine::Engine;
 use crate::event::{FinishReason, LiveEvent};
-use crate::replay::ReplayGuard;
+use crate::options::{LiveError, LiveOptions};
 use crate::series_handle::SeriesHandle;
-use crate::{LiveError, LiveOptions};
 use notify::event::{AccessKind, AccessMode};
 use notify::{EventKind, RecursiveMode, Watcher};
 use std::path::{Path, PathBuf};
@@ -293,5 +292,44 @@ impl Drop for LiveRun {
             let _ = w.join();
         }
         // The replay guard (writer thread, temporary directory) is dropped after this.
+    }
+}
+
+/// The writer of a replay; stops and joins its thread, then removes the temporary
+/// directory, when dropped.
+#[derive(Debug)]
+pub(crate) struct ReplayGuard {
+    stop: Sender<()>,
+    writer: Mutex<Option<JoinHandle<()>>>,
+    _temp: Option<tempfile::TempDir>,
+}
+
+impl ReplayGuard {
+    /// A guard that stops the writer through `stop` and removes `temp` (the replay's own
+    /// temporary directory, if it made one) when dropped.
+    pub(crate) fn new(stop: Sender<()>, temp: Option<tempfile::TempDir>) -> Self {
+        Self {
+            stop,
+            writer: Mutex::new(None),
+            _temp: temp,
+        }
+    }
+
+    pub(crate) fn set_writer(&self, writer: JoinHandle<()>) {
+        *self.writer.lock().unwrap_or_else(PoisonError::into_inner) = Some(writer);
+    }
+
+    pub(crate) fn stop(&self) {
+        let _ = self.stop.send(());
+    }
+}
+
+impl Drop for ReplayGuard {
+    fn drop(&mut self) {
+        self.stop();
+        let writer = self.writer.lock().unwrap_or_else(PoisonError::into_inner).take();
+        if let Some(w) = writer {
+            let _ = w.join();
+        }
     }
 }

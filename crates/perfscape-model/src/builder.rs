@@ -14,34 +14,8 @@ use crate::ids::{AtomicEventId, EventId, GroupId, ThreadId, ThreadIndex};
 use crate::metadata::MetadataBuilder;
 use crate::metric::Metric;
 use crate::profile::{CallTree, Profile};
-use crate::thread_data::ThreadData;
+use crate::thread_data::{BuildError, ThreadData};
 use rustc_hash::FxHashMap as HashMap;
-
-/// Errors of [`ProfileBuilder::add_thread`]: the caller broke the builder's contract.
-#[derive(Debug, Clone, PartialEq, thiserror::Error)]
-#[non_exhaustive]
-pub enum BuildError {
-    /// Threads must be added in strictly ascending order of [`ThreadId`].
-    #[error(
-        "thread {got} added after thread {previous}: threads must be added once each, in ascending order"
-    )]
-    ThreadOrder {
-        /// The last thread added.
-        previous: ThreadId,
-        /// The thread that came out of order.
-        got: ThreadId,
-    },
-    /// A row carried a number of metric values different from the profile's metric count.
-    #[error("event `{event}` has {got} values per kind but the profile has {expected} metrics")]
-    MetricCount {
-        /// Event name.
-        event: String,
-        /// Metrics of the profile.
-        expected: usize,
-        /// Values given.
-        got: usize,
-    },
-}
 
 /// Something the builder did that a user should know about (reported with the load).
 #[derive(Debug, Clone, PartialEq)]

@@ -40,7 +40,7 @@ mod thread_data;
 pub mod trace;
 
 pub use binary::DecodeError;
-pub use builder::{BuildError, BuildNote, ProfileBuilder};
+pub use builder::{BuildNote, ProfileBuilder};
 pub use columns::{AtomicColumn, IntervalColumn, ValueKind};
 pub use event::{AtomicEvent, Event, EventKind, SourceLocation};
 pub use ids::{AtomicEventId, EventId, GroupId, MetricId, ParseThreadIdError, ThreadId, ThreadIndex};
@@ -52,5 +52,5 @@ pub use metadata::Metadata;
 pub use metric::{Metric, Unit};
 pub use profile::{CallTree, Profile};
 pub use series::{AcrossThreads, AtomicKind, SampleId, SampleInfo, SampleMode, SampleSeries, SampleValues};
-pub use thread_data::{MetricValue, ThreadData};
+pub use thread_data::{BuildError, MetricValue, ThreadData};
 pub use trace::{IntervalLane, Trace, TraceBuilder, TraceThread};

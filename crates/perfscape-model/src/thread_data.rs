@@ -4,8 +4,34 @@
 //! normalized, so the sequential builder only has to look them up. Readers fill it in
 //! parallel, one thread each.
 
-use crate::builder::BuildError;
 use crate::event::{normalize_timer_name, normalize_user_event_name};
+use crate::ids::ThreadId;
+
+/// Errors of [`crate::ProfileBuilder::add_thread`]: the caller broke the builder's contract.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum BuildError {
+    /// Threads must be added in strictly ascending order of [`ThreadId`].
+    #[error(
+        "thread {got} added after thread {previous}: threads must be added once each, in ascending order"
+    )]
+    ThreadOrder {
+        /// The last thread added.
+        previous: ThreadId,
+        /// The thread that came out of order.
+        got: ThreadId,
+    },
+    /// A row carried a number of metric values different from the profile's metric count.
+    #[error("event `{event}` has {got} values per kind but the profile has {expected} metrics")]
+    MetricCount {
+        /// Event name.
+        event: String,
+        /// Metrics of the profile.
+        expected: usize,
+        /// Values given.
+        got: usize,
+    },
+}
 
 /// A range of [`ThreadData`]'s text arena.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

@@ -44,8 +44,8 @@ pub use location::{
 };
 
 use crate::error::{LoadError, LoadReport};
-use crate::format::Opened;
-use crate::options::{CacheMode, OpenOptions};
+use crate::format::{OpenOptions, Opened};
+use crate::options::CacheMode;
 use location::{entry_name, human_bytes};
 use std::fs;
 use std::path::{Path, PathBuf};

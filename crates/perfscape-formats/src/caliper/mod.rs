@@ -30,8 +30,7 @@ pub mod cali;
 pub mod json;
 
 use crate::calltree::{Combine, Layout, ThreadValues, Tree, thread_data};
-use crate::format::{self, FileScope, Format};
-use crate::options::Parts;
+use crate::format::{self, FileScope, Format, Parts};
 use crate::problem::{Parsed, Problem};
 use perfscape_model::{Metric, Profile, ProfileBuilder, ThreadId, Unit};
 use rustc_hash::FxHashMap as HashMap;

@@ -51,8 +51,7 @@ mod threads;
 
 pub use json::parse_us_as_ns;
 
-use crate::format::{self, FileScope, Format};
-use crate::options::Parts;
+use crate::format::{self, FileScope, Format, Parts};
 use crate::problem::{Parsed, Problem};
 use crate::stacks::{FrameTable, StackTree};
 use crate::trace_profile::emit_lane;

@@ -44,8 +44,7 @@ pub mod archive;
 pub mod values;
 
 use crate::calltree::{Combine, Layout, ThreadValues, Tree, thread_data};
-use crate::format::{self, FileScope, Format};
-use crate::options::Parts;
+use crate::format::{self, FileScope, Format, Parts};
 use crate::problem::{Parsed, Problem};
 use anchor::{Anchor, CubeMetric, MetricKind, parse_anchor};
 use archive::{Member, read_archive};

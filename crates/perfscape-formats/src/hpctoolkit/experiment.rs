@@ -25,8 +25,7 @@
 use super::{NodeKind, frame_name, node_event_names, report, unit_of};
 use crate::calltree::{Combine, Layout, ThreadValues, Tree, thread_data};
 use crate::error::{FileError, LoadError};
-use crate::format::Opened;
-use crate::options::OpenOptions;
+use crate::format::{OpenOptions, Opened};
 use crate::problem::Problem;
 use crate::xml::{attr, line_of, push_text};
 use perfscape_model::{Metric, Profile, ProfileBuilder, ThreadId};

@@ -20,8 +20,7 @@ pub mod sparse;
 
 use crate::calltree::{Layout, Tree};
 use crate::error::{LoadError, LoadReport};
-use crate::format::{self, FileScope, Format, Opened, Probe};
-use crate::options::{OpenOptions, Parts};
+use crate::format::{self, FileScope, Format, OpenOptions, Opened, Parts, Probe};
 use perfscape_model::Unit;
 use std::path::Path;
 

@@ -17,8 +17,7 @@
 use super::layout::{Checked, Endian, check, header_string, header_string_list};
 use super::records::{Rec, owned_record, panic_message};
 use super::{Aggregator, address_frame, basename, id_part, layout};
-use crate::format::{self, FileScope, Format};
-use crate::options::Parts;
+use crate::format::{self, FileScope, Format, Parts};
 use crate::problem::{Parsed, Problem};
 use linux_perf_data::{Feature, PerfFileReader};
 use perfscape_model::ThreadId;

@@ -10,8 +10,7 @@
 //! written with `-F` lists that drop `comm` are not recognized. See [`crate::perf`] for the mapping into the model.
 
 use super::{Aggregator, address_frame, basename, id_part, layout};
-use crate::format::{self, FileScope, Format};
-use crate::options::Parts;
+use crate::format::{self, FileScope, Format, Parts};
 use crate::problem::{Parsed, Problem};
 use crate::stacks::FrameTable;
 use perfscape_model::ThreadId;

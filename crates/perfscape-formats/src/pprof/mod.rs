@@ -36,8 +36,7 @@ mod wire;
 pub use decode::{Decoded, decode, looks_like_pprof};
 use labels::{LabelValue, number_values};
 
-use crate::format::{self, FileScope, Format};
-use crate::options::Parts;
+use crate::format::{self, FileScope, Format, Parts};
 use crate::problem::{Parsed, Problem};
 use crate::stacks::{FrameTable, StackTree};
 use perfscape_model::{Metric, ProfileBuilder, ThreadData, ThreadId, Unit};

@@ -13,11 +13,9 @@
 //! the UTC offset of the dump's `Local Time` metadata (`...+00:00`) when present, else read
 //! as UTC (the report says so).
 
-use super::profile_text::{ProfileFile, decode_text, parse_profile_text};
-use super::run::file_warnings;
+use super::profile_text::{ProfileFile, decode_text, file_warnings, parse_profile_text};
 use crate::error::{FileError, LoadError, LoadReport};
-use crate::format::{self, FileScope, Format, Opened};
-use crate::options::{OpenOptions, Parts};
+use crate::format::{self, FileScope, Format, OpenOptions, Opened, Parts};
 use perfscape_model::{
     Alignment, Integrator, IntegratorOptions, Metric, SampleSeries, ThreadId, ThreadSample, TimerDef,
     TimerSample, UserEventDef, UserEventSample,

@@ -20,9 +20,8 @@
 use super::xml_doc::{DataRows, ThreadDecl, parse_doc};
 use super::xml_split::DocSplitter;
 use crate::error::{FileError, LoadError, LoadReport};
-use crate::format::{self, FileScope, Format, Opened, Probe};
+use crate::format::{self, FileScope, Format, OpenOptions, Opened, Parts, Probe};
 use crate::input::{decompress, read_file};
-use crate::options::{OpenOptions, Parts};
 use perfscape_model::{Metric, Profile, ProfileBuilder, ThreadData, ThreadId};
 use rustc_hash::FxHashMap as HashMap;
 use std::path::Path;

@@ -17,10 +17,9 @@
 //! Unlike ParaProf, negative values are kept as written (ParaProf replaces them by 0) and a
 //! warning names the file and line.
 
-use super::profile_text::{ProfileFile, TimerLine, decode_text, parse_profile_file, parse_profile_text};
+use super::profile_text::{ProfileFile, decode_text, file_warnings, parse_profile_file, parse_profile_text};
 use crate::error::{FileError, LoadError, LoadReport};
-use crate::format::{self, FileScope, Format, Opened, Probe};
-use crate::options::{OpenOptions, Parts};
+use crate::format::{self, FileScope, Format, OpenOptions, Opened, Parts, Probe};
 use perfscape_model::{Metric, MetricValue, ProfileBuilder, ThreadData, ThreadId};
 use rayon::prelude::*;
 use rustc_hash::FxHashMap as HashMap;
@@ -184,53 +183,6 @@ struct ThreadResult {
     partial: Vec<FileError>,
     bytes: u64,
     files: usize,
-}
-
-/// The warnings of a parsed profile file, and what was left out of it, attached to its path.
-pub(crate) fn file_warnings(
-    path: &Path,
-    f: &ProfileFile,
-    out: &mut Vec<FileError>,
-    partial: &mut Vec<FileError>,
-) {
-    for (line, msg) in &f.warnings {
-        out.push(FileError::at_line(path, *line, msg.clone()));
-    }
-    for (line, msg) in &f.partial {
-        partial.push(FileError::at_line(path, *line, msg.clone()));
-    }
-    let negatives: Vec<&TimerLine> = f
-        .timers
-        .iter()
-        .filter(|t| t.exclusive < 0.0 || t.inclusive < 0.0 || t.calls < 0.0)
-        .collect();
-    if let Some(first) = negatives.first() {
-        out.push(FileError::at_line(
-            path,
-            first.line,
-            format!(
-                "{} timer line(s) carry negative values (first: `{}`); kept as written (ParaProf shows them as 0)",
-                negatives.len(),
-                first.name.trim()
-            ),
-        ));
-    }
-    let dropped: Vec<&TimerLine> = f
-        .timers
-        .iter()
-        .filter(|t| t.calls == 0.0 && (t.exclusive != 0.0 || t.inclusive != 0.0))
-        .collect();
-    if let Some(first) = dropped.first() {
-        out.push(FileError::at_line(
-            path,
-            first.line,
-            format!(
-                "{} timer line(s) have 0 calls but non-zero values (first: `{}`); like ParaProf, the thread does not count as having these events and their values are left out",
-                dropped.len(),
-                first.name.trim()
-            ),
-        ));
-    }
 }
 
 fn load_thread(

@@ -20,8 +20,7 @@
 use super::xml_doc::{Doc, ProfileBlock, ThreadDecl, parse_doc};
 use super::xml_split::{DocSplitter, RawDoc};
 use crate::error::{FileError, LoadError, LoadReport};
-use crate::format::{self, FileScope, Format, Opened, Probe};
-use crate::options::{OpenOptions, Parts};
+use crate::format::{self, FileScope, Format, OpenOptions, Opened, Parts, Probe};
 use perfscape_model::{
     Integrator, IntegratorOptions, Metric, SampleSeries, ThreadId, ThreadSample, TimerDef, TimerSample,
     UserEventDef, UserEventSample,

@@ -1,10 +1,11 @@
 //! Round trips, truncations, flipped bytes and compact encodings of the profile codec.
 
 use super::*;
+use crate::builder::ProfileBuilder;
 use crate::ids::{ThreadId, ThreadIndex};
 use crate::metric::Metric;
 use crate::profile::Profile;
-use crate::{ProfileBuilder, ThreadData};
+use crate::thread_data::ThreadData;
 
 fn sample() -> Profile {
     let mut b = ProfileBuilder::new(vec![Metric::tau("TIME"), Metric::tau("PAPI_FP_INS")]);
@@ -126,7 +127,7 @@ fn compact_encodings_are_used_and_decode_exactly() {
     let q = Profile::decode(&bytes).unwrap();
     assert_bitwise_equal(&p, &q);
     let e = q.event_by_name("main()").unwrap();
-    assert_eq!(q.interval(e).exclusive(crate::MetricId(0))[999], 6996.0);
+    assert_eq!(q.interval(e).exclusive(crate::ids::MetricId(0))[999], 6996.0);
 }
 
 #[test]

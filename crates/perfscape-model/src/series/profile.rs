@@ -2,9 +2,10 @@
 //! state, so every analysis of a profile works on samples.
 
 use super::{ATOMIC_Q, SampleId, SampleMode, SampleSeries};
-use crate::builder::{BuildError, ProfileBuilder};
+use crate::builder::ProfileBuilder;
 use crate::ids::{ThreadId, ThreadIndex};
 use crate::profile::Profile;
+use crate::thread_data::BuildError;
 use crate::thread_data::ThreadData;
 
 impl SampleSeries {

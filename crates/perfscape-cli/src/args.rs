@@ -1,0 +1,96 @@
+//! The arguments every command shares (what to read, how to print) and the exit statuses.
+
+use clap::{Args, ValueEnum};
+use std::path::PathBuf;
+
+/// Exit status when the output was produced but some input files could not be loaded.
+pub const EXIT_PARTIAL: u8 = 3;
+
+/// Output format of a command.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum OutputFormat {
+    /// Human-readable tables (default).
+    Table,
+    /// Comma-separated values with a header row; values in the metric's own unit.
+    Csv,
+    /// One JSON document; values in the metric's own unit.
+    Json,
+}
+
+/// What to read and how.
+#[derive(Args, Debug, Clone)]
+pub struct Input {
+    /// Run directory or profile file to read.
+    pub run: PathBuf,
+    /// Read the input as this format instead of detecting it from the content.
+    #[arg(long, value_name = "NAME")]
+    pub input_format: Option<FormatArg>,
+    /// Analyze one sample of a run observed over time (TAU snapshots or incremental dumps)
+    /// instead of its final state: the sample's name (`iteration 40`, `final`), its sequence
+    /// number (0 = first), or `last`.
+    #[arg(long, value_name = "SAMPLE")]
+    pub sample: Option<String>,
+    /// With --sample: the change since each thread's previous sample instead of the values
+    /// accumulated since the program started.
+    #[arg(long, requires = "sample")]
+    pub delta: bool,
+    /// Worker threads for parsing (default: one per core).
+    #[arg(long, value_name = "N")]
+    pub jobs: Option<usize>,
+    /// Show every load warning (by default the first 5 are shown).
+    #[arg(long, short = 'v')]
+    pub verbose: bool,
+    /// Show metrics counted in processor cycles as time (nanoseconds) at this clock
+    /// frequency: a number in Hz (e.g. 2.1e9), or `metadata` for the `CPU MHz` the profile
+    /// records.
+    #[arg(long, value_name = "HZ|metadata")]
+    pub clock_hz: Option<String>,
+    /// Neither read nor write the cache of loaded profiles (by default a valid cache entry of
+    /// an earlier load is read, else the files are read and an entry written in the cache
+    /// directory; nothing is written beside the input; see CACHE.md).
+    #[arg(long, conflicts_with = "refresh_cache")]
+    pub no_cache: bool,
+    /// Read the files even when a valid cache exists, and rewrite the cache.
+    #[arg(long)]
+    pub refresh_cache: bool,
+    /// The cache directory (default: $PERFSCAPE_CACHE_DIR, else perfscape/ in the user's
+    /// cache directory, e.g. ~/.cache/perfscape). Its entries are kept under
+    /// $PERFSCAPE_CACHE_MAX_BYTES (default 2G), least recently used removed first.
+    #[arg(long, value_name = "DIR")]
+    pub cache_dir: Option<PathBuf>,
+}
+
+/// Arguments every reporting command takes.
+#[derive(Args, Debug, Clone)]
+pub struct Common {
+    /// What to read.
+    #[command(flatten)]
+    pub input: Input,
+    /// Output format.
+    #[arg(long, short = 'f', value_enum, default_value_t = OutputFormat::Table)]
+    pub format: OutputFormat,
+    /// Do not shorten long event names in tables.
+    #[arg(long)]
+    pub wide: bool,
+}
+
+/// A format of the registry, as `--input-format` takes it: the values, their help and the
+/// parsing come from `perfscape_formats::registry::FORMATS`.
+#[derive(Clone, Copy, Debug)]
+pub struct FormatArg(pub &'static perfscape_formats::Format);
+
+impl ValueEnum for FormatArg {
+    fn value_variants<'a>() -> &'a [Self] {
+        static ALL: std::sync::LazyLock<Vec<FormatArg>> = std::sync::LazyLock::new(|| {
+            perfscape_formats::registry::FORMATS
+                .iter()
+                .map(|f| FormatArg(f))
+                .collect()
+        });
+        &ALL
+    }
+
+    fn to_possible_value(&self) -> Option<clap::builder::PossibleValue> {
+        Some(clap::builder::PossibleValue::new(self.0.name).help(self.0.description))
+    }
+}

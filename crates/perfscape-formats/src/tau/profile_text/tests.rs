@@ -1,0 +1,222 @@
+//! Tests of the TAU text profile parser: complete files, every truncation point, damaged
+//! sections, malformed lines, fuzz regressions.
+
+use super::*;
+
+const GOOD: &str = "2 templated_functions_MULTI_TIME\n\
+# Name Calls Subrs Excl Incl ProfileCalls # <metadata><attribute><name>Metric Name</name><value>TIME</value></attribute></metadata>\n\
+\".TAU application\" 1 1 10 110 0 GROUP=\"TAU_DEFAULT\" \n\
+\"MPI_Init()  \" 1 0 100 1.0E+02 0 GROUP=\"MPI\" \n\
+0 aggregates\n\
+1 userevents\n\
+# eventname numevents max min mean sumsqr\n\
+\"Message size : a \"quoted\" thing\" 2 8 4 6 80\n";
+
+#[test]
+fn parses_a_complete_file() {
+    let f = parse_profile_file(GOOD.as_bytes()).unwrap();
+    assert_eq!(f.metric_name(), Some("TIME"));
+    assert_eq!(f.timers.len(), 2);
+    assert_eq!(f.timers[1].name, "MPI_Init()  ");
+    assert_eq!(f.timers[1].inclusive, 100.0);
+    assert_eq!(f.timers[1].groups, "MPI");
+    assert_eq!(f.timers[1].line, 4);
+    assert_eq!(f.user_events[0].name, "Message size : a \"quoted\" thing");
+    assert_eq!(f.user_events[0].sum_squares, 80.0);
+}
+
+#[test]
+fn big_integers_and_e_notation_keep_their_value() {
+    let src = "1 templated_functions_MULTI_TIME\n# Name Calls Subrs Excl Incl ProfileCalls\n\
+\"x\" 9037564725944016 0 1.208800627888754E+16 1.208800627888754E+16 0 GROUP=\"a\"\n0 aggregates\n";
+    let f = parse_profile_file(src.as_bytes()).unwrap();
+    assert_eq!(f.timers[0].calls, 9037564725944016.0);
+    assert_eq!(f.timers[0].exclusive, 1.208800627888754e16);
+    assert!(f.user_events.is_empty());
+}
+
+#[test]
+fn old_format_without_group_or_metadata() {
+    let src = "1 templated_functions\n# Name Calls Subrs Excl Incl ProfileCalls\n\".TAU application \" 1 3 2335 896051 0\n0 aggregates\n";
+    let f = parse_profile_file(src.as_bytes()).unwrap();
+    assert_eq!(f.metric_name(), None);
+    assert_eq!(f.timers[0].name, ".TAU application ");
+    assert_eq!(f.timers[0].groups, "");
+}
+
+#[test]
+fn every_truncation_point_is_an_error_or_a_partial_file_with_a_line() {
+    // Cutting the file at any byte must give a clear error (inside the timer section), or
+    // the complete timers with what was left out said in `partial`: never a panic, never
+    // a silently shorter list.
+    let bytes = GOOD.as_bytes();
+    let timers_end = GOOD.find("0 aggregates").unwrap();
+    for cut in 0..bytes.len() {
+        match parse_profile_file(&bytes[..cut]) {
+            Ok(f) => {
+                assert_eq!(f.timers.len(), 2, "cut at {cut} lost timers");
+                assert!(cut >= timers_end, "cut at {cut}: the timer section is incomplete");
+                // A file may end after its aggregates line (no user events at all).
+                let no_user_events = GOOD.find("1 userevents").unwrap();
+                if f.user_events.is_empty() && !(no_user_events - 1..=no_user_events).contains(&cut) {
+                    let (line, msg) = &f.partial[0];
+                    assert!(*line >= 5 && msg.contains("not read"), "cut at {cut}: {msg}");
+                }
+            }
+            Err(e) => {
+                assert!(cut <= timers_end, "cut at {cut}: the timers are complete: {e}");
+                assert!(e.line.is_some_and(|l| l >= 1) && !e.message.is_empty());
+            }
+        }
+    }
+}
+
+#[test]
+fn a_damaged_user_event_section_keeps_the_timers_and_says_what_was_left_out() {
+    let head = "1 templated_functions\n# Name\n\"a\" 1 0 1 1 0 GROUP=\"g\"\n0 aggregates\n";
+    let cases: &[(&str, usize, &str, usize)] = &[
+        (
+            "2 userevents\n# e\n\"u\" 1 1 1 1 1\n",
+            8,
+            "1 of the 2 user event",
+            1,
+        ),
+        ("1 userevents\n# e\n\"u\" 1 1 x 1 1\n", 7, "min is `x`", 0),
+        (
+            "3 userevents\n# e\n\"u\" 1 1 1 1 1\n\"v\" 1 x 1 1 1\n",
+            8,
+            "the 1 user event lines after it",
+            1,
+        ),
+        ("2 userevents\nnot a header\n", 6, "# eventname", 0),
+        ("garbage here\n", 5, "<count> userevents", 0),
+    ];
+    for (tail, line, needle, kept) in cases {
+        let f = parse_profile_file(format!("{head}{tail}").as_bytes()).unwrap();
+        assert_eq!(f.timers.len(), 1, "{tail:?}");
+        assert_eq!(f.user_events.len(), *kept, "{tail:?}");
+        assert_eq!(f.partial.len(), 1, "{tail:?}");
+        assert_eq!(f.partial[0].0, *line, "{tail:?}: {:?}", f.partial);
+        assert!(
+            f.partial[0].1.contains(needle) && f.partial[0].1.contains("not read"),
+            "{:?}",
+            f.partial
+        );
+    }
+}
+
+#[test]
+fn stray_text_after_the_last_user_event_is_a_warning_naming_its_line() {
+    let src = "1 templated_functions\n# Name\n\"a\" 1 0 1 1 0 GROUP=\"g\"\n0 aggregates\n1 userevents\n# e\n\"u\" 2 1 1 1 1\n\nMPI_Finalize: done\n";
+    let f = parse_profile_file(src.as_bytes()).unwrap();
+    assert_eq!((f.timers.len(), f.user_events.len()), (1, 1));
+    assert!(f.partial.is_empty());
+    let (line, msg) = &f.warnings[0];
+    assert_eq!(*line, 9);
+    assert!(
+        msg.contains("MPI_Finalize: done") && msg.contains("expected the end of the file"),
+        "{msg}"
+    );
+}
+
+#[test]
+fn malformed_inputs_name_line_and_expectation() {
+    let cases: &[(&str, usize, &str)] = &[
+        ("", 1, "empty"),
+        ("x templated_functions\n", 1, "<count> templated_functions"),
+        ("1 templated_functions\nfoo\n", 2, "# Name"),
+        (
+            "2 templated_functions\n# Name\n\"a\" 1 0 1 1 0 GROUP=\"g\"\n",
+            4,
+            "1 of the 2 timer lines",
+        ),
+        (
+            "1 templated_functions\n# Name\n\"a\" 1 0 abc 1 0 GROUP=\"g\"\n0 aggregates\n",
+            3,
+            "exclusive value is `abc`",
+        ),
+        (
+            "1 templated_functions\n# Name\n\"a\" 1 0 NaN 1 0 GROUP=\"g\"\n0 aggregates\n",
+            3,
+            "not a finite number",
+        ),
+        (
+            "1 templated_functions\n# Name\n\"a\" 1 0 1e999 1 0 GROUP=\"g\"\n0 aggregates\n",
+            3,
+            "not a finite number",
+        ),
+        (
+            "1 templated_functions\n# Name\n\"a\" 1 0 1 0 GROUP=\"g\"\n0 aggregates\n",
+            3,
+            "followed by 5 numbers",
+        ),
+        (
+            "1 templated_functions\n# Name\na 1 0 1 1 0 GROUP=\"g\"\n0 aggregates\n",
+            3,
+            "expected a timer line",
+        ),
+        (
+            "1 templated_functions\n# Name # <metadata><attribute><name>a</name>\n",
+            2,
+            "not closed",
+        ),
+    ];
+    for (src, line, needle) in cases {
+        let err = parse_profile_file(src.as_bytes()).unwrap_err();
+        assert_eq!(err.line, Some(*line), "{src:?}: {err:?}");
+        assert!(
+            err.message.contains(needle),
+            "{src:?}: `{}` lacks `{needle}`",
+            err.message
+        );
+    }
+}
+
+/// Regression (found by cargo-fuzz): a huge count in the header made the parser reserve
+/// hundreds of GB before reading a line.
+#[test]
+fn huge_header_counts_do_not_allocate() {
+    let err = parse_profile_file(b"99999999999999 templated_functions\n# Name\n").unwrap_err();
+    assert!(
+        err.message.contains("0 of the 99999999999999 timer lines"),
+        "{}",
+        err.message
+    );
+    let f = parse_profile_file(b"1 templated_functions\n# Name\n\"a\" 1 0 1 1 0 GROUP=\"g\"\n0 aggregates\n88888888888888 userevents\n# e\n").unwrap();
+    assert!(f.partial[0].1.contains("user event lines"), "{:?}", f.partial);
+}
+
+/// Regression (found by cargo-fuzz): `</metadata>` before `<metadata>` panicked on slicing.
+#[test]
+fn metadata_close_before_open_is_an_error() {
+    let err = parse_profile_file(
+        b"0 templated_functions\n# Name </metadata> x <metadata><attribute>\n0 aggregates\n",
+    )
+    .unwrap_err();
+    assert_eq!(err.line, Some(2));
+    assert!(err.message.contains("not closed"), "{}", err.message);
+}
+
+#[test]
+fn crlf_and_invalid_utf8_are_handled() {
+    let src = b"1 templated_functions\r\n# Name\r\n\"a\xff\" 1 0 1 1 0 GROUP=\"g\"\r\n0 aggregates\r\n";
+    let f = parse_profile_file(src).unwrap();
+    assert_eq!(f.timers[0].name, "a\u{fffd}");
+    assert_eq!(f.warnings.len(), 1);
+    assert_eq!(f.warnings[0].0, 3);
+}
+
+proptest::proptest! {
+    #[test]
+    fn never_panics_on_arbitrary_bytes(bytes in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..400)) {
+        let _ = parse_profile_file(&bytes);
+    }
+
+    #[test]
+    fn never_panics_on_mutated_good_files(pos in 0usize..400, byte in proptest::prelude::any::<u8>()) {
+        let mut b = GOOD.as_bytes().to_vec();
+        let p = pos % b.len();
+        b[p] = byte;
+        let _ = parse_profile_file(&b);
+    }
+}
