@@ -13,8 +13,10 @@
 //!   `?token=` (HttpOnly, SameSite=Strict, named after the port so that two servers on one
 //!   host keep their own). Compared in constant time (`subtle`). Else 403.
 //! - **Headers** on every response: a `Content-Security-Policy` that lets the embedded front
-//!   end run (its own scripts, inline styles as ECharts writes them, canvas/WebGL, blob
-//!   workers, a WebSocket to this host) and nothing else, `X-Content-Type-Options: nosniff`,
+//!   end run (its own scripts — `'unsafe-eval'` because echarts-gl's post-processing compiles
+//!   its size expressions with `Function` —, inline styles as ECharts writes them, canvas and
+//!   WebGL, blob workers, a WebSocket to this host) and nothing else: no inline or foreign
+//!   script, no frame, object, form or base URI; `X-Content-Type-Options: nosniff`,
 //!   `Referrer-Policy: no-referrer`.
 
 use crate::AppState;
@@ -271,7 +273,7 @@ pub async fn security_headers(req: Request, next: Next) -> Response {
         format!(" ws://{host} wss://{host}")
     };
     let csp = format!(
-        "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; \
+        "default-src 'self'; script-src 'self' 'unsafe-eval'; style-src 'self' 'unsafe-inline'; \
          img-src 'self' data: blob:; font-src 'self' data:; connect-src 'self'{ws}; \
          worker-src 'self' blob:; object-src 'none'; base-uri 'none'; form-action 'none'; \
          frame-ancestors 'none'"
