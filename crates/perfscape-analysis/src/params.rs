@@ -77,15 +77,45 @@ pub fn thread_index(profile: &Profile, id: ThreadId) -> Result<ThreadIndex, View
         .ok_or_else(|| ViewError::not_found(format!("no thread {id}")))
 }
 
-/// Serializes `v` as its text form (`Display`).
-fn as_text<S: Serializer>(v: &impl fmt::Display, s: S) -> Result<S::Ok, S::Error> {
-    s.collect_str(v)
+/// Serializes and deserializes the types in their text forms (`Display` / `FromStr`, whose
+/// error says what was given and what is expected).
+macro_rules! text_form {
+    ($($t:ty),*) => {$(
+        impl Serialize for $t {
+            fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                s.collect_str(self)
+            }
+        }
+
+        impl<'de> Deserialize<'de> for $t {
+            fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                String::deserialize(d)?.parse().map_err(serde::de::Error::custom)
+            }
+        }
+    )*};
 }
 
-/// Deserializes a `T` from its text form (`FromStr`), the error saying what was given.
-fn from_text<'de, D: Deserializer<'de>, T: FromStr<Err = String>>(d: D) -> Result<T, D::Error> {
-    let s = String::deserialize(d)?;
-    s.parse().map_err(serde::de::Error::custom)
+text_form!(ThreadAddr, ThreadAddrs, EventIds);
+
+/// Parses the comma-separated items of `s` (empty ones ignored), `what` saying what was
+/// expected of one that does not parse.
+fn parse_list<T: FromStr>(s: &str, what: &str) -> Result<Vec<T>, String> {
+    s.split(',')
+        .map(str::trim)
+        .filter(|x| !x.is_empty())
+        .map(|x| x.parse().map_err(|_| format!("`{x}`{what}")))
+        .collect()
+}
+
+/// Writes `items` comma-separated.
+fn write_list<T: fmt::Display>(f: &mut fmt::Formatter<'_>, items: &[T]) -> fmt::Result {
+    for (i, x) in items.iter().enumerate() {
+        if i > 0 {
+            f.write_str(",")?;
+        }
+        x.fmt(f)?;
+    }
+    Ok(())
 }
 
 /// A thread address `N.C.T` in its text form (the `thread` parameter).
@@ -109,18 +139,6 @@ impl fmt::Display for ThreadAddr {
     }
 }
 
-impl Serialize for ThreadAddr {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        as_text(self, s)
-    }
-}
-
-impl<'de> Deserialize<'de> for ThreadAddr {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        from_text(d)
-    }
-}
-
 /// Comma-separated thread addresses `N.C.T,N.C.T` (empty items ignored).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(type = "string"))]
@@ -129,39 +147,13 @@ pub struct ThreadAddrs(pub Vec<ThreadId>);
 impl FromStr for ThreadAddrs {
     type Err = String;
     fn from_str(s: &str) -> Result<Self, String> {
-        s.split(',')
-            .map(str::trim)
-            .filter(|x| !x.is_empty())
-            .map(|x| {
-                x.parse()
-                    .map_err(|_| format!("`{x}`: expected threads N.C.T,N.C.T,..."))
-            })
-            .collect::<Result<_, _>>()
-            .map(ThreadAddrs)
+        parse_list(s, ": expected threads N.C.T,N.C.T,...").map(ThreadAddrs)
     }
 }
 
 impl fmt::Display for ThreadAddrs {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        for (i, t) in self.0.iter().enumerate() {
-            if i > 0 {
-                f.write_str(",")?;
-            }
-            t.fmt(f)?;
-        }
-        Ok(())
-    }
-}
-
-impl Serialize for ThreadAddrs {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        as_text(self, s)
-    }
-}
-
-impl<'de> Deserialize<'de> for ThreadAddrs {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        from_text(d)
+        write_list(f, &self.0)
     }
 }
 
@@ -183,39 +175,13 @@ impl EventIds {
 impl FromStr for EventIds {
     type Err = String;
     fn from_str(s: &str) -> Result<Self, String> {
-        s.split(',')
-            .map(str::trim)
-            .filter(|x| !x.is_empty())
-            .map(|x| {
-                x.parse()
-                    .map_err(|_| format!("`{x}` is not an event id (expected ids 1,2,3)"))
-            })
-            .collect::<Result<_, _>>()
-            .map(EventIds)
+        parse_list(s, " is not an event id (expected ids 1,2,3)").map(EventIds)
     }
 }
 
 impl fmt::Display for EventIds {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        for (i, e) in self.0.iter().enumerate() {
-            if i > 0 {
-                f.write_str(",")?;
-            }
-            e.fmt(f)?;
-        }
-        Ok(())
-    }
-}
-
-impl Serialize for EventIds {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        as_text(self, s)
-    }
-}
-
-impl<'de> Deserialize<'de> for EventIds {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        from_text(d)
+        write_list(f, &self.0)
     }
 }
 

@@ -3,6 +3,11 @@
 //! is a 400 whose message names the parameter and the values it accepts; parameters an
 //! endpoint does not take are ignored (the `token`, the page's own state).
 //!
+//! The requests are flat (each lists all its parameters) rather than composed of shared
+//! groups with `#[serde(flatten)]`: flattened fields are buffered as strings, which then no
+//! longer parse as numbers or booleans, and errors lose the parameter's name. The `groups!`
+//! helpers turn the shared parameters into the analysis' types.
+//!
 //! Every request derives `ts_rs::TS`: `cargo test -p perfscape-server` writes their
 //! TypeScript twins into `web/src/api/` beside the answers'. They also serialize back into a
 //! query string (`serde_urlencoded::to_string`), which the tests use.

@@ -15,7 +15,7 @@ pub mod timeline;
 use crate::cache::{Slot, ViewCache};
 use crate::error::ApiError;
 use perfscape_analysis::answers::{MatrixInput, RowSpec, build_pyramid};
-use perfscape_analysis::axis::{AxisInfo, AxisParams, build_axis};
+use perfscape_analysis::axis::{AxisInfo, AxisParams, AxisSpec, build_axis};
 use perfscape_analysis::params::Values;
 use perfscape_analysis::pyramid::Pyramid;
 use perfscape_analysis::views::RowSet;
@@ -67,7 +67,10 @@ impl<'a> View<'a> {
 
     /// The thread axis of `params` for `values` (cached).
     pub fn axis(&self, params: AxisParams, values: Values) -> Result<Arc<AxisInfo>, ApiError> {
-        let spec = params.resolve(self.profile, values)?;
+        self.axis_of(params.resolve(self.profile, values)?)
+    }
+
+    fn axis_of(&self, spec: AxisSpec) -> Result<Arc<AxisInfo>, ApiError> {
         self.cache
             .axis(self.slot, spec, || build_axis(self.profile, &spec))
     }
@@ -77,9 +80,7 @@ impl<'a> View<'a> {
         let values = rows.values;
         let spec = axis.resolve(self.profile, values)?;
         let set = self.rows(rows)?;
-        let info = self
-            .cache
-            .axis(self.slot, spec, || build_axis(self.profile, &spec))?;
+        let info = self.axis_of(spec)?;
         let pyramid = self
             .cache
             .pyramid(self.slot, (rows, set.len()), (spec, info.axis.len()), |cells| {
