@@ -4,9 +4,12 @@
 //! the budget the least recently used are evicted. Each key is computed once: concurrent
 //! requests missing the same key wait for the one computation (`try_get_with`).
 //!
-//! A pyramid is the largest entry; its levels are sized to the budget (finer blocks are read
-//! from the profile, the answers are the same), and a pyramid that would not fit in the whole
-//! budget is refused with a 503 before it is built.
+//! The budget covers what is kept and what is being built: the cache holds at most three
+//! quarters of it, and pyramids being built (the large computations) at most a quarter — a
+//! build that would pass that waits for the others to finish (one build always runs). A
+//! pyramid's levels are sized so that a whole pyramid fits that quarter (finer blocks are read
+//! from the profile, the answers are the same); one that could not be kept even then is
+//! refused with a 503 before it is built.
 
 use crate::error::ApiError;
 use perfscape_analysis::answers::{EventsResponse, RowSpec};
@@ -15,8 +18,8 @@ use perfscape_analysis::params::Values;
 use perfscape_analysis::pyramid::{DEFAULT_LEVEL_CELLS, Pyramid};
 use perfscape_analysis::views::RowSet;
 use perfscape_model::{Profile, SampleMode};
-use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Condvar, Mutex};
 
 /// The smallest budget (bytes): below it nothing useful fits.
 pub const MIN_BUDGET: u64 = 1 << 16;
@@ -95,6 +98,59 @@ pub struct CacheStats {
     /// Computations run since the start (one per key missed, however many requests wanted it
     /// at once).
     pub computations: u64,
+    /// Bytes of the pyramids being built now.
+    pub building: u64,
+}
+
+/// Bytes reserved by the pyramids being built, and a signal when some are released.
+#[derive(Default)]
+struct Building {
+    bytes: Mutex<u64>,
+    released: Condvar,
+}
+
+/// A reservation of [`Building`] bytes, released when dropped.
+struct Reservation<'a> {
+    pool: &'a Building,
+    bytes: u64,
+}
+
+impl Building {
+    /// Reserves `bytes`, waiting while other builds hold so much that `limit` would be passed
+    /// (a build alone may pass it).
+    fn reserve(&self, bytes: u64, limit: u64) -> Reservation<'_> {
+        let mut held = self
+            .bytes
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        while *held > 0 && *held + bytes > limit {
+            held = self
+                .released
+                .wait(held)
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+        }
+        *held += bytes;
+        Reservation { pool: self, bytes }
+    }
+
+    fn held(&self) -> u64 {
+        *self
+            .bytes
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+}
+
+impl Drop for Reservation<'_> {
+    fn drop(&mut self) {
+        let mut held = self
+            .pool
+            .bytes
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        *held -= self.bytes;
+        self.pool.released.notify_all();
+    }
 }
 
 /// The server's cache (see the module documentation).
@@ -102,6 +158,7 @@ pub struct ViewCache {
     cache: moka::sync::Cache<Key, Entry>,
     budget: u64,
     computations: AtomicU64,
+    building: Building,
 }
 
 impl std::fmt::Debug for ViewCache {
@@ -117,7 +174,7 @@ impl ViewCache {
     pub fn new(budget: u64) -> Self {
         let budget = budget.max(MIN_BUDGET);
         let cache = moka::sync::Cache::builder()
-            .max_capacity(budget)
+            .max_capacity(budget / 4 * 3)
             .weigher(|_: &Key, v: &Entry| u32::try_from(v.bytes()).unwrap_or(u32::MAX))
             .eviction_policy(moka::policy::EvictionPolicy::lru())
             .build();
@@ -125,6 +182,7 @@ impl ViewCache {
             cache,
             budget,
             computations: AtomicU64::new(0),
+            building: Building::default(),
         }
     }
 
@@ -133,11 +191,16 @@ impl ViewCache {
         self.budget
     }
 
-    /// Cells per stored pyramid level: [`DEFAULT_LEVEL_CELLS`] (256 MiB) when the budget is
-    /// 1 GiB or more, less for smaller budgets (a pyramid's levels together take about twice
-    /// their first level).
+    /// The bytes the cache keeps at most: three quarters of the budget.
+    pub fn capacity(&self) -> u64 {
+        self.budget / 4 * 3
+    }
+
+    /// Cells per stored pyramid level: at most an eighth of the budget at 16 bytes a cell (a
+    /// pyramid's levels together take about twice their first level: a quarter), and at most
+    /// [`DEFAULT_LEVEL_CELLS`] (reached with a 2 GiB budget).
     pub fn level_cells(&self) -> usize {
-        usize::try_from(self.budget / 64)
+        usize::try_from(self.budget / 128)
             .unwrap_or(usize::MAX)
             .clamp(1 << 10, DEFAULT_LEVEL_CELLS)
     }
@@ -150,6 +213,7 @@ impl ViewCache {
             bytes: self.cache.weighted_size(),
             entries: self.cache.entry_count(),
             computations: self.computations.load(Ordering::Relaxed),
+            building: self.building.held(),
         }
     }
 
@@ -161,13 +225,20 @@ impl ViewCache {
         unwrap: fn(Entry) -> Option<Arc<T>>,
         f: impl FnOnce() -> Result<T, ApiError>,
     ) -> Result<Arc<T>, ApiError> {
+        let mut computed = false;
         let entry = self
             .cache
             .try_get_with(key, || {
+                computed = true;
                 self.computations.fetch_add(1, Ordering::Relaxed);
                 f().map(|v| wrap(Arc::new(v)))
             })
             .map_err(|e| (*e).clone())?;
+        if computed {
+            // moka evicts in batches; a burst of new large entries would pass the budget
+            // until the next batch: evict now.
+            self.cache.run_pending_tasks();
+        }
         unwrap(entry).ok_or_else(|| ApiError::internal("a cache entry of the wrong kind"))
     }
 
@@ -246,8 +317,10 @@ impl ViewCache {
     /// The pyramid of `rows` (`rows_n` of them) × `axis` (`cols` threads) of the profile in
     /// `slot`, built by `f` with [`ViewCache::level_cells`].
     ///
+    /// The build waits while other pyramid builds hold a quarter of the budget.
+    ///
     /// # Errors
-    /// 503 when the pyramid would take more than the whole budget.
+    /// 503 when the pyramid could not be kept (more than [`ViewCache::capacity`]).
     pub fn pyramid(
         &self,
         slot: Slot,
@@ -257,13 +330,13 @@ impl ViewCache {
     ) -> Result<Arc<Pyramid>, ApiError> {
         let cells = self.level_cells();
         let need = Pyramid::estimated_heap_bytes(rows_n, cols, cells) as u64;
-        if need > self.budget {
+        if need > self.capacity() {
             return Err(ApiError::unavailable(format!(
                 "this view of {rows_n} rows × {cols} threads needs about {:.1} MiB of memory, more \
-                 than the server's cache budget of {:.1} MiB: start perfscape serve with a larger \
+                 than the {:.1} MiB the server's cache keeps: start perfscape serve with a larger \
                  --cache-memory",
                 need as f64 / f64::from(1 << 20),
-                self.budget as f64 / f64::from(1 << 20)
+                self.capacity() as f64 / f64::from(1 << 20)
             )));
         }
         self.get(
@@ -273,7 +346,10 @@ impl ViewCache {
                 Entry::Pyramid(x) => Some(x),
                 _ => None,
             },
-            || Ok(f(cells)),
+            || {
+                let _reserved = self.building.reserve(need, self.budget / 4);
+                Ok(f(cells))
+            },
         )
     }
 }
@@ -307,10 +383,34 @@ mod tests {
     }
 
     #[test]
+    fn builds_wait_while_others_hold_a_quarter_of_the_budget() {
+        let pool = Building::default();
+        let a = pool.reserve(60, 100);
+        assert_eq!(pool.held(), 60);
+        std::thread::scope(|s| {
+            let waiter = s.spawn(|| {
+                // 60 + 50 > 100: waits until `a` is released.
+                let _b = pool.reserve(50, 100);
+                pool.held()
+            });
+            std::thread::sleep(std::time::Duration::from_millis(50));
+            assert_eq!(pool.held(), 60, "the second build waits");
+            drop(a);
+            assert_eq!(waiter.join().unwrap(), 50);
+        });
+        // Alone, a build larger than the limit runs.
+        let big = pool.reserve(500, 100);
+        assert_eq!(pool.held(), 500);
+        drop(big);
+        assert_eq!(pool.held(), 0);
+    }
+
+    #[test]
     fn the_default_budget_is_four_profiles_or_a_gibibyte() {
         assert_eq!(default_budget(10 << 20), 1 << 30);
         assert_eq!(default_budget(1 << 30), 4 << 30);
-        assert_eq!(ViewCache::new(1 << 30).level_cells(), DEFAULT_LEVEL_CELLS);
+        assert_eq!(ViewCache::new(2 << 30).level_cells(), DEFAULT_LEVEL_CELLS);
+        assert_eq!(ViewCache::new(1 << 30).capacity(), 3 << 28);
         assert_eq!(ViewCache::new(0).budget(), MIN_BUDGET);
     }
 }
