@@ -103,6 +103,15 @@ fn parse_bytes(s: &str) -> Result<u64, String> {
     Ok(bytes as u64)
 }
 
+/// Prints a line to stdout, ignoring a closed stdout (`perfscape serve | head -1` must not
+/// stop the server).
+macro_rules! say {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stdout(), $($arg)*);
+    }};
+}
+
 /// Starts the live run of `--watch` / `--replay`.
 fn start_live(args: &ServeArgs) -> anyhow::Result<perfscape_live::LiveRun> {
     if !(args.max_wait >= 0.0 && args.max_wait.is_finite()) {
@@ -217,22 +226,20 @@ pub fn run(args: &ServeArgs) -> anyhow::Result<ExitCode> {
             Some(t) => format!("http://{host}:{}/?token={t}", addr.port()),
             None => format!("http://{host}:{}/", addr.port()),
         };
-        println!("perfscape: serving {} at {url}", args.input.run.display());
+        say!("perfscape: serving {} at {url}", args.input.run.display());
         if let Some(dir) = &live_dir {
-            println!(
+            say!(
                 "perfscape: live: {} {}; the views follow each sample as it arrives",
                 if args.replay { "replaying into" } else { "watching" },
                 dir.display()
             );
         } else if samples > 0 {
-            println!(
-                "perfscape: {samples} samples over time (Samples, Kiviat and sample slider in the page)"
-            );
+            say!("perfscape: {samples} samples over time (Samples, Kiviat and sample slider in the page)");
         }
         if args.share {
-            println!("perfscape: shared session: everyone who opens this URL sees the same views");
+            say!("perfscape: shared session: everyone who opens this URL sees the same views");
         }
-        println!("perfscape: press Ctrl-C to stop");
+        say!("perfscape: press Ctrl-C to stop");
         if !args.no_open {
             open_browser(&url);
         }

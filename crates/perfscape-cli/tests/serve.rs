@@ -45,6 +45,8 @@ fn serve(extra: &[&str]) -> Server {
             break url.trim().to_string();
         }
     };
+    // Keep reading what it prints, as a terminal would.
+    std::thread::spawn(move || lines.for_each(drop));
     Server { child, url }
 }
 
