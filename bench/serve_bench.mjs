@@ -36,7 +36,7 @@ async function timeRequests(base, makePath) {
   const times = [];
   for (let i = 0; i < N; i++) {
     const t0 = performance.now();
-    const r = await fetch(base + makePath(i));
+    const r = await get(base + makePath(i));
     if (!r.ok) throw new Error(`${r.status} ${makePath(i)}`);
     await r.arrayBuffer();
     times.push(performance.now() - t0);
@@ -45,12 +45,15 @@ async function timeRequests(base, makePath) {
 }
 
 const { url, child } = await serve();
-const base = url.replace(/\/$/, '');
+// The printed URL carries the access token (`?token=...`): API requests send it as a header.
+const base = url.replace(/\/?(\?.*)?$/, '');
+const token = new URL(url).searchParams.get('token');
+const get = (u) => fetch(u, { headers: token ? { authorization: `Bearer ${token}` } : {} });
 try {
-  const info = await (await fetch(`${base}/api/run`)).json();
+  const info = await (await get(`${base}/api/run`)).json();
   const threads = info.threads;
-  const rows = (await (await fetch(`${base}/api/rows`)).json()).rows.length;
-  const lines = (await (await fetch(`${base}/api/rows?rows=lines`)).json()).rows.length;
+  const rows = (await (await get(`${base}/api/rows`)).json()).rows.length;
+  const lines = (await (await get(`${base}/api/rows?rows=lines`)).json()).rows.length;
   // Deterministic pseudo-random zoom regions.
   let seed = 42;
   const rnd = () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648);

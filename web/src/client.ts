@@ -14,19 +14,34 @@ import type { RunInfo } from './api/RunInfo';
 import type { TimelineResponse } from './api/TimelineResponse';
 import type { TerrainResponse } from './api/TerrainResponse';
 import type { ThreadsResponse } from './api/ThreadsResponse';
+import type { CallTreeRequest } from './api/CallTreeRequest';
+import type { EventRequest } from './api/EventRequest';
+import type { EventsRequest } from './api/EventsRequest';
+import type { KiviatRequest } from './api/KiviatRequest';
+import type { MatrixRequest } from './api/MatrixRequest';
+import type { OverviewRequest } from './api/OverviewRequest';
+import type { PointCloudRequest } from './api/PointCloudRequest';
+import type { RowsRequest } from './api/RowsRequest';
+import type { TerrainRequest } from './api/TerrainRequest';
+import type { ThreadsRequest } from './api/ThreadsRequest';
+import type { TimelineRequest } from './api/TimelineRequest';
+import type { TrendRequest } from './api/TrendRequest';
 import type { State } from './state';
 
 /** An answer of the server that is not a success (its message names the request). */
 export class ApiError extends Error {}
 
-/** Query parameters of a request: absent when null, undefined or ''; lists comma-separated. */
-export type Params = Record<string, string | number | boolean | readonly (string | number)[] | null | undefined>;
+/** The query of a request of type `R` (one of the request types generated from the server's
+ * Rust structs, `./api/*Request.ts`): its fields, each absent when null or undefined; a field
+ * whose text form is a comma-separated list (`EventIds`, `ThreadAddrs`) may be given as an
+ * array. A parameter the endpoint does not take, or a value outside an enum, does not compile. */
+export type Query<R> = { [K in keyof R]?: R[K] | null | (NonNullable<R[K]> extends string ? readonly (string | number)[] : never) };
 
-/** `GET /api/<path>?<params>` as JSON; `signal` cancels it (the promise then rejects with an
+/** `GET /api/<path>?<query>` as JSON; `signal` cancels it (the promise then rejects with an
  * `AbortError`). */
-async function get<T>(path: string, params: Params = {}, signal?: AbortSignal): Promise<T> {
+async function get<T, R = Record<string, never>>(path: string, params: Query<R> = {}, signal?: AbortSignal): Promise<T> {
   const q = new URLSearchParams();
-  for (const [k, v] of Object.entries(params)) {
+  for (const [k, v] of Object.entries(params as Record<string, unknown>)) {
     if (v === null || v === undefined || v === '') continue;
     q.set(k, Array.isArray(v) ? v.join(',') : String(v));
   }
@@ -75,39 +90,39 @@ export const api = {
   /** `/api/run`: what was loaded. */
   run: () => get<RunInfo>('run'),
   /** `/api/events`: the ranked event table. */
-  events: (s: State, signal?: Signal) => get<EventsResponse>('events', { ...at(s), metric: s.metric, kind: s.kind, callpaths: s.callpaths }, signal),
+  events: (s: State, signal?: Signal) => get<EventsResponse, EventsRequest>('events', { ...at(s), metric: s.metric, kind: s.kind, callpaths: s.callpaths }, signal),
   /** `/api/rows`: the rows of the matrix views. */
-  rows: (s: State, signal?: Signal) => get<RowsResponse>('rows', { ...at(s), metric: s.metric, kind: s.kind, rows: s.rows, callpaths: s.callpaths }, signal),
+  rows: (s: State, signal?: Signal) => get<RowsResponse, RowsRequest>('rows', { ...at(s), metric: s.metric, kind: s.kind, rows: s.rows, callpaths: s.callpaths }, signal),
   /** `/api/matrix`: a region of rows × thread positions at a resolution. */
   matrix: (s: State, r: { r0: number; r1: number; t0: number; t1: number; h: number; w: number }, signal?: Signal) =>
-    get<MatrixResponse>('matrix', { ...common(s), reduce: s.reduce, thread: s.thread, ...r }, signal),
+    get<MatrixResponse, MatrixRequest>('matrix', { ...common(s), reduce: s.reduce, thread: s.thread, ...r }, signal),
   /** `/api/threads`: the thread axis (and its clusters). */
-  threads: (s: State, signal?: Signal) => get<ThreadsResponse>('threads', common(s), signal),
+  threads: (s: State, signal?: Signal) => get<ThreadsResponse, ThreadsRequest>('threads', common(s), signal),
   /** `/api/overview`: the reduced strips of the whole run, `w` thread bins. */
   overview: (s: State, w: number, signal?: Signal) =>
-    get<OverviewResponse>('overview', { ...common(s), reduce: s.reduce, skip: s.skip, bin: s.bin, strips: s.strips, w }, signal),
+    get<OverviewResponse, OverviewRequest>('overview', { ...common(s), reduce: s.reduce, skip: s.skip, bin: s.bin, strips: s.strips, w }, signal),
   /** `/api/event/{id}`: one event across threads, at most `points` per-thread values. */
   event: (s: State, id: number, points: number, signal?: Signal) =>
-    get<EventDetail>(`event/${id}`, { ...at(s), metric: s.metric, kind: s.kind, bins: s.bins || null, points }, signal),
+    get<EventDetail, EventRequest>(`event/${id}`, { ...at(s), metric: s.metric, kind: s.kind, bins: s.bins || null, points }, signal),
   /** `/api/calltree` in the state's scope (the selected thread for `thread`). */
   calltree: (s: State, signal?: Signal) =>
-    get<CallTreeResponse>('calltree', { ...at(s), metric: s.metric, scope: s.scope === 'thread' ? s.thread ?? 'total' : s.scope }, signal),
+    get<CallTreeResponse, CallTreeRequest>('calltree', { ...at(s), metric: s.metric, scope: s.scope === 'thread' ? s.thread ?? 'total' : s.scope }, signal),
   /** `/api/terrain` at the terrain's resolution. */
-  terrain: (s: State, signal?: Signal) => get<TerrainResponse>('terrain', { ...common(s), h: s.ty, w: s.tx, peaks: s.peaks }, signal),
+  terrain: (s: State, signal?: Signal) => get<TerrainResponse, TerrainRequest>('terrain', { ...common(s), h: s.ty, w: s.tx, peaks: s.peaks }, signal),
   /** `/api/series`: the samples of a run observed over time. */
   series: () => get<SeriesResponse>('series'),
   /** `/api/timeline`: the trace's lanes in a window (ns since the first event; null = all) at
    * `w` pixels, the `flag`ged event's merged timeline. */
   timeline: (window: [number, number] | null, w: number, flag: number | null, signal?: Signal) =>
-    get<TimelineResponse>('timeline', { from_ns: window?.[0], to_ns: window?.[1], w: Math.round(w), flag }, signal),
+    get<TimelineResponse, TimelineRequest>('timeline', { from_ns: window?.[0], to_ns: window?.[1], w: Math.round(w), flag: flag === null ? null : String(flag) }, signal),
   /** `/api/trend`: an event over every sample. */
   trend: (s: State, event: number, signal?: Signal) =>
-    get<TrendResponse>('trend', { event, metric: s.metric, kind: s.kind, mode: s.mode }, signal),
+    get<TrendResponse, TrendRequest>('trend', { event, metric: s.metric, kind: s.kind, mode: s.mode }, signal),
   /** `/api/kiviat`: tubes of `threadsList` (comma-separated) or of the server's default threads
    * plus `thread`. */
   kiviat: (s: State, o: { thread?: string | null; threadsList?: string | null; events?: number[] | null }, signal?: Signal) =>
-    get<KiviatResponse>('kiviat', { metric: s.metric, kind: s.kind, mode: s.mode, thread: o.thread, threads_list: o.threadsList, events: o.events }, signal),
+    get<KiviatResponse, KiviatRequest>('kiviat', { metric: s.metric, kind: s.kind, mode: s.mode, thread: o.thread, threads_list: o.threadsList, events: o.events }, signal),
   /** `/api/pointcloud`: every thread as a point of the `events`' values. */
   pointcloud: (s: State, events: number[] | null, pointsMax: number, signal?: Signal) =>
-    get<PointCloudResponse>('pointcloud', { ...at(s), metric: s.metric, kind: s.kind, events, points_max: pointsMax }, signal),
+    get<PointCloudResponse, PointCloudRequest>('pointcloud', { ...at(s), metric: s.metric, kind: s.kind, events, points_max: pointsMax }, signal),
 };

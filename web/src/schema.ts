@@ -3,10 +3,19 @@
 // control. The TypeScript types, URL parsing and mirroring (./state.ts), session sharing
 // (./share.ts) and the `<select>` options (./controls.ts) are all derived from it.
 //
+// Enum keys take their values from the server's request types (./api/*.ts, generated from
+// the Rust enums by ts-rs): a value missing or added on either side does not compile.
+//
 // Two groups: the linked `selection` that every view reads (what is selected and how it is
 // measured), and the `panels`' own settings, one group per panel id. Keys are unique across
 // groups: the URL parameter of a key is its name.
 
+import type { Reduce } from './api/Reduce';
+import type { RowKind } from './api/RowKind';
+import type { SampleMode } from './api/SampleMode';
+import type { Subset } from './api/Subset';
+import type { ThreadOrder } from './api/ThreadOrder';
+import type { ValueKind } from './api/ValueKind';
 import { type Env, type Field, type ValueOf, choice, flag, int, numberChoice, optionalIndex, optionalText, text } from './fields';
 
 /** A thread `N.C.T` (node.context.thread). */
@@ -17,21 +26,21 @@ export const SCHEMA = {
   /** The linked selection: every view follows it. */
   selection: {
     metric: int(0, { min: 0 }, { label: 'Metric' }, (v, e) => v < e.run.metrics.length),
-    kind: choice({ exclusive: 'exclusive', inclusive: 'inclusive', calls: 'calls', subcalls: 'subcalls' }, 'exclusive', { label: 'Value' }),
+    kind: choice<ValueKind>({ exclusive: 'exclusive', inclusive: 'inclusive', calls: 'calls', subcalls: 'subcalls' }, 'exclusive', { label: 'Value' }),
     /** Runs observed over time: the sample shown (null = the final state, or the newest sample of a live run). */
     sample: optionalIndex({}, (v, e) => v === null || e.run.live || v < e.run.samples),
-    mode: choice({ cumulative: 'cumulative', delta: 'change since previous sample' }, 'cumulative', { label: 'Values' }),
+    mode: choice<SampleMode>({ cumulative: 'cumulative', delta: 'change since previous sample' }, 'cumulative', { label: 'Values' }),
     event: optionalIndex(),
     thread: optionalText(THREAD),
-    rows: choice({ events: 'events', lines: 'source lines' }, 'events', { label: 'Rows' }, (v, e) => v === 'events' || e.run.sample_events > 0),
+    rows: choice<RowKind>({ events: 'events', lines: 'source lines' }, 'events', { label: 'Rows' }, (v, e) => v === 'events' || e.run.sample_events > 0),
     callpaths: flag(false, { label: 'callpaths' }),
-    reduce: choice({ max: 'max (keep peaks)', sum: 'sum' }, 'max', { label: 'Reduce' }),
+    reduce: choice<Reduce>({ max: 'max (keep peaks)', sum: 'sum' }, 'max', { label: 'Reduce' }),
     /** The thread axis of the matrix views (heat map, overview, terrain). */
-    threads: choice({ id: 'threads by id', value: 'by event value', cluster: 'by similarity' }, 'id', {
+    threads: choice<ThreadOrder>({ id: 'threads by id', value: 'by event value', cluster: 'by similarity' }, 'id', {
       title: 'order of the thread axis (also used by the overview and the terrain)',
     }),
     clusters: int(8, { min: 1, max: 64 }, { title: 'number of clusters' }),
-    subset: choice({ all: 'all threads', top: 'first N', reps: 'cluster min/med/max' }, 'all', { title: 'which threads to show' }),
+    subset: choice<Subset>({ all: 'all threads', top: 'first N', reps: 'cluster min/med/max' }, 'all', { title: 'which threads to show' }),
     top: int(64, { min: 1 }, { title: 'N' }),
     /** The region the heat map shows: row positions [r0, r1), thread positions [t0, t1); null = all. */
     r0: optionalIndex(),

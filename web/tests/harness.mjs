@@ -70,8 +70,11 @@ export async function browser() {
   });
 }
 
-/** Opens a page and waits until every view has drawn once; collects console errors. */
+/** Opens a page and waits until every view has drawn once; collects console errors. The URL
+ * `perfscape serve` prints carries `?token=...`: a test appending `?a=b` to it means `&a=b`. */
 export async function open(br, url, viewport = { width: 1600, height: 1000 }) {
+  const [head, ...query] = url.split('?');
+  if (query.length > 1) url = `${head}?${query.join('&')}`;
   const page = await br.newPage({ viewport });
   const errors = [];
   page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });

@@ -3,6 +3,9 @@
 //! metrics (cycles as time).
 //!
 //! All functions are pure: they read a [`perfscape_model::Profile`] and return values.
+//! [`answers`] holds every view the browser shows, as the HTTP API answers it, computed from
+//! typed parameters ([`params`], [`axis`]); the server only picks the profile, caches and
+//! asks.
 //!
 //! ```
 //! use perfscape_model::{Metric, MetricId, ProfileBuilder, ThreadData, ThreadId};
@@ -21,9 +24,13 @@
 //! assert_eq!(top_events(&p, MetricId(0), TopOptions::default())[0].percent, 100.0);
 //! ```
 
+pub mod answers;
+pub mod axis;
 mod calltree;
 mod derived;
+mod error;
 mod histogram;
+pub mod params;
 pub mod pyramid;
 mod stats;
 pub mod threads;
@@ -33,6 +40,7 @@ pub mod views;
 
 pub use calltree::{TreeNode, TreeScope, call_tree};
 pub use derived::{CyclesToTimeError, clock_hz_from_metadata, cycles_to_time};
+pub use error::ViewError;
 pub use histogram::{Bins, Histogram, histogram};
 pub use stats::{
     EventStats, Summary, ThreadTotals, all_event_stats, event_stats, run_total, thread_totals,

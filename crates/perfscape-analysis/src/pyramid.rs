@@ -286,6 +286,28 @@ impl Pyramid {
         self.cols
     }
 
+    /// The bytes [`Pyramid::heap_bytes`] will report for a pyramid of `rows` × `cols` built
+    /// with `max_level_cells`, known before building it.
+    pub fn estimated_heap_bytes(rows: usize, cols: usize, max_level_cells: usize) -> usize {
+        let mut bytes = rows.saturating_mul(24);
+        if cols > 1 {
+            let mut first = 1u32;
+            while rows.saturating_mul(cols.div_ceil(1 << first)) > max_level_cells && (1usize << first) < cols
+            {
+                first += 1;
+            }
+            let mut c = cols.div_ceil(1 << first);
+            loop {
+                bytes = bytes.saturating_add(rows.saturating_mul(c).saturating_mul(16));
+                if c <= 1 {
+                    break;
+                }
+                c = c.div_ceil(2);
+            }
+        }
+        bytes
+    }
+
     /// Bytes held by the stored levels.
     pub fn heap_bytes(&self) -> usize {
         self.levels
@@ -502,6 +524,10 @@ mod tests {
         reduce: Reduce,
     ) -> Result<(), TestCaseError> {
         let p = Pyramid::build(m, budget);
+        prop_assert_eq!(
+            p.heap_bytes(),
+            Pyramid::estimated_heap_bytes(m.rows, m.cols, budget)
+        );
         let g = p.grid(m, rr, cr.clone(), h, w, reduce);
         prop_assert!(g.col_bins.len() <= w.max(1), "{} bins > {w}", g.col_bins.len());
         if !cr.is_empty() && cr.start < m.cols {

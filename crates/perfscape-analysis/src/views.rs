@@ -12,25 +12,33 @@
 
 use crate::stats::event_stats;
 use perfscape_model::{EventId, EventKind, MetricId, Profile, ThreadIndex, ValueKind};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::ops::Range;
 
 /// How rows of the matrix are formed.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+///
+/// The `rows` parameter of the HTTP API; default `events`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub enum RowKind {
     /// One row per event.
+    #[default]
     Events,
     /// One row per source line of the files that have `[SAMPLE]` events.
     Lines,
 }
 
 /// Order of event rows.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+///
+/// The `order` parameter of the HTTP API; default `rank`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub enum RowOrder {
     /// Largest total of the chosen value kind first (the ranked table's order).
+    #[default]
     Rank,
     /// Order of first appearance in the input (file order).
     File,
@@ -136,13 +144,30 @@ impl RowSet {
     pub fn is_empty(&self) -> bool {
         self.rows.is_empty()
     }
+
+    /// Approximate heap bytes held (for cache budgets).
+    pub fn heap_bytes(&self) -> usize {
+        self.rows
+            .iter()
+            .map(|r| {
+                std::mem::size_of::<Row>()
+                    + r.label.capacity()
+                    + r.events.capacity() * 4
+                    + r.file.as_ref().map_or(0, String::capacity)
+            })
+            .sum()
+    }
 }
 
 /// How the cells of a bin are combined.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+///
+/// The `reduce` parameter of the HTTP API; default `max`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub enum Reduce {
     /// The largest value (peaks are kept).
+    #[default]
     Max,
     /// The sum of the values.
     Sum,

@@ -3,6 +3,7 @@
 use crate::args::Input;
 use crate::loading;
 use clap::Args;
+use perfscape_formats::Opened;
 use perfscape_server::series::SeriesSource;
 use perfscape_server::{AppState, ServerConfig, StateOptions, bind, follow_live, random_token, router};
 use std::io::IsTerminal;
@@ -18,12 +19,29 @@ pub struct ServeArgs {
     /// Port to listen on (default: a free port chosen by the system).
     #[arg(long)]
     port: Option<u16>,
-    /// Address to listen on. Anything but a loopback address requires --token.
+    /// Address to listen on. Anything but a loopback address needs the access token (the
+    /// default).
     #[arg(long, default_value = "127.0.0.1")]
     bind: IpAddr,
-    /// Access token every request must carry (`auto` = a random one, printed in the URL).
-    #[arg(long)]
+    /// Access token every request must carry (default: a random one, printed in the URL and
+    /// kept in a cookie; `auto` = the same).
+    #[arg(long, value_name = "TOKEN|auto")]
     token: Option<String>,
+    /// No access token: any program on this machine may read the views. Loopback addresses
+    /// only.
+    #[arg(long, conflicts_with_all = ["token", "share"])]
+    no_token: bool,
+    /// Also answer requests that name the server NAME (a host name or address of this
+    /// machine); by default only the bound address, localhost, 127.0.0.1 and `[::1]` are
+    /// accepted (any IP address when bound to 0.0.0.0 or ::). Repeatable.
+    #[arg(long, value_name = "NAME")]
+    allow_host: Vec<String>,
+    /// Memory for the views kept between requests (pyramids, row sets, thread axes, sample
+    /// profiles), least recently used dropped: bytes, or with a suffix K, M, G, T (powers of
+    /// 1024), e.g. 512M or 2G. Default: 4 times the profile's size or 1G, whichever is
+    /// larger.
+    #[arg(long, value_name = "BYTES", value_parser = parse_bytes)]
+    cache_memory: Option<u64>,
     /// Do not try to open the URL in a browser (it is opened on a desktop session otherwise).
     #[arg(long)]
     no_open: bool,
@@ -51,6 +69,50 @@ pub struct ServeArgs {
     threads: Option<usize>,
 }
 
+/// Parses a byte count: digits with an optional suffix K, M, G or T (powers of 1024; `KiB`,
+/// `MB`, ... accepted alike).
+fn parse_bytes(s: &str) -> Result<u64, String> {
+    let t = s.trim();
+    let split = t
+        .find(|c: char| !c.is_ascii_digit() && c != '.')
+        .unwrap_or(t.len());
+    let (num, suffix) = t.split_at(split);
+    let shift = match suffix
+        .trim()
+        .to_ascii_uppercase()
+        .trim_end_matches('B')
+        .trim_end_matches('I')
+    {
+        "" => 0,
+        "K" => 10,
+        "M" => 20,
+        "G" => 30,
+        "T" => 40,
+        _ => {
+            return Err(format!(
+                "`{s}`: expected bytes, or a number with K, M, G or T (e.g. 512M, 2G)"
+            ));
+        }
+    };
+    let n: f64 = num
+        .parse()
+        .map_err(|_| format!("`{s}`: expected bytes, or a number with K, M, G or T (e.g. 512M, 2G)"))?;
+    let bytes = n * (1u64 << shift) as f64;
+    if !(bytes.is_finite() && bytes >= 0.0 && bytes < u64::MAX as f64) {
+        return Err(format!("`{s}` is not a size in bytes"));
+    }
+    Ok(bytes as u64)
+}
+
+/// Prints a line to stdout, ignoring a closed stdout (`perfscape serve | head -1` must not
+/// stop the server).
+macro_rules! say {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stdout(), $($arg)*);
+    }};
+}
+
 /// Starts the live run of `--watch` / `--replay`.
 fn start_live(args: &ServeArgs) -> anyhow::Result<perfscape_live::LiveRun> {
     if !(args.max_wait >= 0.0 && args.max_wait.is_finite()) {
@@ -75,23 +137,19 @@ fn start_live(args: &ServeArgs) -> anyhow::Result<perfscape_live::LiveRun> {
     })
 }
 
+/// Opens `url` in the desktop's browser when there is a desktop and a terminal (not from a
+/// script or a test).
 fn open_browser(url: &str) {
     let desktop = std::env::var_os("DISPLAY").is_some()
         || std::env::var_os("WAYLAND_DISPLAY").is_some()
-        || cfg!(target_os = "macos");
-    if !desktop || !std::io::stdout().is_terminal() {
-        return;
+        || cfg!(target_os = "macos")
+        || cfg!(target_os = "windows");
+    if desktop
+        && std::io::stdout().is_terminal()
+        && let Err(e) = opener::open_browser(url)
+    {
+        eprintln!("perfscape: could not open a browser ({e}); open the URL above");
     }
-    let opener = if cfg!(target_os = "macos") {
-        "open"
-    } else {
-        "xdg-open"
-    };
-    let _ = std::process::Command::new(opener)
-        .arg(url)
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn();
 }
 
 /// Runs `perfscape serve` until Ctrl-C.
@@ -101,96 +159,97 @@ pub fn run(args: &ServeArgs) -> anyhow::Result<ExitCode> {
     } else {
         None
     };
-    type Extra = (Option<Arc<dyn SeriesSource>>, Option<Arc<perfscape_model::Trace>>);
-    let (loaded, (series, trace)): (Result<_, String>, Extra) = match &live_run {
-        Some(run) => (
-            Err("waiting for the first sample of the live run".into()),
-            (Some(Arc::new(run.series().clone())), None),
-        ),
-        None => match loading::open_run(&args.input, true) {
-            Ok(o) => (
-                Ok(o.loaded),
-                (
-                    o.series.map(|s| Arc::new(s) as Arc<dyn SeriesSource>),
-                    o.trace.map(Arc::new),
-                ),
-            ),
+    let opened: Option<Result<Opened, String>> = match &live_run {
+        Some(_) => None,
+        None => Some(match loading::open_run(&args.input, true) {
+            Ok(o) => Ok(Opened {
+                profile: o.loaded.profile,
+                series: o.series,
+                trace: o.trace,
+                report: o.loaded.report,
+            }),
             Err(e) => {
                 // The page shows the error too (never a blank page).
                 eprintln!("perfscape: {e:#}");
-                (Err(format!("{e:#}")), (None, None))
+                Err(format!("{e:#}"))
             }
-        },
+        }),
     };
-    let partial = loaded.as_ref().map(|l| l.report.is_partial()).unwrap_or(false);
+    let partial = matches!(&opened, Some(Ok(o)) if o.report.is_partial());
+    let samples = match (&opened, &live_run) {
+        (Some(Ok(o)), _) => o.series.as_ref().map_or(0, |s| s.len()),
+        _ => 0,
+    };
     let token = match args.token.as_deref() {
-        Some("auto") => Some(random_token()),
-        None if args.share => Some(random_token()),
-        other => other.map(str::to_string),
+        _ if args.no_token => None,
+        None | Some("auto") => Some(random_token()),
+        Some(t) => Some(t.to_string()),
     };
     let cfg = ServerConfig {
         bind: args.bind,
         port: args.port.unwrap_or(0),
         token: token.clone(),
+        allow_hosts: args.allow_host.clone(),
     };
     let path = args.input.run.display().to_string();
-    let samples = series.as_ref().map_or(0, |s| s.read().len());
-    let state = AppState::with_options(
-        path,
-        loaded,
-        token.clone(),
-        StateOptions {
-            shared: args.share,
-            series,
-            live: live_run.is_some(),
-            trace,
-        },
-    );
-    let follower = live_run
-        .as_ref()
-        .map(|run| follow_live(state.clone(), run.clone()));
     let live_dir = live_run.as_ref().map(|r| r.dir().to_path_buf());
     let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
-    rt.block_on(async move {
+    let follower = rt.block_on(async {
         let listener = bind(&cfg).await?;
         let addr = listener.local_addr()?;
+        let options = StateOptions {
+            shared: args.share,
+            access: cfg.access(addr),
+            cache_memory: args.cache_memory,
+        };
+        let (state, follower) = match (&live_run, opened) {
+            (Some(run), _) => {
+                let series: Arc<dyn SeriesSource> = Arc::new(run.series().clone());
+                let state = AppState::live(path, series, options);
+                let follower = follow_live(state.clone(), run.clone());
+                (state, Some(follower))
+            }
+            (None, opened) => (
+                AppState::new(
+                    path,
+                    opened.unwrap_or_else(|| Err("nothing to serve".into())),
+                    options,
+                ),
+                None,
+            ),
+        };
         let host = if addr.ip().is_unspecified() {
             "127.0.0.1".to_string()
         } else {
-            addr.ip().to_string()
-        };
-        let host = if host.contains(':') {
-            format!("[{host}]")
-        } else {
-            host
+            perfscape_server::access::url_host(addr.ip())
         };
         let url = match &token {
             Some(t) => format!("http://{host}:{}/?token={t}", addr.port()),
             None => format!("http://{host}:{}/", addr.port()),
         };
-        println!("perfscape: serving {} at {url}", args.input.run.display());
+        say!("perfscape: serving {} at {url}", args.input.run.display());
         if let Some(dir) = &live_dir {
-            println!(
+            say!(
                 "perfscape: live: {} {}; the views follow each sample as it arrives",
                 if args.replay { "replaying into" } else { "watching" },
                 dir.display()
             );
         } else if samples > 0 {
-            println!(
-                "perfscape: {samples} samples over time (Samples, Kiviat and sample slider in the page)"
-            );
+            say!("perfscape: {samples} samples over time (Samples, Kiviat and sample slider in the page)");
         }
         if args.share {
-            println!("perfscape: shared session: everyone who opens this URL sees the same views");
+            say!("perfscape: shared session: everyone who opens this URL sees the same views");
         }
-        println!("perfscape: press Ctrl-C to stop");
-        open_browser(&url);
+        say!("perfscape: press Ctrl-C to stop");
+        if !args.no_open {
+            open_browser(&url);
+        }
         axum::serve(listener, router(state))
             .with_graceful_shutdown(async {
                 let _ = tokio::signal::ctrl_c().await;
             })
             .await?;
-        anyhow::Ok(())
+        anyhow::Ok(follower)
     })?;
     if let Some(run) = &live_run {
         run.stop();
@@ -203,4 +262,20 @@ pub fn run(args: &ServeArgs) -> anyhow::Result<ExitCode> {
     } else {
         ExitCode::SUCCESS
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_bytes;
+
+    #[test]
+    fn sizes_with_suffixes() {
+        assert_eq!(parse_bytes("1048576"), Ok(1 << 20));
+        assert_eq!(parse_bytes("512M"), Ok(512 << 20));
+        assert_eq!(parse_bytes("2G"), Ok(2 << 30));
+        assert_eq!(parse_bytes("1.5GiB"), Ok(3 << 29));
+        assert_eq!(parse_bytes("64kb"), Ok(64 << 10));
+        assert!(parse_bytes("lots").is_err());
+        assert!(parse_bytes("5X").is_err());
+    }
 }

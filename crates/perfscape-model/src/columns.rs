@@ -11,6 +11,7 @@ use serde::{Deserialize, Serialize};
 /// Which number of an (event, thread, metric) cell is meant.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub enum ValueKind {
     /// Time (or count) spent in the event itself, children excluded.
     Exclusive,

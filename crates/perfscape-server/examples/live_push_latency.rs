@@ -48,18 +48,17 @@ async fn measure(ranks: usize) -> (Vec<Duration>, Duration) {
         )
         .unwrap(),
     );
-    let state = AppState::with_options(
+    let cfg = ServerConfig::default();
+    let listener = bind(&cfg).await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let state = AppState::live(
         "live latency",
-        Err("waiting for the first sample of the live run".into()),
-        None,
+        Arc::new(live.series().clone()),
         StateOptions {
-            series: Some(Arc::new(live.series().clone())),
-            live: true,
+            access: cfg.access(addr),
             ..Default::default()
         },
     );
-    let listener = bind(&ServerConfig::default()).await.unwrap();
-    let addr = listener.local_addr().unwrap();
     let app = router(state.clone());
     tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
     let arrivals: Arrivals = Arc::new(Mutex::new(vec![vec![None; rounds]; CLIENTS]));

@@ -1,39 +1,54 @@
-//! The perfscape HTTP server: a JSON API over one loaded profile (see `API.md` at the
-//! repository root) and the browser front end, embedded in the binary.
+//! The perfscape HTTP server: a JSON API over one run (see `API.md` at the repository root)
+//! and the browser front end, embedded in the binary.
 //!
 //! ```no_run
 //! # async fn demo() -> Result<(), perfscape_server::ServeError> {
-//! use perfscape_server::{AppState, ServerConfig, bind, router};
-//! let loaded = perfscape_formats::open("run".as_ref(), &Default::default()).map_err(|e| e.to_string());
-//! let state = AppState::new("run", loaded, None);
-//! let listener = bind(&ServerConfig::default()).await?;
+//! use perfscape_server::{Access, AppState, ServerConfig, StateOptions, bind, random_token, router};
+//! let cfg = ServerConfig { token: Some(random_token()), ..ServerConfig::default() };
+//! let listener = bind(&cfg).await?;
+//! let access = cfg.access(listener.local_addr().map_err(|e| perfscape_server::ServeError::Io(e))?);
+//! let state = AppState::open("run".as_ref(), &Default::default(), StateOptions { access, ..Default::default() });
 //! axum::serve(listener, router(state)).await.ok();
 //! # Ok(()) }
 //! ```
 //!
 //! # Design constraints
-//! - The heavy work (statistics, reductions to screen resolution) is done here, in Rust; the
-//!   browser only asks and draws. No endpoint returns a whole events × threads matrix of a large
-//!   run: matrix answers are bounded by the requested resolution (at most 4096 × 4096 bins).
-//! - Safety: binds 127.0.0.1 by default; never serves a file outside its embedded assets; unknown
-//!   paths are 404; a non-loopback address needs an access token, and then every request must
-//!   carry it (query `token=`, `Authorization: Bearer`, or the cookie set on first use) or gets 403.
+//! - Thin: each endpoint parses its typed request ([`request`]) and asks one function of
+//!   [`perfscape_analysis::answers`]; the server only picks the profile (the run's or a
+//!   sample's, [`series`]), caches, and serves.
+//! - Bounded: no answer grows with the number of threads beyond its bounds (matrix answers at
+//!   most 4096 × 4096 bins); everything kept between requests shares one memory budget
+//!   ([`cache`]), least recently used evicted, each key computed once.
+//! - Closed: binds 127.0.0.1 by default; requests must name the server (`Host`), WebSockets
+//!   come from its own pages (`Origin`), a token guards every request unless turned off on
+//!   loopback, security headers on every response ([`access`]); only embedded assets are
+//!   served, unknown paths are 404.
 
+pub mod access;
 pub mod api;
 mod assets;
-pub mod query;
+pub mod cache;
+pub mod endpoints;
+mod error;
+pub mod request;
 pub mod series;
 pub mod share;
-pub mod timeline;
+mod state;
+
+pub use access::Access;
+pub use error::ApiError;
+pub use state::{AppState, Run, StateOptions};
 
 use axum::Router;
-use axum::extract::{Path, Query, Request, State};
-use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
-use axum::middleware::{self, Next};
+use axum::extract::{Path, State};
+use axum::middleware;
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
-use perfscape_formats::Opened;
-use query::{ApiError, ViewParams};
+use endpoints::View;
+use request::{
+    At, CallTreeRequest, EventRequest, EventsRequest, KiviatRequest, MatrixRequest, OverviewRequest, Params,
+    PointCloudRequest, RowsRequest, TerrainRequest, ThreadsRequest, TimelineRequest, TrendRequest,
+};
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::sync::Arc;
 
@@ -44,8 +59,11 @@ pub struct ServerConfig {
     pub bind: IpAddr,
     /// Port; 0 (default) lets the system pick a free one.
     pub port: u16,
-    /// Access token; required when `bind` is not a loopback address. Default none.
+    /// Access token; required when `bind` is not a loopback address. Default none (the CLI
+    /// makes a random one unless told `--no-token`).
     pub token: Option<String>,
+    /// Host names accepted beside the bound address and the loopback names (`--allow-host`).
+    pub allow_hosts: Vec<String>,
 }
 
 impl Default for ServerConfig {
@@ -54,7 +72,15 @@ impl Default for ServerConfig {
             bind: IpAddr::V4(Ipv4Addr::LOCALHOST),
             port: 0,
             token: None,
+            allow_hosts: Vec::new(),
         }
+    }
+}
+
+impl ServerConfig {
+    /// The access rules of this configuration once listening on `addr`.
+    pub fn access(&self, addr: SocketAddr) -> Access {
+        Access::new(addr, self.token.clone(), &self.allow_hosts)
     }
 }
 
@@ -64,7 +90,7 @@ impl Default for ServerConfig {
 pub enum ServeError {
     /// A non-loopback address without a token.
     #[error(
-        "refusing to listen on {0} without an access token: anyone on the network could read the profile. Add --token <secret> (or --token auto)"
+        "refusing to listen on {0} without an access token: anyone on the network could read the profile. Drop --no-token (a random token is the default) or give --token <secret>"
     )]
     NeedsToken(IpAddr),
     /// Binding failed.
@@ -75,6 +101,9 @@ pub enum ServeError {
         /// The I/O error.
         source: std::io::Error,
     },
+    /// Another I/O error (reading the bound address).
+    #[error("{0}")]
+    Io(#[from] std::io::Error),
 }
 
 /// Binds the listening socket, enforcing the token rule.
@@ -102,128 +131,23 @@ pub fn random_token() -> String {
     b.iter().map(|x| format!("{x:02x}")).collect()
 }
 
-/// The loaded run the server shows (or why it could not be loaded).
-pub struct AppState {
-    path: String,
-    run: Result<Opened, String>,
-    token: Option<String>,
-    cache: query::ViewCache,
-    hub: share::Hub,
-    shared: bool,
-    series: series::SeriesState,
-    trace: Option<timeline::TraceState>,
-}
-
-/// Options of [`AppState::with_options`].
-#[derive(Default)]
-pub struct StateOptions {
-    /// A shared session (`serve --share`).
-    pub shared: bool,
-    /// The run observed over time, if it has samples (snapshots, dumps, or a live run); its
-    /// final profile should be `run`'s profile so that event ids agree. A live run passes its
-    /// `perfscape_live::SeriesHandle` and an `Err` run ("waiting for the first sample"): the
-    /// views then read its newest sample.
-    pub series: Option<Arc<dyn series::SeriesSource>>,
-    /// True while the series is still growing (live mode).
-    pub live: bool,
-    /// The trace of the run (a Chrome trace), shown by the timeline view.
-    pub trace: Option<Arc<perfscape_model::Trace>>,
-}
-
-impl AppState {
-    /// State for a run at `path`: the load result (an error message is shown in the page) and
-    /// the access token, if any.
-    pub fn new(path: impl Into<String>, run: Result<Opened, String>, token: Option<String>) -> Arc<Self> {
-        Self::with_options(path, run, token, StateOptions::default())
-    }
-
-    /// Like [`AppState::new`] for a shared session (`serve --share`): the page connects to the
-    /// session hub and shows who is present.
-    pub fn new_shared(
-        path: impl Into<String>,
-        run: Result<Opened, String>,
-        token: Option<String>,
-    ) -> Arc<Self> {
-        Self::with_options(
-            path,
-            run,
-            token,
-            StateOptions {
-                shared: true,
-                ..Default::default()
-            },
-        )
-    }
-
-    /// State for a run with the options (shared session, samples over time, live mode).
-    pub fn with_options(
-        path: impl Into<String>,
-        run: Result<Opened, String>,
-        token: Option<String>,
-        options: StateOptions,
-    ) -> Arc<Self> {
-        Arc::new(Self {
-            path: path.into(),
-            run,
-            token,
-            cache: query::ViewCache::default(),
-            hub: share::Hub::default(),
-            shared: options.shared,
-            series: series::SeriesState::new(options.series, options.live),
-            trace: options.trace.map(timeline::TraceState::new),
-        })
-    }
-
-    /// The session hub (broadcast server events to every browser through it).
-    pub fn hub(&self) -> &share::Hub {
-        &self.hub
-    }
-
-    /// The loaded run, or the load error.
-    pub fn run(&self) -> &Result<Opened, String> {
-        &self.run
-    }
-
-    /// The run's samples over time (empty for runs without any).
-    pub fn series(&self) -> &series::SeriesState {
-        &self.series
-    }
-}
-
 type Shared = Arc<AppState>;
 
-impl IntoResponse for ApiError {
-    fn into_response(self) -> Response {
-        let status = StatusCode::from_u16(self.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
-        (status, axum::Json(api::ErrorResponse { error: self.message })).into_response()
-    }
-}
-
-/// Runs a computation on the blocking pool against the profile the parameters' `sample`/`mode`
-/// name (the run's own profile when they name none).
-async fn compute_at<T: serde::Serialize + Send + 'static>(
+/// Runs `f` on the blocking pool against the profile `at` names (the run's own profile when
+/// it names none), and answers its value as JSON or its error.
+async fn answer<T: serde::Serialize + Send + 'static>(
     state: Shared,
-    at: Option<&ViewParams>,
-    f: impl FnOnce(&perfscape_model::Profile, &query::ViewCache) -> Result<T, ApiError> + Send + 'static,
+    at: At,
+    f: impl FnOnce(View<'_>) -> Result<T, ApiError> + Send + 'static,
 ) -> Response {
-    let (sample, mode) = match at.map(series::sample_and_mode) {
-        Some(Ok(x)) => x,
-        Some(Err(e)) => return e.into_response(),
-        None => (None, perfscape_model::SampleMode::Cumulative),
-    };
     blocking(move || {
-        let picked = state
-            .series
-            .pick(sample, mode, state.run.as_ref().ok().map(|l| &l.profile))?;
-        match picked {
+        let run = state.run.as_ref().ok().map(|r| &r.profile);
+        match state.series.pick(&state.cache, at, run)? {
             series::Picked::Run => match &state.run {
-                Ok(l) => f(&l.profile, &state.cache),
-                Err(e) => Err(ApiError {
-                    status: 503,
-                    message: format!("the run did not load: {e}"),
-                }),
+                Ok(r) => f(View::new(&r.profile, cache::Slot::Run, &state.cache)),
+                Err(e) => Err(ApiError::unavailable(format!("the run did not load: {e}"))),
             },
-            series::Picked::Sample(p, cache) => f(&p, &cache),
+            series::Picked::Sample(p, slot) => f(View::new(&p, slot, &state.cache)),
         }
     })
     .await
@@ -236,20 +160,15 @@ async fn blocking<T: serde::Serialize + Send + 'static>(
     match tokio::task::spawn_blocking(f).await {
         Ok(Ok(v)) => axum::Json(v).into_response(),
         Ok(Err(e)) => e.into_response(),
-        Err(e) => ApiError {
-            status: 500,
-            message: format!("internal error: {e}"),
-        }
-        .into_response(),
+        Err(e) => ApiError::internal(e.to_string()).into_response(),
     }
 }
 
 async fn get_run(State(s): State<Shared>) -> Response {
-    let live_info = s.run.is_err() && s.series.series().is_some();
-    let mut info = if live_info {
-        live_run_info(&s)
-    } else {
-        query::run_info(&s.path, &s.run)
+    let mut info = match &s.run {
+        Ok(r) => endpoints::run::loaded(&s.path, &r.profile, &r.report),
+        Err(_) if s.series.series().is_some() => live_run_info(&s),
+        Err(e) => endpoints::run::failed(&s.path, e),
     };
     info.shared = s.shared;
     info.samples = s.series.len() as u32;
@@ -260,7 +179,7 @@ async fn get_run(State(s): State<Shared>) -> Response {
 
 /// `/api/run` of a live run: described by its newest sample; `waiting` before the first.
 fn live_run_info(s: &AppState) -> api::RunInfo {
-    let picked = s.series.pick(None, perfscape_model::SampleMode::Cumulative, None);
+    let picked = s.series.pick(&s.cache, At::default(), None);
     let mut report = perfscape_formats::LoadReport {
         format: "tau-snapshot (live)",
         ..Default::default()
@@ -275,11 +194,10 @@ fn live_run_info(s: &AppState) -> api::RunInfo {
         s.series.len()
     ));
     let mut info = match picked {
-        Ok(series::Picked::Sample(p, _)) => query::run_info_of(&s.path, &p, &report),
+        Ok(series::Picked::Sample(p, _)) => endpoints::run::loaded(&s.path, &p, &report),
         _ => {
-            let mut i = query::run_info(&s.path, &Err(String::new()));
+            let mut i = endpoints::run::failed(&s.path, "waiting for the first sample of the live run");
             i.status = "waiting".into();
-            i.error = Some("waiting for the first sample of the live run".into());
             i
         }
     };
@@ -309,28 +227,25 @@ pub fn follow_live(state: Shared, run: Arc<perfscape_live::LiveRun>) -> std::thr
 }
 
 async fn get_series(State(s): State<Shared>) -> Response {
-    axum::Json(s.series.info()).into_response()
+    axum::Json(endpoints::series::samples(&s.series)).into_response()
 }
 
-async fn get_trend(State(s): State<Shared>, Query(q): Query<ViewParams>) -> Response {
-    blocking(move || s.series.trend(&q)).await
+async fn get_trend(State(s): State<Shared>, Params(q): Params<TrendRequest>) -> Response {
+    blocking(move || endpoints::series::trend(&s.series, &q)).await
 }
 
-async fn get_kiviat(State(s): State<Shared>, Query(q): Query<ViewParams>) -> Response {
-    blocking(move || s.series.kiviat(&q)).await
+async fn get_kiviat(State(s): State<Shared>, Params(q): Params<KiviatRequest>) -> Response {
+    blocking(move || endpoints::series::kiviat(&s.series, &q)).await
 }
 
-async fn get_pointcloud(State(s): State<Shared>, Query(q): Query<ViewParams>) -> Response {
-    let at = q.clone();
-    compute_at(s, Some(&at), move |p, _| series::pointcloud(p, &q)).await
+async fn get_pointcloud(State(s): State<Shared>, Params(q): Params<PointCloudRequest>) -> Response {
+    answer(s, q.at(), move |v| endpoints::series::pointcloud(v, &q)).await
 }
 
-async fn get_timeline(State(s): State<Shared>, Query(q): Query<ViewParams>) -> Response {
-    blocking(move || match &s.trace {
-        Some(t) => t.timeline(s.run.as_ref().ok().map(|l| &l.profile), &q),
-        None => Err(ApiError::bad(
-            "this run is not a trace: the timeline shows Chrome traces (Chrome Trace Event JSON)",
-        )),
+async fn get_timeline(State(s): State<Shared>, Params(q): Params<TimelineRequest>) -> Response {
+    blocking(move || {
+        let profile = s.run.as_ref().ok().map(|r| &r.profile);
+        endpoints::timeline::get(s.trace.as_ref(), profile, &q)
     })
     .await
 }
@@ -339,106 +254,47 @@ async fn get_ws(State(s): State<Shared>, ws: axum::extract::ws::WebSocketUpgrade
     ws.on_upgrade(move |socket| async move { s.hub.serve(socket).await })
 }
 
-async fn get_events(State(s): State<Shared>, Query(q): Query<ViewParams>) -> Response {
-    let at = q.clone();
-    compute_at(s, Some(&at), move |p, c| query::events_cached(p, c, &q)).await
+async fn get_events(State(s): State<Shared>, Params(q): Params<EventsRequest>) -> Response {
+    answer(s, q.at(), move |v| endpoints::events::get(v, &q)).await
 }
 
-async fn get_matrix(State(s): State<Shared>, Query(q): Query<ViewParams>) -> Response {
-    let at = q.clone();
-    compute_at(s, Some(&at), move |p, c| query::matrix(p, c, &q)).await
+async fn get_rows(State(s): State<Shared>, Params(q): Params<RowsRequest>) -> Response {
+    answer(s, q.at(), move |v| endpoints::matrix::rows(v, &q)).await
 }
 
-async fn get_overview(State(s): State<Shared>, Query(q): Query<ViewParams>) -> Response {
-    let at = q.clone();
-    compute_at(s, Some(&at), move |p, c| query::overview(p, c, &q)).await
+async fn get_matrix(State(s): State<Shared>, Params(q): Params<MatrixRequest>) -> Response {
+    answer(s, q.at(), move |v| endpoints::matrix::matrix(v, &q)).await
 }
 
-async fn get_event(State(s): State<Shared>, Path(id): Path<u32>, Query(q): Query<ViewParams>) -> Response {
-    let at = q.clone();
-    compute_at(s, Some(&at), move |p, _| query::event(p, id, &q)).await
+async fn get_overview(State(s): State<Shared>, Params(q): Params<OverviewRequest>) -> Response {
+    answer(s, q.at(), move |v| endpoints::matrix::overview(v, &q)).await
 }
 
-async fn get_calltree(State(s): State<Shared>, Query(q): Query<ViewParams>) -> Response {
-    let at = q.clone();
-    compute_at(s, Some(&at), move |p, _| query::calltree(p, &q)).await
+async fn get_terrain(State(s): State<Shared>, Params(q): Params<TerrainRequest>) -> Response {
+    answer(s, q.at(), move |v| endpoints::matrix::terrain(v, &q)).await
 }
 
-async fn get_terrain(State(s): State<Shared>, Query(q): Query<ViewParams>) -> Response {
-    let at = q.clone();
-    compute_at(s, Some(&at), move |p, c| query::terrain(p, c, &q)).await
+async fn get_threads(State(s): State<Shared>, Params(q): Params<ThreadsRequest>) -> Response {
+    answer(s, q.at(), move |v| endpoints::matrix::threads(v, &q)).await
 }
 
-async fn get_threads(State(s): State<Shared>, Query(q): Query<ViewParams>) -> Response {
-    let at = q.clone();
-    compute_at(s, Some(&at), move |p, c| query::threads(p, c, &q)).await
+async fn get_event(
+    State(s): State<Shared>,
+    Path(id): Path<u32>,
+    Params(q): Params<EventRequest>,
+) -> Response {
+    answer(s, q.at(), move |v| endpoints::event::get(v, id, &q)).await
 }
 
-async fn get_rows(State(s): State<Shared>, Query(q): Query<ViewParams>) -> Response {
-    let at = q.clone();
-    compute_at(s, Some(&at), move |p, c| query::rows(p, c, &q)).await
+async fn get_calltree(State(s): State<Shared>, Params(q): Params<CallTreeRequest>) -> Response {
+    answer(s, q.at(), move |v| endpoints::calltree::get(v, &q)).await
 }
 
 async fn api_not_found() -> Response {
     ApiError::not_found("no such API endpoint (see API.md)").into_response()
 }
 
-const COOKIE: &str = "perfscape_token";
-
-/// Token check: query `token=`, `Authorization: Bearer`, or the cookie. A valid query token
-/// sets the cookie so that the page's own asset and API requests pass.
-async fn require_token(State(s): State<Shared>, req: Request, next: Next) -> Response {
-    let Some(token) = s.token.clone() else {
-        return next.run(req).await;
-    };
-    let from_query = req.uri().query().and_then(|q| {
-        q.split('&')
-            .find_map(|kv| kv.strip_prefix("token="))
-            .map(str::to_string)
-    });
-    let headers: &HeaderMap = req.headers();
-    let from_header = headers
-        .get(header::AUTHORIZATION)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.strip_prefix("Bearer "))
-        .map(str::to_string);
-    let from_cookie = headers
-        .get_all(header::COOKIE)
-        .iter()
-        .filter_map(|v| v.to_str().ok())
-        .find_map(|c| {
-            c.split(';')
-                .find_map(|kv| kv.trim().strip_prefix(&format!("{COOKIE}=")).map(str::to_string))
-        });
-    let ok = |t: &Option<String>| {
-        t.as_deref()
-            .is_some_and(|t| constant_time_eq(t.as_bytes(), token.as_bytes()))
-    };
-    if ok(&from_query) {
-        let mut resp = next.run(req).await;
-        if let Ok(v) = HeaderValue::from_str(&format!("{COOKIE}={token}; HttpOnly; SameSite=Strict; Path=/"))
-        {
-            resp.headers_mut().append(header::SET_COOKIE, v);
-        }
-        return resp;
-    }
-    if ok(&from_header) || ok(&from_cookie) {
-        return next.run(req).await;
-    }
-    (
-        StatusCode::FORBIDDEN,
-        axum::Json(api::ErrorResponse {
-            error: "access token required".into(),
-        }),
-    )
-        .into_response()
-}
-
-fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
-    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
-}
-
-/// The application: API routes, embedded assets, token check, gzip.
+/// The application: API routes, embedded assets, the access checks, security headers, gzip.
 pub fn router(state: Shared) -> Router {
     let api = Router::new()
         .route("/run", get(get_run))
@@ -462,7 +318,11 @@ pub fn router(state: Shared) -> Router {
         .route("/", get(assets::index))
         .route("/assets/{*file}", get(assets::asset))
         .fallback(assets::not_found)
-        .layer(middleware::from_fn_with_state(state.clone(), require_token))
+        .layer(middleware::from_fn_with_state(
+            Arc::new(state.access().clone()),
+            access::guard,
+        ))
+        .layer(middleware::from_fn(access::security_headers))
         .layer(
             tower_http::compression::CompressionLayer::new().quality(tower_http::CompressionLevel::Fastest),
         )

@@ -4,20 +4,19 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use axum::body::Body;
-use axum::http::Request;
+mod common;
+
 use futures_util::StreamExt;
-use http_body_util::BodyExt;
-use perfscape_formats::{OpenOptions, open};
+use perfscape_analysis::answers;
+use perfscape_analysis::params::Values;
+use perfscape_formats::OpenOptions;
 use perfscape_live::{LiveOptions, ReplayOptions, replay};
-use perfscape_server::query::ViewParams;
-use perfscape_server::series::{SeriesSource, SeriesState};
+use perfscape_model::SampleMode;
 use perfscape_server::{AppState, ServerConfig, StateOptions, bind, follow_live, router};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 use tokio_tungstenite::tungstenite::Message;
-use tower::ServiceExt;
 
 fn run_dir() -> PathBuf {
     let p = std::env::var_os("PERFSCAPE_CORPUS")
@@ -27,13 +26,7 @@ fn run_dir() -> PathBuf {
 }
 
 async fn get(app: &axum::Router, uri: &str) -> serde_json::Value {
-    let resp = app
-        .clone()
-        .oneshot(Request::builder().uri(uri).body(Body::empty()).unwrap())
-        .await
-        .unwrap();
-    let body = resp.into_body().collect().await.unwrap().to_bytes();
-    serde_json::from_slice(&body).unwrap()
+    common::get_json(app, uri).await.1
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -50,18 +43,15 @@ async fn samples_are_pushed_once_in_order_and_equal_the_batch_load() {
         )
         .unwrap(),
     );
-    let state = AppState::with_options(
-        "np8 (replay)",
-        Err("waiting for the first sample of the live run".into()),
-        None,
-        StateOptions {
-            series: Some(Arc::new(live.series().clone())),
-            live: true,
-            ..Default::default()
-        },
-    );
     let listener = bind(&ServerConfig::default()).await.unwrap();
     let addr = listener.local_addr().unwrap();
+    // The default access rules (loopback names, any port): the test asks both through the
+    // socket and through the router directly.
+    let state = AppState::live(
+        "np8 (replay)",
+        Arc::new(live.series().clone()),
+        StateOptions::default(),
+    );
     let app = router(state.clone());
     let served = app.clone();
     tokio::spawn(async move { axum::serve(listener, served).await.unwrap() });
@@ -109,10 +99,12 @@ async fn samples_are_pushed_once_in_order_and_equal_the_batch_load() {
     assert_eq!(run["live"], false);
     assert_eq!(run["threads"], 8);
     // The finished live series answers exactly like the batch load of the same run.
-    let batch = open(&run_dir(), &OpenOptions::default()).unwrap().series.unwrap();
-    let batch_state = SeriesState::new(Some(Arc::new(batch.clone()) as Arc<dyn SeriesSource>), false);
+    let batch = perfscape_formats::open(&run_dir(), &OpenOptions::default())
+        .unwrap()
+        .series
+        .unwrap();
     let ours = get(&app, "/api/series").await;
-    let theirs = serde_json::to_value(batch_state.info()).unwrap();
+    let theirs = serde_json::to_value(answers::samples(Some(&batch), false)).unwrap();
     assert_eq!(ours["samples"], theirs["samples"]);
     // Event ids follow the order events were first seen, which differs: match them by name.
     let live_ids: Vec<u32> = {
@@ -126,17 +118,15 @@ async fn samples_are_pushed_once_in_order_and_equal_the_batch_load() {
             })
             .collect()
     };
+    let values = Values::new(batch.metrics(), None, None).unwrap();
     for e in 0..batch.timer_count() as u32 {
-        for mode in ["cumulative", "delta"] {
+        for (mode, m) in [
+            ("cumulative", SampleMode::Cumulative),
+            ("delta", SampleMode::Delta),
+        ] {
             let id = live_ids[e as usize];
             let ours = get(&app, &format!("/api/trend?event={id}&mode={mode}")).await;
-            let theirs = batch_state
-                .trend(&ViewParams {
-                    event: Some(e),
-                    mode: Some(mode.into()),
-                    ..Default::default()
-                })
-                .unwrap();
+            let theirs = answers::trend(&batch, e, values, m).unwrap();
             assert_eq!(
                 ours["points"].to_string(),
                 serde_json::to_value(&theirs).unwrap()["points"].to_string(),

@@ -6,17 +6,16 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use axum::body::Body;
-use axum::http::{Request, StatusCode};
-use http_body_util::BodyExt;
-use perfscape_formats::{OpenOptions, Opened, open};
+mod common;
+
+use axum::http::StatusCode;
+use perfscape_formats::{OpenOptions, Opened};
 use perfscape_model::{SampleId, SampleMode, SampleSeries};
-use perfscape_server::query::{self, ViewParams};
+use perfscape_server::endpoints::events;
+use perfscape_server::request::EventsRequest;
 use perfscape_server::{AppState, StateOptions, router};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, RwLock};
-use tower::ServiceExt;
 
 fn run_dir() -> PathBuf {
     let p = std::env::var_os("PERFSCAPE_CORPUS")
@@ -27,32 +26,25 @@ fn run_dir() -> PathBuf {
 }
 
 fn series() -> SampleSeries {
-    open(&run_dir(), &OpenOptions::default()).unwrap().series.unwrap()
+    perfscape_formats::open(&run_dir(), &OpenOptions::default())
+        .unwrap()
+        .series
+        .unwrap()
 }
 
 fn app(series: SampleSeries) -> axum::Router {
     let profile = series.final_profile().unwrap();
-    let loaded = Opened::profile(profile, Default::default());
-    router(AppState::with_options(
-        "np8-snapshot",
-        Ok(loaded),
-        None,
-        StateOptions {
-            series: Some(Arc::new(RwLock::new(series))),
-            ..Default::default()
-        },
-    ))
+    let opened = Opened {
+        profile,
+        series: Some(series),
+        trace: None,
+        report: Default::default(),
+    };
+    router(AppState::new("np8-snapshot", Ok(opened), StateOptions::default()))
 }
 
 async fn get(app: &axum::Router, uri: &str) -> (StatusCode, serde_json::Value) {
-    let resp = app
-        .clone()
-        .oneshot(Request::builder().uri(uri).body(Body::empty()).unwrap())
-        .await
-        .unwrap();
-    let status = resp.status();
-    let body = resp.into_body().collect().await.unwrap().to_bytes();
-    (status, serde_json::from_slice(&body).unwrap())
+    common::get_json(app, uri).await
 }
 
 /// `oracle/paraprof.csv`: (function, thread) -> (calls, inclusive, exclusive) of the final
@@ -165,15 +157,16 @@ async fn deltas_sum_to_the_final_values_and_views_follow_the_sample() {
     assert!(close(row["stats"]["total"].as_f64().unwrap(), sum_of(&delta, 7)));
     // ... and equals the analysis of that sample's profile.
     let p = sr.profile_at(SampleId(7), SampleMode::Delta).unwrap();
-    let direct = query::events(
-        &p,
-        &ViewParams {
+    let cache = common::cache();
+    let direct = events::get(
+        common::view(&p, &cache),
+        &EventsRequest {
             callpaths: Some(true),
             ..Default::default()
         },
     )
     .unwrap();
-    let direct = serde_json::to_value(&direct).unwrap();
+    let direct = serde_json::to_value(&*direct).unwrap();
     // serde_json's default float parsing is not round-trip exact: compare within 1e-9.
     let (a, b) = (direct["rows"].as_array().unwrap(), ev["rows"].as_array().unwrap());
     assert_eq!(a.len(), b.len());
@@ -348,13 +341,7 @@ async fn bad_samples_and_modes_are_refused() {
     assert_eq!(get(&app, "/api/trend").await.0, StatusCode::BAD_REQUEST);
     assert_eq!(get(&app, "/api/trend?event=9999").await.0, StatusCode::NOT_FOUND);
     // Without a series: sample views are refused with a reason, the rest answers.
-    let l = perfscape_formats::open(
-        &Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("../../examples/tau/mpi-stencil-np64-callpath-commmatrix"),
-        &OpenOptions::default(),
-    )
-    .unwrap();
-    let plain = router(AppState::new("np64", Ok(l), None));
+    let plain = router(common::example_state(StateOptions::default()));
     let (s, j) = get(&plain, "/api/events?sample=0").await;
     assert_eq!(s, StatusCode::BAD_REQUEST);
     assert!(j["error"].as_str().unwrap().contains("no samples"));

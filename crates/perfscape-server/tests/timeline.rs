@@ -4,9 +4,11 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+use perfscape_analysis::answers::{TimelineResponse, TraceIndex};
 use perfscape_formats::OpenOptions;
-use perfscape_server::query::ViewParams;
-use perfscape_server::timeline::TraceState;
+use perfscape_model::Profile;
+use perfscape_server::endpoints::timeline;
+use perfscape_server::request::TimelineRequest;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -17,14 +19,23 @@ fn trace_file() -> PathBuf {
     p.join("tau-real/mpi-stencil-np4-trace/trace.chrome.json")
 }
 
+/// The timeline endpoint for `q`.
+fn at(
+    st: &TraceIndex,
+    p: Option<&Profile>,
+    q: &TimelineRequest,
+) -> Result<TimelineResponse, perfscape_server::ApiError> {
+    timeline::get(Some(st), p, q)
+}
+
 fn load() -> (Arc<perfscape_model::Trace>, perfscape_formats::Opened) {
     let mut opened = perfscape_formats::open(&trace_file(), &OpenOptions::default()).unwrap();
     let trace = opened.trace.take().unwrap();
     (Arc::new(trace), opened)
 }
 
-fn q(w: u32) -> ViewParams {
-    ViewParams {
+fn q(w: u32) -> TimelineRequest {
+    TimelineRequest {
         w: Some(w),
         depth: Some(1024),
         l1: Some(512),
@@ -35,10 +46,10 @@ fn q(w: u32) -> ViewParams {
 #[test]
 fn every_interval_is_in_a_slice_at_any_resolution() {
     let (trace, loaded) = load();
-    let st = TraceState::new(trace.clone());
+    let st = TraceIndex::new(trace.clone());
     assert_eq!(trace.threads().len(), 4);
     for w in [10, 300, 1200, 8192] {
-        let r = st.timeline(Some(&loaded.profile), &q(w)).unwrap();
+        let r = at(&st, Some(&loaded.profile), &q(w)).unwrap();
         assert_eq!(r.lane_count, 4);
         assert_eq!(r.lanes.len(), 4);
         for (l, lane) in r.lanes.iter().enumerate() {
@@ -66,26 +77,26 @@ fn every_interval_is_in_a_slice_at_any_resolution() {
         }
     }
     // At a coarse resolution the many short intervals are merged.
-    let coarse = st.timeline(Some(&loaded.profile), &q(10)).unwrap();
+    let coarse = at(&st, Some(&loaded.profile), &q(10)).unwrap();
     assert!(coarse.lanes.iter().any(|l| l.merged.iter().any(|&m| m > 1)));
 }
 
 #[test]
 fn a_zoomed_window_holds_only_what_overlaps_it() {
     let (trace, loaded) = load();
-    let st = TraceState::new(trace);
-    let full = st.timeline(Some(&loaded.profile), &q(1000)).unwrap();
+    let st = TraceIndex::new(trace);
+    let full = at(&st, Some(&loaded.profile), &q(1000)).unwrap();
     let (a, b) = (full.duration_ns * 0.9, full.duration_ns * 0.92);
-    let r = st
-        .timeline(
-            Some(&loaded.profile),
-            &ViewParams {
-                from_ns: Some(a),
-                to_ns: Some(b),
-                ..q(1000)
-            },
-        )
-        .unwrap();
+    let r = at(
+        &st,
+        Some(&loaded.profile),
+        &TimelineRequest {
+            from_ns: Some(a),
+            to_ns: Some(b),
+            ..q(1000)
+        },
+    )
+    .unwrap();
     assert_eq!((r.from_ns, r.to_ns), (a, b));
     let mut n = 0;
     for lane in &r.lanes {
@@ -100,19 +111,19 @@ fn a_zoomed_window_holds_only_what_overlaps_it() {
 #[test]
 fn the_merged_timeline_counts_threads_inside_the_flagged_event() {
     let (trace, loaded) = load();
-    let st = TraceState::new(trace.clone());
+    let st = TraceIndex::new(trace.clone());
     for name in ["MPI_Init()", "MPI_Allreduce()", "MPI_Waitall()"] {
         let id = loaded.profile.event_by_name(name).unwrap();
         let w = 2000;
-        let r = st
-            .timeline(
-                Some(&loaded.profile),
-                &ViewParams {
-                    flag: Some(id.0.to_string()),
-                    ..q(w)
-                },
-            )
-            .unwrap();
+        let r = at(
+            &st,
+            Some(&loaded.profile),
+            &TimelineRequest {
+                flag: Some(id.0.to_string().parse().unwrap()),
+                ..q(w)
+            },
+        )
+        .unwrap();
         assert_eq!(r.flagged, vec![name.to_string()]);
         assert_eq!(r.occupancy.len(), w as usize);
         assert!(r.occupancy.iter().all(|&v| (0.0..=4.0 + 1e-9).contains(&v)));
@@ -146,10 +157,10 @@ fn the_merged_timeline_counts_threads_inside_the_flagged_event() {
 #[test]
 fn bad_windows_and_flags_are_refused() {
     let (trace, loaded) = load();
-    let st = TraceState::new(trace);
-    let bad = |v: ViewParams| st.timeline(Some(&loaded.profile), &v).unwrap_err().status;
+    let st = TraceIndex::new(trace);
+    let bad = |v: TimelineRequest| at(&st, Some(&loaded.profile), &v).unwrap_err().status;
     assert_eq!(
-        bad(ViewParams {
+        bad(TimelineRequest {
             from_ns: Some(10.0),
             to_ns: Some(5.0),
             ..q(100)
@@ -157,24 +168,29 @@ fn bad_windows_and_flags_are_refused() {
         400
     );
     assert_eq!(
-        bad(ViewParams {
+        bad(TimelineRequest {
             to_ns: Some(f64::NAN),
             ..q(100)
         }),
         400
     );
     assert_eq!(
-        bad(ViewParams {
-            flag: Some("x".into()),
-            ..q(100)
-        }),
+        perfscape_server::request::parse_query::<TimelineRequest>("flag=x")
+            .unwrap_err()
+            .status,
         400
     );
     assert_eq!(
-        bad(ViewParams {
-            flag: Some("99999".into()),
+        bad(TimelineRequest {
+            flag: Some("99999".parse().unwrap()),
             ..q(100)
         }),
         404
+    );
+    assert_eq!(
+        timeline::get(None, Some(&loaded.profile), &q(100))
+            .unwrap_err()
+            .status,
+        400
     );
 }

@@ -67,6 +67,7 @@ impl From<usize> for SampleId {
 /// change since the thread's previous sample.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub enum SampleMode {
     /// Values accumulated since the program started, as TAU writes them.
     Cumulative,

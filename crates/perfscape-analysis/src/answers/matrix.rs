@@ -1,0 +1,461 @@
+//! The matrix views: the rows (`/api/rows`), the heat map (`/api/matrix`), seed 000's
+//! overview (`/api/overview`) and the 3-D terrain (`/api/terrain`), each read from the
+//! max/sum [`Pyramid`] of its rows × thread axis.
+
+use crate::axis::AxisInfo;
+use crate::params::Values;
+use crate::pyramid::{ProfileMatrix, Pyramid};
+use crate::views::{OverviewParams, Reduce, RowKind, RowOrder, RowSet, ThreadAxis};
+use perfscape_model::{Profile, ThreadId};
+use serde::Serialize;
+use std::ops::Range;
+
+/// A bin of rows or of threads in a matrix answer.
+#[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct Bin {
+    /// First position covered.
+    pub first: u32,
+    /// Last position covered (inclusive).
+    pub last: u32,
+    /// Label: the row's label or `first – last` labels.
+    pub label: String,
+    /// The event of a single-event row bin (for selection), if any.
+    pub event: Option<u32>,
+    /// The thread of a single-thread column bin (for selection), if any.
+    pub thread: Option<String>,
+}
+
+/// `GET /api/matrix`: rows × threads reduced to at most h × w cells.
+#[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct MatrixResponse {
+    /// Total rows in the row space (events or lines).
+    pub row_count: u32,
+    /// Total threads on the thread axis.
+    pub thread_count: u32,
+    /// Row bins, top to bottom.
+    pub rows: Vec<Bin>,
+    /// Thread bins, left to right.
+    pub cols: Vec<Bin>,
+    /// Cell values row-major (`rows.len() * cols.len()`), `null` = no data.
+    pub values: Vec<Option<f64>>,
+    /// Smallest cell value.
+    pub min: Option<f64>,
+    /// Largest cell value.
+    pub max: Option<f64>,
+    /// How cells were reduced: `max` or `sum`.
+    pub reduce: String,
+    /// Unit of the values.
+    pub unit: String,
+    /// Thread axis: `id`, `value` (by the value of `by_event`) or `cluster`; with `subset`.
+    pub thread_order: String,
+    /// Position on the thread axis of the `thread` asked about, if it is shown.
+    pub thread_position: Option<u32>,
+    /// With `threads=cluster`: the position where each cluster starts.
+    pub cluster_starts: Vec<u32>,
+    /// Size of the pyramid level the columns came from (bin width `2^level` threads).
+    pub level: u32,
+}
+
+/// One row of the overview.
+#[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct OverviewRowJson {
+    /// First row position covered.
+    pub first: u32,
+    /// Last row position covered.
+    pub last: u32,
+    /// Label of the first row.
+    pub label: String,
+    /// Empty rows skipped just before this row.
+    pub skipped_before: u32,
+    /// Values per thread bin.
+    pub values: Vec<Option<f64>>,
+}
+
+/// `GET /api/overview`: the seed's reduced overview in strips.
+#[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct OverviewResponse {
+    /// Total rows in the row space.
+    pub row_count: u32,
+    /// Total threads.
+    pub thread_count: u32,
+    /// Thread bins.
+    pub cols: Vec<Bin>,
+    /// Strips side by side, each top to bottom.
+    pub strips: Vec<Vec<OverviewRowJson>>,
+    /// Empty rows in the row space.
+    pub empty_rows: u32,
+    /// Rows skipped in long empty runs.
+    pub skipped_rows: u32,
+    /// Largest value.
+    pub max: Option<f64>,
+    /// Unit of the values.
+    pub unit: String,
+    /// With `threads=cluster`: the position where each cluster starts.
+    pub cluster_starts: Vec<u32>,
+}
+
+/// A labelled terrain peak.
+#[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct PeakJson {
+    /// Row bin index in the grid.
+    pub row_bin: u32,
+    /// Column bin index in the grid.
+    pub col_bin: u32,
+    /// Event id.
+    pub event: u32,
+    /// Event name.
+    pub name: String,
+    /// Thread.
+    pub thread: String,
+    /// Value.
+    pub value: f64,
+}
+
+/// `GET /api/terrain`: a grid for a 3-D surface plus the k largest peaks.
+#[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct TerrainResponse {
+    /// The grid (rows = events, cols = threads), reduced by MAX.
+    pub grid: MatrixResponse,
+    /// Largest cells, at most one per event, largest first.
+    pub peaks: Vec<PeakJson>,
+}
+
+/// One row of the row space (events or source lines).
+#[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct RowJson {
+    /// Label.
+    pub label: String,
+    /// Events whose values the row holds.
+    pub events: Vec<u32>,
+}
+
+/// `GET /api/rows`: the rows of the matrix views in display order (positions index this).
+#[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct RowsResponse {
+    /// `events` or `lines`.
+    pub rows_kind: String,
+    /// Rows.
+    pub rows: Vec<RowJson>,
+}
+
+/// The rows of a matrix view, fully specified (the key their [`RowSet`] is cached under).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct RowSpec {
+    /// The metric and value kind (event rows are ranked by them).
+    pub values: Values,
+    /// Events or source lines.
+    pub rows: RowKind,
+    /// Callpath events as rows too.
+    pub callpaths: bool,
+    /// The order of event rows.
+    pub order: RowOrder,
+}
+
+impl RowSpec {
+    /// The rows of `profile` this spec names.
+    pub fn build(&self, profile: &Profile) -> RowSet {
+        match self.rows {
+            RowKind::Events => RowSet::events(
+                profile,
+                self.values.metric,
+                self.values.kind,
+                self.callpaths,
+                self.order,
+            ),
+            RowKind::Lines => RowSet::lines(profile),
+        }
+    }
+}
+
+/// `GET /api/rows`: the rows in display order.
+pub fn rows(set: &RowSet, kind: RowKind) -> RowsResponse {
+    RowsResponse {
+        rows_kind: match kind {
+            RowKind::Events => "events".into(),
+            RowKind::Lines => "lines".into(),
+        },
+        rows: set
+            .rows
+            .iter()
+            .map(|row| RowJson {
+                label: row.label.clone(),
+                events: row.events.iter().map(|e| e.0).collect(),
+            })
+            .collect(),
+    }
+}
+
+/// What a matrix view reads: the profile's `values` on `rows` × the thread axis, and the
+/// pyramid built over them by [`build_pyramid`].
+#[derive(Clone, Copy)]
+pub struct MatrixInput<'a> {
+    /// The profile.
+    pub profile: &'a Profile,
+    /// The metric and value kind.
+    pub values: Values,
+    /// The rows.
+    pub rows: &'a RowSet,
+    /// The thread axis.
+    pub axis: &'a AxisInfo,
+    /// The pyramid of `rows` × `axis`.
+    pub pyramid: &'a Pyramid,
+}
+
+impl<'a> MatrixInput<'a> {
+    fn source(&self) -> ProfileMatrix<'a> {
+        ProfileMatrix {
+            profile: self.profile,
+            rows: self.rows,
+            axis: &self.axis.axis,
+            kind: self.values.kind,
+            metric: self.values.metric,
+        }
+    }
+}
+
+/// The max/sum pyramid of `values` on `rows` × `axis`, storing levels of at most
+/// `level_cells` cells ([`crate::pyramid::DEFAULT_LEVEL_CELLS`] unless memory is short; the
+/// answers are the same for any budget, finer blocks are then read from the profile).
+pub fn build_pyramid(
+    profile: &Profile,
+    values: Values,
+    rows: &RowSet,
+    axis: &AxisInfo,
+    level_cells: usize,
+) -> Pyramid {
+    let src = ProfileMatrix {
+        profile,
+        rows,
+        axis: &axis.axis,
+        kind: values.kind,
+        metric: values.metric,
+    };
+    Pyramid::build(&src, level_cells)
+}
+
+/// A region of the matrix and the resolution asked for (the `r0`, `r1`, `t0`, `t1`, `h`, `w`
+/// parameters). Positions beyond the matrix are clamped; an empty or reversed range is empty.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Region {
+    /// First row position (default 0).
+    pub r0: Option<u32>,
+    /// End row position, exclusive (default all).
+    pub r1: Option<u32>,
+    /// First thread position (default 0).
+    pub t0: Option<u32>,
+    /// End thread position, exclusive (default all).
+    pub t1: Option<u32>,
+    /// Most row bins (default 200 for the heat map, 40 for the terrain; 1..=4096).
+    pub h: Option<u32>,
+    /// Most thread bins (default 400 for the heat map, 64 for the terrain; 1..=4096).
+    pub w: Option<u32>,
+}
+
+/// Most bins along either side of a matrix answer.
+pub const BINS_MAX: u32 = 4096;
+
+fn clamp_range(a: Option<u32>, b: Option<u32>, n: usize) -> Range<usize> {
+    let s = (a.unwrap_or(0) as usize).min(n);
+    let e = b.map_or(n, |b| (b as usize).min(n)).max(s);
+    s..e
+}
+
+fn thread_bin_label(profile: &Profile, axis: &ThreadAxis, b: &Range<usize>) -> String {
+    let first = profile.thread(axis.order[b.start]);
+    if b.len() == 1 {
+        first.to_string()
+    } else {
+        format!("{first} – {}", profile.thread(axis.order[b.end - 1]))
+    }
+}
+
+fn col_bins_json(profile: &Profile, axis: &ThreadAxis, bins: &[Range<usize>]) -> Vec<Bin> {
+    bins.iter()
+        .map(|b| Bin {
+            first: b.start as u32,
+            last: (b.end - 1) as u32,
+            label: thread_bin_label(profile, axis, b),
+            event: None,
+            thread: (b.len() == 1).then(|| profile.thread(axis.order[b.start]).to_string()),
+        })
+        .collect()
+}
+
+fn reduce_name(r: Reduce) -> String {
+    match r {
+        Reduce::Max => "max".into(),
+        Reduce::Sum => "sum".into(),
+    }
+}
+
+fn matrix_with(
+    m: &MatrixInput<'_>,
+    region: &Region,
+    reduce: Reduce,
+    thread: Option<ThreadId>,
+    (h_default, w_default): (u32, u32),
+) -> MatrixResponse {
+    let (p, rows, axis) = (m.profile, m.rows, &m.axis.axis);
+    let src = m.source();
+    let rr = clamp_range(region.r0, region.r1, rows.len());
+    let tr = clamp_range(region.t0, region.t1, axis.len());
+    let h = region.h.unwrap_or(h_default).clamp(1, BINS_MAX) as usize;
+    let w = region.w.unwrap_or(w_default).clamp(1, BINS_MAX) as usize;
+    let g = m.pyramid.grid(&src, rr, tr, h, w, reduce);
+    let min = g.values.iter().flatten().copied().reduce(f64::min);
+    let max = g.values.iter().flatten().copied().reduce(f64::max);
+    let thread_position = thread
+        .and_then(|id| p.thread_index(id))
+        .and_then(|ti| axis.position(ti))
+        .map(|x| x as u32);
+    MatrixResponse {
+        row_count: rows.len() as u32,
+        thread_count: axis.len() as u32,
+        rows: g
+            .row_bins
+            .iter()
+            .map(|b| Bin {
+                first: b.start as u32,
+                last: (b.end - 1) as u32,
+                label: if b.len() == 1 {
+                    rows.rows[b.start].label.clone()
+                } else {
+                    format!("{} (+{} more)", rows.rows[b.start].label, b.len() - 1)
+                },
+                event: if b.len() == 1 && rows.rows[b.start].events.len() == 1 {
+                    Some(rows.rows[b.start].events[0].0)
+                } else {
+                    None
+                },
+                thread: None,
+            })
+            .collect(),
+        cols: col_bins_json(p, axis, &g.col_bins),
+        min,
+        max,
+        values: g.values,
+        reduce: reduce_name(reduce),
+        unit: m.values.unit(p.metrics()),
+        thread_order: m.axis.label.clone(),
+        thread_position,
+        cluster_starts: m.axis.cluster_starts.clone(),
+        level: g.level,
+    }
+}
+
+/// `GET /api/matrix`: the region at the resolution asked for (default 200 × 400 bins), each
+/// cell the `reduce` of its bin's cells that have data; `thread`'s position on the axis.
+pub fn matrix(
+    m: &MatrixInput<'_>,
+    region: &Region,
+    reduce: Reduce,
+    thread: Option<ThreadId>,
+) -> MatrixResponse {
+    matrix_with(m, region, reduce, thread, (200, 400))
+}
+
+/// The overview's parameters as given (`skip`, `bin`, `strips`, `w`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct OverviewOptions {
+    /// Skip runs of more than this many empty rows (default 10).
+    pub skip: Option<u32>,
+    /// Rows per overview row (default 1).
+    pub bin: Option<u32>,
+    /// Strips (default 1, at most 64).
+    pub strips: Option<u32>,
+    /// Thread bins (default 64, at most 4096).
+    pub w: Option<u32>,
+}
+
+/// `GET /api/overview`: seed 000's overview of all rows × all threads of the axis.
+pub fn overview(m: &MatrixInput<'_>, options: &OverviewOptions, reduce: Reduce) -> OverviewResponse {
+    let src = m.source();
+    let params = OverviewParams {
+        skip_empty_over: options.skip.unwrap_or(10) as usize,
+        bin: options.bin.unwrap_or(1).max(1) as usize,
+        reduce,
+        strips: options.strips.unwrap_or(1).clamp(1, 64) as usize,
+        max_cols: options.w.unwrap_or(64).clamp(1, BINS_MAX) as usize,
+    };
+    let ov = m.pyramid.overview(&src, params);
+    OverviewResponse {
+        row_count: m.rows.len() as u32,
+        thread_count: m.axis.axis.len() as u32,
+        cols: col_bins_json(m.profile, &m.axis.axis, &ov.col_bins),
+        strips: ov
+            .strips
+            .iter()
+            .map(|s| {
+                s.iter()
+                    .map(|row| OverviewRowJson {
+                        first: row.first as u32,
+                        last: row.last as u32,
+                        label: m.rows.rows[row.first].label.clone(),
+                        skipped_before: row.skipped_before as u32,
+                        values: row.values.clone(),
+                    })
+                    .collect()
+            })
+            .collect(),
+        empty_rows: ov.empty_rows as u32,
+        skipped_rows: ov.skipped_rows as u32,
+        max: ov.max,
+        unit: m.values.unit(m.profile.metrics()),
+        cluster_starts: m.axis.cluster_starts.clone(),
+    }
+}
+
+/// Most labelled terrain peaks.
+pub const PEAKS_MAX: u32 = 50;
+
+/// `GET /api/terrain`: a MAX grid (default 40 event bins × 64 thread bins) and the `peaks`
+/// (default 5, at most 50) largest cells, at most one per event, largest first (seed 001's
+/// TerrainDenotator). `m.pyramid` must have been built over `m`'s rows and axis.
+pub fn terrain(
+    m: &MatrixInput<'_>,
+    region: &Region,
+    peaks: Option<u32>,
+    thread: Option<ThreadId>,
+) -> TerrainResponse {
+    let grid = matrix_with(m, region, Reduce::Max, thread, (40, 64));
+    let k = peaks.unwrap_or(5).min(PEAKS_MAX) as usize;
+    // The largest cell of each row (from the pyramid), largest first.
+    let mut best: Vec<(usize, usize, f64)> = (0..m.rows.len())
+        .filter_map(|row| m.pyramid.row_max(row).map(|(pos, v)| (row, pos, v)))
+        .collect();
+    best.sort_by(|a, b| b.2.total_cmp(&a.2).then(a.0.cmp(&b.0)));
+    let row_bin_of = |row: usize| {
+        grid.rows
+            .iter()
+            .position(|b| (b.first as usize..=b.last as usize).contains(&row))
+    };
+    let col_bin_of = |col: usize| {
+        grid.cols
+            .iter()
+            .position(|b| (b.first as usize..=b.last as usize).contains(&col))
+    };
+    let peaks = best
+        .into_iter()
+        .filter_map(|(row, pos, value)| {
+            let e = *m.rows.rows[row].events.first()?;
+            Some(PeakJson {
+                row_bin: row_bin_of(row)? as u32,
+                col_bin: col_bin_of(pos)? as u32,
+                event: e.0,
+                name: m.rows.rows[row].label.clone(),
+                thread: m.profile.thread(m.axis.axis.order[pos]).to_string(),
+                value,
+            })
+        })
+        .take(k)
+        .collect();
+    TerrainResponse { grid, peaks }
+}

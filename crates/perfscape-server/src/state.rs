@@ -1,0 +1,143 @@
+//! [`AppState`]: the run the server shows (or why it could not be opened), its samples over
+//! time and trace, the cache, the session hub and the access rules.
+
+use crate::access::Access;
+use crate::cache::{CacheStats, ViewCache, default_budget, profile_bytes};
+use crate::series::{SeriesSource, SeriesState};
+use crate::share;
+use perfscape_analysis::answers::TraceIndex;
+use perfscape_formats::{LoadReport, OpenOptions, Opened, Parts};
+use perfscape_model::Profile;
+use std::path::Path;
+use std::sync::Arc;
+
+/// A run's profile and what loading it reported.
+#[derive(Debug)]
+pub struct Run {
+    /// The profile (for a run over time: the final state, with the series' event ids).
+    pub profile: Profile,
+    /// Files read, rejected, loaded in part; warnings; notes.
+    pub report: LoadReport,
+}
+
+/// Options of the [`AppState`] constructors.
+#[derive(Debug, Default, Clone)]
+pub struct StateOptions {
+    /// A shared session (`serve --share`): the page joins the session hub and shows who is
+    /// present.
+    pub shared: bool,
+    /// The access rules; default [`Access::local`] (no token, loopback names). A server that
+    /// listens passes [`Access::new`] with its address.
+    pub access: Access,
+    /// The cache budget in bytes; default 4 times the profile's approximate size or 1 GiB,
+    /// whichever is larger.
+    pub cache_memory: Option<u64>,
+}
+
+/// The state every request reads (see the module documentation).
+pub struct AppState {
+    pub(crate) path: String,
+    pub(crate) run: Result<Run, String>,
+    pub(crate) cache: ViewCache,
+    pub(crate) hub: share::Hub,
+    pub(crate) shared: bool,
+    pub(crate) series: SeriesState,
+    pub(crate) trace: Option<TraceIndex>,
+    access: Access,
+}
+
+impl AppState {
+    /// State for the run at `path` as [`perfscape_formats::open`] gave it (or why it could not
+    /// be opened: the page shows the message): the profile, and the samples over time and the
+    /// trace when the run has them.
+    pub fn new(path: impl Into<String>, opened: Result<Opened, String>, options: StateOptions) -> Arc<Self> {
+        let (run, series, trace) = match opened {
+            Ok(Opened {
+                profile,
+                series,
+                trace,
+                report,
+            }) => (
+                Ok(Run { profile, report }),
+                series.map(|s| Arc::new(s) as Arc<dyn SeriesSource>),
+                trace,
+            ),
+            Err(e) => (Err(e), None, None),
+        };
+        Self::build(path.into(), run, series, false, trace, options)
+    }
+
+    /// Opens the run at `path` with [`perfscape_formats::open`] (with its samples over time and
+    /// its trace) and makes its state; a run that cannot be opened gives a state whose page
+    /// says why.
+    pub fn open(path: &Path, open: &OpenOptions<'_>, options: StateOptions) -> Arc<Self> {
+        let open = OpenOptions {
+            parts: Parts::ALL,
+            ..*open
+        };
+        let opened =
+            perfscape_formats::open(path, &open).map_err(|e| format!("cannot load {}: {e}", path.display()));
+        Self::new(path.display().to_string(), opened, options)
+    }
+
+    /// State for a live run whose samples arrive in `series` (a `perfscape_live` run's
+    /// [`perfscape_live::SeriesHandle`]); the views read its newest sample, and `/api/run`
+    /// says `waiting` until the first.
+    pub fn live(path: impl Into<String>, series: Arc<dyn SeriesSource>, options: StateOptions) -> Arc<Self> {
+        Self::build(
+            path.into(),
+            Err("waiting for the first sample of the live run".into()),
+            Some(series),
+            true,
+            None,
+            options,
+        )
+    }
+
+    fn build(
+        path: String,
+        run: Result<Run, String>,
+        series: Option<Arc<dyn SeriesSource>>,
+        live: bool,
+        trace: Option<perfscape_model::Trace>,
+        options: StateOptions,
+    ) -> Arc<Self> {
+        let bytes = run.as_ref().map_or(0, |r| profile_bytes(&r.profile));
+        let budget = options.cache_memory.unwrap_or_else(|| default_budget(bytes));
+        Arc::new(Self {
+            path,
+            run,
+            cache: ViewCache::new(budget),
+            hub: share::Hub::default(),
+            shared: options.shared,
+            series: SeriesState::new(series, live),
+            trace: trace.map(|t| TraceIndex::new(Arc::new(t))),
+            access: options.access,
+        })
+    }
+
+    /// The session hub (broadcast server events to every browser through it).
+    pub fn hub(&self) -> &share::Hub {
+        &self.hub
+    }
+
+    /// The run's profile and report, or why it could not be opened.
+    pub fn run(&self) -> Result<&Run, &str> {
+        self.run.as_ref().map_err(String::as_str)
+    }
+
+    /// The run's samples over time (empty for runs without any).
+    pub fn series(&self) -> &SeriesState {
+        &self.series
+    }
+
+    /// The access rules.
+    pub fn access(&self) -> &Access {
+        &self.access
+    }
+
+    /// The cache's budget, size and computations so far.
+    pub fn cache_stats(&self) -> CacheStats {
+        self.cache.stats()
+    }
+}
