@@ -13,7 +13,7 @@
 //!   its nodes (every entry counts, as in TAU);
 //! - subcalls of a node = the sum of the calls of its children present on the thread.
 
-use perfscape_model::ThreadData;
+use perfscape_model::{Profile, ProfileBuilder, ThreadData};
 use rustc_hash::FxHashMap as HashMap;
 
 /// How values of a metric combine over call-tree nodes.
@@ -266,6 +266,29 @@ impl Acc {
         }
         self.incl_set = true;
     }
+}
+
+/// Finishes a profile built from a call tree: the builder's notes and the tree's merged
+/// callpaths (`what` names the merged nodes in the warning, e.g. "calling-context node(s)")
+/// become warnings, appended to `warnings`.
+pub(crate) fn finish(
+    builder: ProfileBuilder,
+    layout: &Layout,
+    what: &str,
+    warnings: &mut Vec<String>,
+) -> Profile {
+    for (path, count) in &layout.merged_paths {
+        warnings.push(format!(
+            "{count} more {what} share the callpath `{path}` with a sibling; their values were combined"
+        ));
+    }
+    let (profile, notes) = builder.finish();
+    warnings.extend(
+        notes
+            .into_iter()
+            .map(|n| format!("thread {}: {}", n.thread, n.message)),
+    );
+    profile
 }
 
 /// Builds one thread's [`ThreadData`] (flat routine events first, then callpath events, each

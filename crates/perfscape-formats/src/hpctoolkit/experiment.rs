@@ -454,16 +454,11 @@ pub fn build_experiment(
             .add_thread(*tid, data)
             .map_err(|e| Problem::whole(format!("thread {tid}: {e}")))?;
     }
-    for (path, count) in &layout.merged_paths {
-        warnings.push(format!(
-            "{count} more calling-context node(s) share the callpath `{path}` with a sibling (same procedure reached from different call sites, or unresolved procedures); their values were combined"
-        ));
-    }
-    let (profile, notes) = builder.finish();
-    warnings.extend(
-        notes
-            .into_iter()
-            .map(|n| format!("thread {}: {}", n.thread, n.message)),
+    let profile = crate::calltree::finish(
+        builder,
+        &layout,
+        "calling-context node(s) (the same procedure reached from different call sites, or unresolved procedures)",
+        &mut warnings,
     );
     Ok((profile, node_event_names(&tree), warnings))
 }
@@ -475,10 +470,7 @@ pub fn read_experiment(dir: &Path, opts: &OpenOptions<'_>) -> Result<Opened, Loa
         path: dir.to_path_buf(),
         errors: vec![e],
     };
-    let bytes = std::fs::read(&xml_path).map_err(|source| LoadError::Io {
-        path: xml_path.clone(),
-        source,
-    })?;
+    let bytes = crate::input::read_file(&xml_path)?;
     let text = String::from_utf8_lossy(&bytes);
     let exp =
         parse_experiment(&text).map_err(|(line, msg)| nothing(FileError::at_line(&xml_path, line, msg)))?;
@@ -502,9 +494,7 @@ pub fn read_experiment(dir: &Path, opts: &OpenOptions<'_>) -> Result<Opened, Loa
         }
     }
     files.sort();
-    if let Some(p) = opts.progress {
-        p.start(files.len() as u64 + 1);
-    }
+    opts.progress_start(files.len() as u64 + 1);
     let mut report = report("hpctoolkit", 1, bytes.len() as u64);
     let mut dbs = Vec::new();
     for (t, path) in &files {
@@ -529,9 +519,7 @@ pub fn read_experiment(dir: &Path, opts: &OpenOptions<'_>) -> Result<Opened, Loa
             },
             Err(e) => bad.push(FileError::whole(path, format!("cannot read: {e}"))),
         }
-        if let Some(p) = opts.progress {
-            p.advance(1);
-        }
+        opts.progress_advance(1);
     }
     if dbs.is_empty() {
         return Err(LoadError::NothingLoaded {
@@ -547,9 +535,7 @@ pub fn read_experiment(dir: &Path, opts: &OpenOptions<'_>) -> Result<Opened, Loa
         });
     }
     let (profile, _, warnings) = build_experiment(&exp, &dbs).map_err(|e| nothing(e.in_file(&xml_path)))?;
-    if let Some(p) = opts.progress {
-        p.finish();
-    }
+    opts.progress_finish();
     report.bad_files = bad;
     report.warnings = warnings
         .into_iter()

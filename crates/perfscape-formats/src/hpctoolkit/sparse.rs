@@ -599,29 +599,19 @@ pub fn build_sparse(meta: &MetaDb, profiles: &[ThreadProfile]) -> R<(Profile, Ve
             .add_thread(ids[k], data)
             .map_err(|e| Problem::whole(format!("thread {}: {e}", ids[k])))?;
     }
-    for (path, count) in &layout.merged_paths {
-        warnings.push(format!(
-            "{count} more context(s) share the callpath `{path}` with a sibling (same function reached from different call sites); their values were combined"
-        ));
-    }
-    let (profile, notes) = builder.finish();
-    warnings.extend(
-        notes
-            .into_iter()
-            .map(|n| format!("thread {}: {}", n.thread, n.message)),
+    let profile = crate::calltree::finish(
+        builder,
+        &layout,
+        "context(s) (the same function reached from different call sites)",
+        &mut warnings,
     );
     Ok((profile, node_event_names(&tree), warnings))
 }
 
 /// Reads a sparse database directory (see the module documentation).
 pub fn read_sparse(dir: &Path, opts: &OpenOptions<'_>) -> Result<Opened, LoadError> {
-    if let Some(p) = opts.progress {
-        p.start(2);
-    }
-    let read = |name: &str| {
-        let path = dir.join(name);
-        std::fs::read(&path).map_err(|source| LoadError::Io { path, source })
-    };
+    opts.progress_start(2);
+    let read = |name: &str| crate::input::read_file(&dir.join(name));
     let fail = |name: &str, e: Problem| LoadError::NothingLoaded {
         path: dir.to_path_buf(),
         errors: vec![e.in_file(dir.join(name))],
@@ -637,10 +627,8 @@ pub fn read_sparse(dir: &Path, opts: &OpenOptions<'_>) -> Result<Opened, LoadErr
         ));
     }
     let (profile, _, warnings) = build_sparse(&meta, &profiles).map_err(|e| fail("meta.db", e))?;
-    if let Some(p) = opts.progress {
-        p.advance(2);
-        p.finish();
-    }
+    opts.progress_advance(2);
+    opts.progress_finish();
     let mut rep = report("hpctoolkit", 2, (meta_bytes.len() + prof_bytes.len()) as u64);
     rep.warnings = warnings
         .into_iter()
