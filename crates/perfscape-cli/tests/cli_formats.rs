@@ -138,3 +138,20 @@ fn a_truncated_file_exits_with_3_and_says_where() {
     assert_eq!(unknown.status.code(), Some(2), "a usage error");
     assert!(String::from_utf8_lossy(&unknown.stderr).contains("perf-data"));
 }
+
+/// README's "Supported input" table names every format of the registry (the recipe for a new
+/// format says to add its row).
+#[test]
+fn the_readme_lists_every_registered_format() {
+    let readme =
+        std::fs::read_to_string(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../README.md"))
+            .unwrap();
+    let table = &readme[readme.find("## Supported input").unwrap()..];
+    for f in perfscape_formats::registry::FORMATS {
+        assert!(
+            table.contains(&format!("| `{}` |", f.name)),
+            "README lacks a row for `{}`",
+            f.name
+        );
+    }
+}
