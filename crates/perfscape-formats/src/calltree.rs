@@ -13,6 +13,7 @@
 //!   its nodes (every entry counts, as in TAU);
 //! - subcalls of a node = the sum of the calls of its children present on the thread.
 
+use crate::problem::Problem;
 use perfscape_model::{Profile, ProfileBuilder, ThreadData};
 use rustc_hash::FxHashMap as HashMap;
 
@@ -275,18 +276,18 @@ pub(crate) fn finish(
     builder: ProfileBuilder,
     layout: &Layout,
     what: &str,
-    warnings: &mut Vec<String>,
+    warnings: &mut Vec<Problem>,
 ) -> Profile {
     for (path, count) in &layout.merged_paths {
-        warnings.push(format!(
+        warnings.push(Problem::whole(format!(
             "{count} more {what} share the callpath `{path}` with a sibling; their values were combined"
-        ));
+        )));
     }
     let (profile, notes) = builder.finish();
     warnings.extend(
         notes
             .into_iter()
-            .map(|n| format!("thread {}: {}", n.thread, n.message)),
+            .map(|n| Problem::whole(format!("thread {}: {}", n.thread, n.message))),
     );
     profile
 }

@@ -360,7 +360,7 @@ fn metric_pairs(exp: &Experiment) -> Vec<(String, Option<usize>, Option<usize>)>
 pub fn build_experiment(
     exp: &Experiment,
     dbs: &[(ThreadId, MetricDb)],
-) -> Result<(Profile, Vec<String>, Vec<String>), Problem> {
+) -> Result<(Profile, Vec<String>, Vec<Problem>), Problem> {
     let pairs = metric_pairs(exp);
     if pairs.is_empty() {
         return Err(Problem::whole("experiment.xml lists no MetricDB"));
@@ -406,10 +406,10 @@ pub fn build_experiment(
             .filter(|s| s.nid == 0 || s.nid as usize > db.nodes)
             .count();
         if out_of_range > 0 {
-            warnings.push(format!(
+            warnings.push(Problem::whole(format!(
                 "thread {tid}: {out_of_range} node id(s) of experiment.xml are beyond the {} rows of its metric-db; their values are 0",
                 db.nodes
-            ));
+            )));
         }
         let mut v = ThreadValues::new(n, m);
         for (i, s) in exp.scopes.iter().enumerate() {
@@ -537,10 +537,7 @@ pub fn read_experiment(dir: &Path, opts: &OpenOptions<'_>) -> Result<Opened, Loa
     let (profile, _, warnings) = build_experiment(&exp, &dbs).map_err(|e| nothing(e.in_file(&xml_path)))?;
     opts.progress_finish();
     report.bad_files = bad;
-    report.warnings = warnings
-        .into_iter()
-        .map(|w| FileError::whole(&xml_path, w))
-        .collect();
+    report.warnings = warnings.into_iter().map(|w| w.in_file(&xml_path)).collect();
     Ok(Opened::profile(profile, report))
 }
 

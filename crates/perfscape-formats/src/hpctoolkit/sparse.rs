@@ -30,7 +30,7 @@
 
 use super::{NodeKind, frame_name, node_event_names, report, unit_of};
 use crate::calltree::{Combine, Layout, ThreadValues, Tree, thread_data};
-use crate::error::{FileError, LoadError};
+use crate::error::LoadError;
 use crate::format::{OpenOptions, Opened};
 use crate::problem::Problem;
 use perfscape_model::{Metric, Profile, ProfileBuilder, ThreadId};
@@ -485,7 +485,7 @@ pub fn parse_profiles(b: &[u8]) -> R<Vec<ThreadProfile>> {
 }
 
 /// Builds the profile; returns it, the event name of each context, and warnings.
-pub fn build_sparse(meta: &MetaDb, profiles: &[ThreadProfile]) -> R<(Profile, Vec<String>, Vec<String>)> {
+pub fn build_sparse(meta: &MetaDb, profiles: &[ThreadProfile]) -> R<(Profile, Vec<String>, Vec<Problem>)> {
     let mut warnings = Vec::new();
     let metrics: Vec<&SparseMetric> = meta
         .metrics
@@ -493,10 +493,10 @@ pub fn build_sparse(meta: &MetaDb, profiles: &[ThreadProfile]) -> R<(Profile, Ve
         .filter(|m| {
             let ok = m.execution.is_some();
             if !ok {
-                warnings.push(format!(
+                warnings.push(Problem::whole(format!(
                     "metric `{}` has no `execution` (inclusive) scope; left out",
                     m.name
-                ));
+                )));
             }
             ok
         })
@@ -547,7 +547,7 @@ pub fn build_sparse(meta: &MetaDb, profiles: &[ThreadProfile]) -> R<(Profile, Ve
                 t.thread = u32::try_from(k).unwrap_or(u32::MAX);
             }
         }
-        warnings.push("several profiles have the same RANK/THREAD ids (GPU streams?); their threads are numbered in profile order, the identifier tuples are in each thread's metadata".into());
+        warnings.push(Problem::whole("several profiles have the same RANK/THREAD ids (GPU streams?); their threads are numbered in profile order, the identifier tuples are in each thread's metadata"));
     }
     let mut order: Vec<usize> = (0..profiles.len()).collect();
     order.sort_by_key(|&k| ids[k]);
@@ -632,7 +632,7 @@ pub fn read_sparse(dir: &Path, opts: &OpenOptions<'_>) -> Result<Opened, LoadErr
     let mut rep = report("hpctoolkit", 2, (meta_bytes.len() + prof_bytes.len()) as u64);
     rep.warnings = warnings
         .into_iter()
-        .map(|w| FileError::whole(dir.join("meta.db"), w))
+        .map(|w| w.in_file(dir.join("meta.db")))
         .collect();
     if dir.join("cct.db").is_file() || dir.join("trace.db").is_file() {
         rep.notes
