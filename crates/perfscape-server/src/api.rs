@@ -141,6 +141,7 @@ mod tests {
             ThreadsResponse,
             TimelineResponse,
             TrendResponse,
+            crate::request::TimelineRequest,
         );
     }
 }
