@@ -47,6 +47,7 @@ pub mod perf;
 pub mod ppk;
 pub mod pprof;
 mod problem;
+pub mod pyinstrument;
 pub mod registry;
 pub mod stacks;
 pub mod tau;
