@@ -11,7 +11,7 @@
 
 mod common;
 use common::{corpus, fields};
-use perfscape_formats::pyinstrument::parse_pyinstrument;
+use perfscape_formats::pyinstrument::{parse_pyinstrument, sniff};
 use perfscape_formats::stacks::{CUT_FRAME, MAX_DEPTH};
 use perfscape_formats::{OpenOptions, detect, open};
 use perfscape_model::{MetricId, Profile, ValueKind};
@@ -309,6 +309,26 @@ fn malformed_frames_say_where_and_what_was_expected() {
     let e = parse_pyinstrument(b"{\"start_time\": 1,\n \"root_frame\": {\"time\": \xff}}").unwrap_err();
     assert_eq!(e.line, Some(2), "{e}");
     assert!(e.message.contains("not UTF-8"), "{e}");
+    // Children with more time than their parent: the negative exclusive time is kept, with a
+    // warning; the float noise of a parent equal to its children's sum is not warned about.
+    let p = parse_pyinstrument(br#"{"start_time": 1, "root_frame": {"function": "a", "file_path_short": "", "line_no": 0, "time": 1, "children": [
+        {"function": "b", "file_path_short": "", "line_no": 0, "time": 0.8},
+        {"function": "c", "file_path_short": "", "line_no": 0, "time": 0.3, "children": [
+            {"function": "d", "file_path_short": "", "line_no": 0, "time": 0.1},
+            {"function": "e", "file_path_short": "", "line_no": 0, "time": 0.2}]}]}}"#)
+    .unwrap();
+    assert_eq!(value(&p.profile, "a", ValueKind::Exclusive), 1.0 - 0.8 - 0.3);
+    assert!(value(&p.profile, "a => c", ValueKind::Exclusive) < 0.0);
+    assert_eq!(value(&p.profile, "a => c", ValueKind::Exclusive), 0.3 - 0.1 - 0.2);
+    assert_eq!(p.warnings.len(), 1, "{:?}", p.warnings);
+    assert!(
+        p.warnings[0]
+            .message
+            .starts_with("1 frame(s) have less time than their children")
+            && p.warnings[0].message.contains("at `a`"),
+        "{:?}",
+        p.warnings
+    );
     // Huge but finite times whose children overflow their parent's subtraction.
     let e = parse_pyinstrument(br#"{"start_time": 1, "root_frame": {"function": "a", "file_path_short": "", "line_no": 0, "time": 1e308, "children": [
         {"function": "b", "file_path_short": "", "line_no": 0, "time": 1.7e308},
@@ -412,4 +432,54 @@ fn deep_trees_load_whole_or_cut_at_the_limit_with_a_warning() {
             && e.message.contains("frames) ..."),
         "{e}"
     );
+}
+
+/// A profile in the form pyinstrument 5's JSON renderer writes (compact, key order,
+/// `target_description`, `await_time`, `group_id`, `class_name`), with a frame whose
+/// `file_path_short` is empty.
+const MODERN: &str = r#"{"start_time": 1700000000.500000,"duration": 0.300000,"sample_count": 3,"target_description": "Program: x.py","cpu_time": 0.290000,"root_frame": {"function": "<module>","file_path_short": "x.py","file_path": "/p/x.py","line_no": 1,"time": 0.300000,"await_time": 0.000000,"is_application_code": true,"children": [{"function": "f","file_path_short": "x.py","file_path": "/p/x.py","line_no": 3,"time": 0.200000,"await_time": 0.000000,"is_application_code": true,"children": [{"function": "[self]","file_path_short": "","file_path": "","line_no": 0,"time": 0.200000,"await_time": 0.000000,"is_application_code": false,"children": []}],"class_name": "A","group_id": "g"}]}}
+"#;
+
+#[test]
+fn sniffs_renderer_output_not_other_json() {
+    assert!(sniff(MODERN.as_bytes()));
+    assert!(sniff(b"{\n  \"start_time\": 1.0,\n  \"root_frame\": {}"));
+    assert!(!sniff(b"{\"start_time\": 1.0, \"frame_records\": []}"));
+    assert!(!sniff(b"{\"traceEvents\": [], \"root_frame\": 1}"));
+    assert!(!sniff(b"[{\"start_time\": 1, \"root_frame\": 2}]"));
+}
+
+#[test]
+fn modern_output_reads_with_its_metadata() {
+    let p = parse_pyinstrument(MODERN.as_bytes()).unwrap();
+    let prof = &p.profile;
+    assert_eq!(
+        prof.metadata().get_common("target_description"),
+        Some("Program: x.py")
+    );
+    assert_eq!(prof.metadata().get_common("sample_count"), Some("3"));
+    let e = prof
+        .event_by_name("<module> [{x.py} {1}] => f [{x.py} {3}] => [self]")
+        .unwrap();
+    assert!(prof.event(e).source.is_none());
+    let f = prof
+        .event_by_name("<module> [{x.py} {1}] => f [{x.py} {3}]")
+        .unwrap();
+    let src = prof.event(f).source.clone().unwrap();
+    assert_eq!((src.file.as_str(), src.line), ("x.py", 3));
+    assert!(p.warnings.is_empty(), "{:?}", p.warnings);
+}
+
+#[test]
+fn multibyte_characters_anywhere_never_panic() {
+    // Found by the fuzz target: an error position inside a character.
+    let mut boundaries: Vec<usize> = MODERN.char_indices().map(|(i, _)| i).collect();
+    boundaries.push(MODERN.len());
+    for i in boundaries {
+        for c in ["\u{feff}", "é", "€", "\u{feff}{\n", "é\n", "€ x"] {
+            let text = format!("{}{c}{}", &MODERN[..i], &MODERN[i..]);
+            let _ = parse_pyinstrument(text.as_bytes());
+            let _ = parse_pyinstrument(&text.as_bytes()[..i + 1]);
+        }
+    }
 }
