@@ -3,7 +3,7 @@
 //!
 //! ```text
 //! { "start_time": 1601984370.032729, "duration": 0.478172, "sample_count": 432,
-//!   "program": "examples.py",             (pyinstrument 4 and later: "target_description")
+//!   "program": "examples.py",             (pyinstrument 5 writes "target_description")
 //!   "cpu_time": 1.194035,
 //!   "root_frame": { "function": "<module>", "file_path_short": "examples.py",
 //!                   "file_path": "/home/.../examples.py", "line_no": 1, "time": 0.47815,
@@ -38,11 +38,12 @@
 //!   `group_id` (pyinstrument's display grouping) and `class_name` (Hatchet's reader keeps
 //!   `is_application_code` as a column and ignores the others). Other frame keys are named
 //!   in a note.
-//! - **Depth**: frames deeper than [`MAX_DEPTH`] are not made nodes (a callpath name holds
-//!   every frame above it, so unbounded depth would cost memory quadratic in it): the frames
-//!   at depth [`MAX_DEPTH`] and below are replaced by one frame [`CUT_FRAME`] holding their
-//!   time, with a warning; only the `time` of its frames is read, the frames below them are
-//!   checked as JSON only.
+//! - **Depth**: the tree is kept to at most [`MAX_DEPTH`] frames (a callpath name holds every
+//!   frame above it, so unbounded depth would cost memory quadratic in it): the frames at
+//!   depth [`MAX_DEPTH`] and below are replaced by one frame [`CUT_FRAME`] holding their
+//!   time, with a warning; only the `time` of the frames at depth [`MAX_DEPTH`] is read, the
+//!   frames below them are checked as JSON only. (Hatchet cannot read a tree of 600 frames
+//!   with Python's default recursion limit: `json.load` raises `RecursionError`.)
 //!
 //! Errors name the JSON line and column and the frame (its path of frame names), and say
 //! what was expected. The JSON is read without recursion limit other than [`MAX_DEPTH`]:
