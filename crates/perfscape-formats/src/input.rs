@@ -6,7 +6,7 @@
 //! zstd `28 b5 2f fd` (RFC 8878; read with the pure-Rust `ruzstd` decoder), xz
 //! `fd 37 7a 58 5a 00` (the .xz file format 1.0.4; read with `liblzma`).
 
-use crate::error::LoadError;
+use crate::error::{FileError, LoadError};
 use crate::problem::Problem;
 use std::borrow::Cow;
 use std::io::Read;
@@ -205,6 +205,34 @@ pub fn read_file(path: &Path) -> Result<Vec<u8>, LoadError> {
     })
 }
 
+/// Reads one file of a multi-file run into `buf` (cleared first, reused between files to
+/// avoid allocations). Errors, as the file's entry in [`crate::LoadReport::bad_files`], when
+/// it is not a regular file (a `profile.N.C.T` linked to `/dev/zero` would be read without
+/// end) or cannot be read.
+pub fn read_member_into(path: &Path, buf: &mut Vec<u8>) -> Result<(), FileError> {
+    buf.clear();
+    let cannot = |e: std::io::Error| FileError::whole(path, format!("cannot read: {e}"));
+    let meta = std::fs::metadata(path).map_err(cannot)?;
+    if !meta.is_file() {
+        return Err(FileError::whole(
+            path,
+            "not a regular file (a device, FIFO, socket or directory); not read",
+        ));
+    }
+    buf.reserve(usize::try_from(meta.len()).unwrap_or(0).min(1 << 30));
+    std::fs::File::open(path)
+        .and_then(|mut f| f.read_to_end(buf))
+        .map(|_| ())
+        .map_err(cannot)
+}
+
+/// Reads one file of a multi-file run whole (see [`read_member_into`]).
+pub fn read_member(path: &Path) -> Result<Vec<u8>, FileError> {
+    let mut buf = Vec::new();
+    read_member_into(path, &mut buf)?;
+    Ok(buf)
+}
+
 /// Reads the first [`HEAD_BYTES`] bytes of the file at `path`, decompressed (for detection).
 pub fn read_head(path: &Path) -> Result<Vec<u8>, LoadError> {
     check_regular(path)?;
@@ -293,5 +321,7 @@ mod tests {
     fn non_regular_files_are_refused() {
         let e = read_file(Path::new("/dev/zero")).unwrap_err();
         assert!(e.to_string().contains("not a regular file"), "{e}");
+        let e = read_member(Path::new("/dev/zero")).unwrap_err();
+        assert!(e.to_string().contains("/dev/zero: not a regular file"), "{e}");
     }
 }

@@ -580,3 +580,21 @@ fn a_file_cut_in_its_user_events_keeps_the_timers() {
         }
     }
 }
+
+/// A `profile.N.C.T` that is a link to a device (or a FIFO) is refused up front, naming the
+/// file, instead of being read until memory runs out; the other threads load.
+#[test]
+fn a_profile_file_linked_to_a_device_is_refused_and_the_rest_loads() {
+    let dir = tempfile::tempdir().unwrap();
+    copy_run(&corpus().join("tau-real/mpi-stencil-np4-profile"), dir.path());
+    fs::remove_file(dir.path().join("profile.2.0.0")).unwrap();
+    std::os::unix::fs::symlink("/dev/zero", dir.path().join("profile.2.0.0")).unwrap();
+    let l = open(dir.path(), &opts()).unwrap();
+    assert_eq!(l.profile.threads().len(), 3);
+    assert_eq!(l.report.threads_skipped, vec![ThreadId::new(2, 0, 0)]);
+    let bad = l.report.bad_files[0].to_string();
+    assert!(bad.contains("profile.2.0.0") && bad.contains("not a regular file"), "{bad}");
+    // The same file named alone is refused before anything is read.
+    let e = open(&dir.path().join("profile.2.0.0"), &opts()).unwrap_err().to_string();
+    assert!(e.contains("not a regular file"), "{e}");
+}

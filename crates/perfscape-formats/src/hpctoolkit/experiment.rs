@@ -505,7 +505,7 @@ pub fn read_experiment(dir: &Path, opts: &OpenOptions<'_>) -> Result<Opened, Loa
             ));
             continue;
         }
-        match std::fs::read(path) {
+        match crate::input::read_member(path) {
             Ok(b) => match parse_metric_db(&b) {
                 Ok(db) => {
                     report.files_read += 1;
@@ -517,7 +517,7 @@ pub fn read_experiment(dir: &Path, opts: &OpenOptions<'_>) -> Result<Opened, Loa
                     bad.push(e.in_file(path));
                 }
             },
-            Err(e) => bad.push(FileError::whole(path, format!("cannot read: {e}"))),
+            Err(e) => bad.push(e),
         }
         opts.progress_advance(1);
     }

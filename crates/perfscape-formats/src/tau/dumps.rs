@@ -253,12 +253,10 @@ fn read_dumps_series(dir: &Path, opts: &OpenOptions<'_>) -> Result<(SampleSeries
     let parsed: Vec<ParsedDump> = pool.install(|| {
         jobs.par_iter()
             .map(|(t, k, time, p)| {
-                let r = std::fs::read(p)
-                    .map_err(|e| FileError::whole(p, format!("cannot read: {e}")))
-                    .and_then(|bytes| {
-                        let d = parse_dump(&bytes, p, *t, *k, *time)?;
-                        Ok((d, bytes.len() as u64))
-                    });
+                let r = crate::input::read_member(p).and_then(|bytes| {
+                    let d = parse_dump(&bytes, p, *t, *k, *time)?;
+                    Ok((d, bytes.len() as u64))
+                });
                 if let Some(sink) = opts.progress {
                     sink.advance(1);
                 }

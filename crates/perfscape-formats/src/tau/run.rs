@@ -161,19 +161,9 @@ pub(crate) fn discover(dir: &Path) -> Result<(Vec<MetricSet>, Vec<String>), Load
 
 /// Reads and parses one file into a value owning its strings (used outside the hot path).
 fn read_file(path: &Path) -> Result<(ProfileFile<'static>, u64), FileError> {
-    let bytes = std::fs::read(path).map_err(|e| FileError::whole(path, format!("cannot read: {e}")))?;
+    let bytes = crate::input::read_member(path)?;
     let parsed = parse_profile_file(&bytes).map_err(|e| e.in_file(path))?;
     Ok((parsed, bytes.len() as u64))
-}
-
-/// Reads a file into `buf` (reused between files to avoid allocations).
-fn read_into(path: &Path, buf: &mut Vec<u8>) -> Result<(), FileError> {
-    use std::io::Read;
-    buf.clear();
-    std::fs::File::open(path)
-        .and_then(|mut f| f.read_to_end(buf))
-        .map(|_| ())
-        .map_err(|e| FileError::whole(path, format!("cannot read: {e}")))
 }
 
 struct ThreadResult {
@@ -200,7 +190,7 @@ fn load_thread(
                 Path::new(&set.label).join(format!("profile.{thread}")),
                 format!("missing: thread {thread} has profile files for other metrics but not for this one"),
             )),
-            Some(path) => match read_into(path, buf) {
+            Some(path) => match crate::input::read_member_into(path, buf) {
                 Ok(()) => {
                     bytes += buf.len() as u64;
                     paths.push(path);

@@ -413,8 +413,7 @@ fn read_snapshot_series(
         files
             .par_iter()
             .map(|(_, p)| {
-                let r = std::fs::read(p)
-                    .map_err(|e| FileError::whole(p, format!("cannot read: {e}")))
+                let r = crate::input::read_member(p)
                     .and_then(|bytes| parse_snapshot(&bytes, p).map(|f| (f, bytes.len() as u64)));
                 if let Some(sink) = opts.progress {
                     sink.advance(1);
