@@ -49,7 +49,7 @@ pub use integrate::{
     TimerDef, TimerSample, UserEventDef, UserEventSample,
 };
 pub use metadata::Metadata;
-pub use metric::{Metric, Unit};
+pub use metric::{Combine, Combiner, Metric, Unit};
 pub use profile::{CallTree, Profile};
 pub use series::{AcrossThreads, AtomicKind, SampleId, SampleInfo, SampleMode, SampleSeries, SampleValues};
 pub use thread_data::{BuildError, MetricValue, ThreadData};

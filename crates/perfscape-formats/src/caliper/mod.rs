@@ -29,10 +29,10 @@
 pub mod cali;
 pub mod json;
 
-use crate::calltree::{Combine, Layout, ThreadValues, Tree, thread_data};
+use crate::calltree::{Layout, ThreadValues, Tree, thread_data};
 use crate::format::{self, FileScope, Format, Parts};
 use crate::problem::{Parsed, Problem};
-use perfscape_model::{Metric, Profile, ProfileBuilder, ThreadId, Unit};
+use perfscape_model::{Combine, Metric, Profile, ProfileBuilder, ThreadId, Unit};
 use rustc_hash::FxHashMap as HashMap;
 
 /// One value column (Caliper attribute) of the input.
@@ -210,10 +210,8 @@ pub fn build(data: &CaliperData) -> Result<(Profile, Vec<String>, Vec<String>), 
     let mut builder = ProfileBuilder::new(
         metrics
             .iter()
-            .map(|(name, unit, _)| Metric {
-                name: name.clone(),
-                unit: unit.clone(),
-            })
+            .zip(&combine)
+            .map(|((name, unit, _), &c)| Metric::new(name.clone(), unit.clone()).combined_by(c))
             .collect(),
     );
     for (k, &rank) in ranks.iter().enumerate() {
@@ -229,7 +227,15 @@ pub fn build(data: &CaliperData) -> Result<(Profile, Vec<String>, Vec<String>), 
             for &(c, v) in &row.values {
                 let cell = &mut stored[node * cols + c];
                 let comb = statistic(&data.columns[c].name).unwrap_or(Combine::Sum);
-                *cell = if cell.is_nan() { v } else { comb.apply(*cell, v) };
+                *cell = if cell.is_nan() {
+                    v
+                } else {
+                    match comb {
+                        Combine::Min => cell.min(v),
+                        Combine::Max => cell.max(v),
+                        _ => *cell + v,
+                    }
+                };
             }
         }
         let get = |node: usize, c: usize| {

@@ -43,12 +43,12 @@ pub mod anchor;
 pub mod archive;
 pub mod values;
 
-use crate::calltree::{Combine, Layout, ThreadValues, Tree, thread_data};
+use crate::calltree::{Layout, ThreadValues, Tree, thread_data};
 use crate::format::{self, FileScope, Format, Parts};
 use crate::problem::{Parsed, Problem};
 use anchor::{Anchor, CubeMetric, MetricKind, parse_anchor};
 use archive::{Member, read_archive};
-use perfscape_model::{Metric, Profile, ProfileBuilder, ThreadId, Unit};
+use perfscape_model::{Combine, Metric, Profile, ProfileBuilder, ThreadId, Unit};
 use rustc_hash::FxHashMap as HashMap;
 use std::io::Read;
 use values::{ValueType, parse_data, parse_index};
@@ -99,7 +99,6 @@ fn wide_enumeration(anchor: &Anchor, children: &[Vec<usize>]) -> Vec<usize> {
 
 struct MetricData {
     metric: Metric,
-    combine: Combine,
     /// `[cnode * L + location]`.
     exclusive: Vec<f64>,
     inclusive: Vec<f64>,
@@ -161,6 +160,17 @@ fn stored_values(
     Ok(Some(dense))
 }
 
+/// Two values combined along the call tree under a CUBE metric's rule (sum, or the `min`/`max`
+/// that CubeLib's `MinDoubleValue`/`MaxDoubleValue` use as their `+`); a NaN (no stored value)
+/// takes no part in a minimum or maximum.
+fn pairwise(rule: Combine, a: f64, b: f64) -> f64 {
+    match rule {
+        Combine::Min => a.min(b),
+        Combine::Max => a.max(b),
+        _ => a + b,
+    }
+}
+
 /// Derives the missing kind (inclusive from exclusive or the reverse) as CUBE defines it.
 /// For minimum/maximum metrics, cells of cnodes without stored values are NaN on input and
 /// take no part (`f64::min`/`max` return the other operand); they are 0 on output.
@@ -183,7 +193,7 @@ fn convert(
                     let (head, tail) = incl.split_at_mut(k * l);
                     let child = &tail[..l];
                     for (a, &b) in head[c * l..(c + 1) * l].iter_mut().zip(child) {
-                        *a = combine.apply(*a, b);
+                        *a = pairwise(combine, *a, b);
                     }
                 }
             }
@@ -198,7 +208,7 @@ fn convert(
                         *a = match combine {
                             Combine::Sum if unsigned => *a - b.min(*a),
                             Combine::Sum => *a - b,
-                            other => other.apply(*a, b),
+                            other => pairwise(other, *a, b),
                         };
                     }
                 }
@@ -450,7 +460,6 @@ fn build_profile(
     let wide = wide_enumeration(anchor, &children);
     let mut notes = Vec::new();
     let mut metrics: Vec<MetricData> = Vec::new();
-    let mut visits: Option<usize> = None;
     for m in &anchor.metrics {
         if let MetricKind::Derived(t) = &m.kind {
             warnings.push(Problem::whole(format!(
@@ -522,20 +531,13 @@ fn build_profile(
                 m.uniq_name
             )));
         }
-        if m.uniq_name == "visits" && visits.is_none() {
-            visits = Some(metrics.len());
-        }
         let name = if m.uniq_name.trim().is_empty() {
             m.disp_name.clone()
         } else {
             m.uniq_name.clone()
         };
         metrics.push(MetricData {
-            metric: Metric {
-                name,
-                unit: unit_of(&m.uom),
-            },
-            combine,
+            metric: Metric::new(name, unit_of(&m.uom)).combined_by(combine),
             exclusive,
             inclusive,
         });
@@ -546,6 +548,17 @@ fn build_profile(
                 + &warnings.iter().map(|w| format!("\n  {w}")).collect::<String>(),
         ));
     }
+    // The time comes first (the default metric everywhere): Score-P's `time`, else the first
+    // metric in seconds that adds up; the others keep the metric tree's order.
+    let time = metrics.iter().position(|m| m.metric.name == "time").or_else(|| {
+        metrics
+            .iter()
+            .position(|m| m.metric.unit == Unit::Seconds && m.metric.combine.is_additive())
+    });
+    if let Some(t) = time {
+        metrics[..=t].rotate_right(1);
+    }
+    let visits = metrics.iter().position(|m| m.metric.name == "visits");
     if visits.is_none() {
         notes.push("no `visits` metric: calls and subcalls are 0".to_string());
     }
@@ -561,7 +574,7 @@ fn build_profile(
         )));
     }
     let n_metrics = metrics.len();
-    let combine: Vec<Combine> = metrics.iter().map(|m| m.combine).collect();
+    let combine: Vec<Combine> = metrics.iter().map(|m| m.metric.combine).collect();
     let ids = thread_ids(anchor);
     let mut order: Vec<usize> = (0..l).collect();
     order.sort_by_key(|&i| ids[i]);

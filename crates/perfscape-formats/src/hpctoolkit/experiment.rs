@@ -23,12 +23,12 @@
 //! nodes without values on any thread are listed as events without values.
 
 use super::{NodeKind, frame_name, node_event_names, report, unit_of};
-use crate::calltree::{Combine, Layout, ThreadValues, Tree, thread_data};
+use crate::calltree::{Layout, ThreadValues, Tree, thread_data};
 use crate::error::{FileError, LoadError};
 use crate::format::{OpenOptions, Opened};
 use crate::problem::Problem;
 use crate::xml::{attr, line_of, push_text};
-use perfscape_model::{Metric, Profile, ProfileBuilder, ThreadId};
+use perfscape_model::{Combine, Metric, Profile, ProfileBuilder, ThreadId};
 use quick_xml::Reader;
 use quick_xml::events::Event;
 use rustc_hash::FxHashMap as HashMap;
@@ -376,10 +376,7 @@ pub fn build_experiment(
     let mut builder = ProfileBuilder::new(
         pairs
             .iter()
-            .map(|(name, ..)| Metric {
-                name: name.clone(),
-                unit: unit_of(name),
-            })
+            .map(|(name, ..)| Metric::new(name.clone(), unit_of(name)))
             .collect(),
     );
     let combine = vec![Combine::Sum; m];

@@ -29,11 +29,11 @@
 //! whole identifier tuple is kept in each thread's metadata.
 
 use super::{NodeKind, frame_name, node_event_names, report, unit_of};
-use crate::calltree::{Combine, Layout, ThreadValues, Tree, thread_data};
+use crate::calltree::{Layout, ThreadValues, Tree, thread_data};
 use crate::error::{FileError, LoadError};
 use crate::format::{OpenOptions, Opened};
 use crate::problem::Problem;
-use perfscape_model::{Metric, Profile, ProfileBuilder, ThreadId};
+use perfscape_model::{Combine, Metric, Profile, ProfileBuilder, ThreadId};
 use rustc_hash::FxHashMap as HashMap;
 use std::path::Path;
 
@@ -554,10 +554,7 @@ pub fn build_sparse(meta: &MetaDb, profiles: &[ThreadProfile]) -> R<(Profile, Ve
     let mut builder = ProfileBuilder::new(
         metrics
             .iter()
-            .map(|m| Metric {
-                name: m.name.clone(),
-                unit: unit_of(&m.name),
-            })
+            .map(|m| Metric::new(m.name.clone(), unit_of(&m.name)))
             .collect(),
     );
     let combine = vec![Combine::Sum; nm];

@@ -10,7 +10,7 @@ use crate::columns::{AtomicColumn, IntervalColumn};
 use crate::event::{AtomicEvent, Event, SourceLocation};
 use crate::ids::{AtomicEventId, EventId, GroupId, ThreadId, ThreadIndex};
 use crate::metadata::Metadata;
-use crate::metric::{Metric, Unit};
+use crate::metric::{Combine, Metric, Unit};
 use crate::profile::{CallTree, Profile};
 use rustc_hash::FxHashMap as HashMap;
 
@@ -235,7 +235,17 @@ impl Decoder<'_> {
                 6 => Unit::Other(self.r.str("unit name")?),
                 other => return Err(DecodeError::at(at, format!("unknown unit tag {other}"))),
             };
-            metrics.push(Metric { name, unit });
+            let at = self.r.offset();
+            let tag = self.r.u8("combination rule")?;
+            let combine = *Combine::ALL.get(usize::from(tag)).ok_or_else(|| {
+                DecodeError::at(
+                    at,
+                    format!(
+                        "unknown combination rule tag {tag} (0 sum, 1 min, 2 max, 3 mean, 4 not combinable)"
+                    ),
+                )
+            })?;
+            metrics.push(Metric { name, unit, combine });
         }
         let mut groups = Vec::with_capacity(n_groups);
         for _ in 0..n_groups {
