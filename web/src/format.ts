@@ -31,18 +31,24 @@ function bytes(v: number): string {
   return `${sig4(v)} B`;
 }
 
-/** A value in a unit (`µs`, `ns`, `B`, `count`, ...) for humans. */
+/** A value in a unit (`s`, `µs`, `ns`, `B`, `count`, ...) for humans: durations scaled to
+ * s/ms/µs/ns, bytes to KiB/MiB/GiB, counts plain, other units (`cycles`, a tool's own) named. */
 export function value(v: number | null | undefined, unit: string): string {
   if (v === null || v === undefined || Number.isNaN(v)) return '–';
   switch (unit) {
+    case 's':
+      return durationUs(v * 1e6);
     case 'µs':
       return durationUs(v);
     case 'ns':
       return durationUs(v / 1e3);
     case 'B':
       return bytes(v);
-    default:
+    case 'count':
+    case '':
       return count(v);
+    default:
+      return `${count(v)} ${unit}`;
   }
 }
 

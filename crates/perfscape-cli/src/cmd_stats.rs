@@ -3,7 +3,9 @@
 use crate::args::{Common, OutputFormat};
 use crate::{fmt, loading};
 use clap::{Args, ValueEnum};
-use perfscape_analysis::{Bins, EventStats, Summary, event_stats, histogram, thread_values_sorted};
+use perfscape_analysis::{
+    Bins, EventStats, Summary, event_stats, histogram, larger_first, thread_values_sorted,
+};
 use perfscape_model::{EventId, MetricId, Profile, Unit, ValueKind};
 use serde::Serialize;
 use std::io::Write;
@@ -132,12 +134,7 @@ fn sorted_stats(p: &Profile, m: MetricId) -> Vec<EventStats> {
         .filter(|&e| !p.interval(e).is_empty())
         .map(|e| event_stats(p, e, m))
         .collect();
-    v.sort_by(|a, b| {
-        b.exclusive
-            .total
-            .total_cmp(&a.exclusive.total)
-            .then(a.event.cmp(&b.event))
-    });
+    v.sort_by(|a, b| larger_first(a.exclusive.total, b.exclusive.total).then(a.event.cmp(&b.event)));
     v
 }
 
@@ -242,6 +239,11 @@ fn all_events(
                 out,
                 "Mean, min, max and stddev are over the threads that have the event (ParaProf's convention); imbalance = max / mean over all threads."
             )?;
+            for mm in p.metric_ids() {
+                if let Some(note) = fmt::not_additive_note(p, mm) {
+                    writeln!(out, "{note}")?;
+                }
+            }
         }
     }
     Ok(())
@@ -256,7 +258,7 @@ struct ThreadValue {
 
 fn summary_json(s: &Summary, p: &Profile) -> serde_json::Value {
     serde_json::json!({
-        "threads": s.threads, "total": s.total, "mean": s.mean, "mean_all": s.mean_all,
+        "threads": s.threads, "combine": s.combine, "total": s.total, "mean": s.mean, "mean_all": s.mean_all,
         "min": s.min, "min_thread": fmt::thread(p, s.min_thread),
         "max": s.max, "max_thread": fmt::thread(p, s.max_thread),
         "stddev": s.stddev, "stddev_all": s.stddev_all, "imbalance": s.imbalance(),
