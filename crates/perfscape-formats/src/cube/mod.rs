@@ -1,34 +1,46 @@
 //! Score-P / Scalasca CUBE4 profiles (`.cubex`): a tar archive of `anchor.xml` (metric tree,
 //! call tree, system tree) and one `<id>.index` + `<id>.data` pair per stored metric.
 //!
-//! Mapping into the model (numbers equal pycubexr's, tested against its reference csvs):
-//! - **Metrics**: every stored metric of the metric tree, in document order, named by its
-//!   `uniq_name` (as pycubexr and Score-P name it: `visits`, `time`, `min_time`, ...), unit from
-//!   `uom` (`sec` -> seconds, `occ`/`#` -> count, `bytes` -> bytes). Plain-number value types are
-//!   read (INT8..UINT64, the C type names CubeLib accepts, DOUBLE, FLOAT, MINDOUBLE, MAXDOUBLE);
-//!   metrics whose values are not one number (TAU_ATOMIC, RATE, COMPLEX, NDOUBLES(n),
-//!   HISTOGRAM(n), SCALE_FUNC) and derived metrics (CubePL expressions, no stored values) are
-//!   left out with a warning. A metric the archive has no data for (Score-P leaves out metrics
-//!   that stayed zero) is kept with value 0 everywhere, as pycubexr reports it.
+//! Mapping into the model (numbers equal pycubexr's on every cell of every corpus file, tested
+//! against its reference tables; see `tests/fixtures/cube`):
+//! - **Metrics**: every stored metric of the metric tree, named by its `uniq_name` (as pycubexr
+//!   and Score-P name it: `visits`, `time`, `min_time`, ...), unit from `uom` (`sec` ->
+//!   seconds, `occ`/`#` -> count, `bytes` -> bytes). Order: Score-P's `time` (else the first
+//!   metric in seconds that adds up) first, so that it is the default metric everywhere; the
+//!   others in metric-tree order. Plain-number value types are read (INT8..UINT64, the C type
+//!   names CubeLib accepts, DOUBLE, FLOAT, MINDOUBLE, MAXDOUBLE); metrics whose values are not
+//!   one number (TAU_ATOMIC, RATE, COMPLEX, NDOUBLES(n), HISTOGRAM(n), SCALE_FUNC) and derived
+//!   metrics (CubePL expressions, no stored values) are left out with a warning. A metric the
+//!   archive has no data for (Score-P leaves out metrics that stayed zero) is kept with value 0
+//!   everywhere, as pycubexr reports it.
+//! - **How values combine** ([`perfscape_model::Combine`]), from the data type: `MINDOUBLE`
+//!   metrics (Score-P's `min_time`) by minimum, `MAXDOUBLE` (`max_time`) by maximum, every
+//!   other plain type by sum. Source: CubeLib's value classes, whose `+` is `min`/`max` for
+//!   those two types (pycubexr's `MinValues`/`MaxValues`: `np.minimum`/`np.maximum` along the
+//!   call tree, `min()`/`max()` over locations). The analysis combines them the same way over
+//!   threads (a total of `min_time` is its minimum over threads, with no percentage).
 //! - **Inclusive/exclusive** as CUBE defines them: an `EXCLUSIVE` metric stores exclusive
-//!   values (inclusive = own value + the inclusive values of the callees); an `INCLUSIVE`
-//!   metric stores inclusive values (exclusive = own value - the callees' values; for unsigned
-//!   types each subtraction stops at 0, as CubeLib/pycubexr do). MINDOUBLE/MAXDOUBLE combine by
-//!   minimum/maximum instead of sum; cnodes without stored values take no part, but a 0 that
-//!   Score-P wrote for a location that never visited a callee does (as in the pycubexr reference
-//!   tables of the corpus: the inclusive minimum time of `main` is 0 on a location where some
-//!   callee was never visited). pycubexr 2.1 differs here: it also skips a callee whose values
-//!   are 0 on every location, so a callee whose inclusive minimum became 0 everywhere stops
-//!   counting; perfscape follows the corpus reference. `SIMPLE` metrics and metrics marked `convertible="false"`
-//!   have exclusive = inclusive = the stored value. UINT64 values above 0xFFFF_FFFF_FFFF_FBFF
-//!   read as 0 (CubeLib does not keep them; warned).
+//!   values (inclusive = own value combined with the inclusive values of the callees); an
+//!   `INCLUSIVE` metric stores inclusive values (exclusive = own value - the callees' values
+//!   for sums; for unsigned types each subtraction stops at 0, as CubeLib/pycubexr do; a
+//!   minimum/maximum's "subtraction" is again its `min`/`max`, as in CubeLib/pycubexr). For
+//!   MINDOUBLE/MAXDOUBLE, cnodes without stored values take no part, but a 0 that Score-P
+//!   wrote for a location that never visited a callee does, as in the reference tables shipped
+//!   beside the corpus files (`excl.csv`/`incl.csv`): the inclusive minimum time of `main` is 0
+//!   on a location where some callee was never visited. pycubexr 2.1.1 differs there: it skips
+//!   a callee whose values are 0 on every location (`MinMaxValues._check`), which changes 3
+//!   inclusive `min_time` cells of the corpus (pycubexr-time-p4); perfscape follows the shipped
+//!   tables. `SIMPLE` metrics and metrics marked `convertible="false"` have exclusive =
+//!   inclusive = the stored value. UINT64 values above 0xFFFF_FFFF_FFFF_FBFF read as 0 (CubeLib
+//!   does not keep them; warned).
 //! - **Call tree**: one callpath event per cnode, named by the region names of its path joined
-//!   with `" => "`; one flat event per region (see `calltree`). Regions that share a name but
-//!   not a source file/line get ` [{file} {line}]` appended (TAU's form); cnode parameters are
-//!   appended as ` [ <key> = <value> ]` (TAU's parameter-timer form); sibling cnodes of the same
-//!   region that still look alike get their call-site line ` [{file} {line}]` when the anchor
-//!   gives one, otherwise they are combined into one event (warned). Groups: the region's
-//!   paradigm in upper case (`MPI`, `OPENMP`, `COMPILER`, ...).
+//!   with `" => "`; one flat event per region (see `calltree`: a region's nodes combined under
+//!   each metric's rule). Regions that share a name but not a source file/line get
+//!   ` [{file} {line}]` appended (TAU's form); cnode parameters are appended as
+//!   ` [ <key> = <value> ]` (TAU's parameter-timer form); sibling cnodes of the same region that
+//!   still look alike get their call-site line ` [{file} {line}]` when the anchor gives one,
+//!   otherwise they are combined into one event (warned). Groups: the region's paradigm in
+//!   upper case (`MPI`, `OPENMP`, `COMPILER`, ...).
 //! - **Calls**: the exclusive `visits` metric when present (else 0, noted); subcalls = calls of
 //!   the callees.
 //! - **Threads**: location group (process) -> node, location -> thread:
