@@ -438,6 +438,16 @@ impl Decoder<'_> {
             }
             varying.push((key, values));
         }
+        let n_attributes = self.r.count(12, "event attribute count")?;
+        let mut event_attributes: Vec<(EventId, String, String)> = Vec::with_capacity(n_attributes);
+        for _ in 0..n_attributes {
+            let at = self.r.offset();
+            let e = EventId(self.index(n_events, "event attribute's event")?);
+            if event_attributes.last().is_some_and(|(p, ..)| *p > e) {
+                return Err(DecodeError::at(at, "event attributes are not in ascending event order"));
+            }
+            event_attributes.push((e, self.r.str("event attribute name")?, self.r.str("event attribute value")?));
+        }
         let call_tree = CallTree::build(&events);
         Ok(Profile {
             metadata: Metadata::from_parts(common, varying),
@@ -451,6 +461,7 @@ impl Decoder<'_> {
             atomic_index,
             atomic,
             call_tree,
+            event_attributes,
         })
     }
 }

@@ -198,6 +198,12 @@ impl Profile {
                 w.str(v)?;
             }
         }
+        w.count(self.event_attributes.len())?;
+        for (e, k, v) in &self.event_attributes {
+            w.u32(e.0)?;
+            w.str(k)?;
+            w.str(v)?;
+        }
         Ok(())
     }
 }

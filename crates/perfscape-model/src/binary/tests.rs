@@ -54,6 +54,9 @@ fn sample() -> Profile {
         );
         b.add_thread(ThreadId::new(node, 0, 0), t).unwrap();
     }
+    b.set_event_attribute("main() [{m.c} {3,1}-{9,1}]", "ProblemSize", "1048576");
+    b.set_event_attribute(".TAU application", "Reps", "50");
+    b.set_event_attribute("main() [{m.c} {3,1}-{9,1}]", "Reps", "100");
     b.finish().0
 }
 
@@ -76,6 +79,7 @@ fn assert_bitwise_equal(a: &Profile, b: &Profile) {
         }
     }
     assert_eq!(a.atomic, b.atomic);
+    assert_eq!(a.event_attributes, b.event_attributes);
 }
 
 #[test]
@@ -87,6 +91,9 @@ fn round_trips_bit_for_bit_including_nan_and_negative_zero() {
     assert_eq!(q.encode(), bytes, "re-encoding is stable");
     assert_eq!(q.call_tree().roots().len(), 1);
     assert_eq!(q.metadata().get(ThreadIndex(2), "pid"), Some("102"));
+    let main = q.event_by_name("main() [{m.c} {3,1}-{9,1}]").unwrap();
+    let attrs: Vec<(&str, &str)> = q.event_attributes(main).collect();
+    assert_eq!(attrs, [("ProblemSize", "1048576"), ("Reps", "100")]);
 }
 
 #[test]
@@ -120,10 +127,10 @@ fn compact_encodings_are_used_and_decode_exactly() {
     // header 16 + counts 40 + threads 12000 + metric `TIME` 10 (name 8, unit, rule) + group 15 + event 32 (name
     // 10, group list 12, kind, flags, depth 4, routine 4) + column:
     // rows 8 + range 5 + calls 9 + subcalls 9 + metric counts 16 + exclusive 1+4000 +
-    // inclusive 1 + metadata counts 16 + trailer 16.
+    // inclusive 1 + metadata counts 16 + event attribute count 8 + trailer 16.
     assert_eq!(
         bytes.len(),
-        16 + 40 + 12_000 + 10 + 15 + 32 + 8 + 5 + 9 + 9 + 16 + 4001 + 1 + 16 + 16
+        16 + 40 + 12_000 + 10 + 15 + 32 + 8 + 5 + 9 + 9 + 16 + 4001 + 1 + 16 + 8 + 16
     );
     let q = Profile::decode(&bytes).unwrap();
     assert_bitwise_equal(&p, &q);
