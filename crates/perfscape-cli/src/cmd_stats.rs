@@ -304,7 +304,7 @@ fn one_event(
                 .map(|mm| {
                     let s = event_stats(p, e, mm);
                     serde_json::json!({
-                        "metric": p.metric(mm).name, "unit": p.metric(mm).unit.symbol(),
+                        "metric": p.metric(mm).name, "unit": p.metric(mm).unit.symbol(), "combine": p.metric(mm).combine,
                         "exclusive": summary_json(&s.exclusive, p), "inclusive": summary_json(&s.inclusive, p),
                         "calls": summary_json(&s.calls, p), "subcalls": summary_json(&s.subcalls, p),
                     })
@@ -312,6 +312,7 @@ fn one_event(
                 .collect();
             let doc = serde_json::json!({
                 "event": ev.name, "groups": p.event_groups_joined(e), "kind": ev.kind, "source": ev.source,
+                "attributes": p.event_attributes(e).map(|(k, v)| serde_json::json!({"name": k, "value": v})).collect::<Vec<_>>(),
                 "statistics": per_metric,
                 "values": { "metric": p.metric(m).name, "kind": kind.as_str(),
                     "threads": values.iter().map(|(t, v)| serde_json::json!({"thread": p.thread(*t).to_string(), "value": v})).collect::<Vec<_>>() },
@@ -325,6 +326,10 @@ fn one_event(
             writeln!(out, "Groups: {}", p.event_groups_joined(e))?;
             if let Some(src) = &ev.source {
                 writeln!(out, "Source: {} line {}", src.file, src.line)?;
+            }
+            let attributes: Vec<String> = p.event_attributes(e).map(|(k, v)| format!("{k} = {v}")).collect();
+            if !attributes.is_empty() {
+                writeln!(out, "Attributes: {}", attributes.join(", "))?;
             }
             writeln!(
                 out,

@@ -399,7 +399,10 @@ mod tests {
         let attrs: Vec<(&str, &str)> = p.event_attributes(main).collect();
         assert_eq!(attrs, [("ProblemSize", "1024, 2048"), ("Reps", "50")]);
         let setup = p.event_by_name("setup").unwrap();
-        assert_eq!(p.event_attributes(setup).collect::<Vec<_>>(), [("BlockSize", "256")]);
+        assert_eq!(
+            p.event_attributes(setup).collect::<Vec<_>>(),
+            [("BlockSize", "256")]
+        );
         assert!(p.interval(setup).is_empty());
     }
 }

@@ -32,7 +32,9 @@ mod threads;
 mod timeline;
 
 pub use calltree::{CallTreeResponse, Scope, TreeNodeJson, call_tree_table};
-pub use event::{EVENT_POINTS_DEFAULT, EventDetail, HistogramJson, ThreadValue, event_detail};
+pub use event::{
+    EVENT_POINTS_DEFAULT, EventAttribute, EventDetail, HistogramJson, ThreadValue, event_detail,
+};
 pub use events::{EventRow, EventsResponse, events, ranked_events};
 pub use matrix::{
     Bin, MatrixInput, MatrixResponse, OverviewOptions, OverviewResponse, OverviewRowJson, PeakJson, Region,

@@ -444,9 +444,16 @@ impl Decoder<'_> {
             let at = self.r.offset();
             let e = EventId(self.index(n_events, "event attribute's event")?);
             if event_attributes.last().is_some_and(|(p, ..)| *p > e) {
-                return Err(DecodeError::at(at, "event attributes are not in ascending event order"));
+                return Err(DecodeError::at(
+                    at,
+                    "event attributes are not in ascending event order",
+                ));
             }
-            event_attributes.push((e, self.r.str("event attribute name")?, self.r.str("event attribute value")?));
+            event_attributes.push((
+                e,
+                self.r.str("event attribute name")?,
+                self.r.str("event attribute value")?,
+            ));
         }
         let call_tree = CallTree::build(&events);
         Ok(Profile {
