@@ -451,6 +451,19 @@ fn a_minimum_metric_is_ranked_by_its_minimum_without_percentages() {
     );
 }
 
+/// HPCToolkit's `CPUTIME (usec)` / `CPUTIME (sec)`: the unit is shown once.
+#[test]
+fn hpctoolkit_metric_units_are_shown_once() {
+    for (db, want) in [
+        ("hatchet-cpi-database", "Metrics: CPUTIME (µs)\n"),
+        ("pipit-ping-pong-hpctoolkit-db", "Metrics: CPUTIME (s)\n"),
+    ] {
+        let o = perfscape(&["summary", corpus().join("hpctoolkit").join(db).to_str().unwrap()]);
+        let out = stdout(&o);
+        assert!(out.contains(want) && !out.contains("sec)"), "{db}: {out}");
+    }
+}
+
 /// Calls and inclusive value of event `event` in block `block` of a snapshot file, read with
 /// plain string handling (independent of perfscape's XML reader).
 fn raw_snapshot_cell(file: &Path, block: &str, event: &str) -> (f64, f64) {
