@@ -1,5 +1,7 @@
 // Number formatting shared by the views (the same rules as the CLI's tables).
 
+import type { MetricInfo } from './api/MetricInfo';
+
 function sig4(v: number): string {
   const a = Math.abs(v);
   if (a === 0) return '0';
@@ -50,6 +52,12 @@ export function value(v: number | null | undefined, unit: string): string {
     default:
       return `${count(v)} ${unit}`;
   }
+}
+
+/** A metric as the controls name it: `time (s)`, and for one that does not add up its rule,
+ * `min_time (s, min)`. */
+export function metricLabel(m: MetricInfo): string {
+  return m.combine === 'sum' ? `${m.name} (${m.unit})` : `${m.name} (${m.unit}, ${m.combine.replace('_', ' ')})`;
 }
 
 /** A compact value for heat-map cells. */
