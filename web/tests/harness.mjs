@@ -2,7 +2,7 @@
 // headless Debian Chromium (playwright-core), and inspect what was drawn.
 
 import { spawn, execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -28,8 +28,10 @@ export function binary() {
 /** Starts `perfscape serve RUN`; resolves to { url, stop }. */
 export function serve(run, extra = []) {
   return new Promise((resolve, reject) => {
-    // Profile caches go to a temporary directory (the Rust test's, else a new one), never the user's.
-    const env = { ...process.env, PERFSCAPE_CACHE_DIR: process.env.PERFSCAPE_CACHE_DIR ?? mkdtempSync(path.join(tmpdir(), 'perfscape-browser-cache-')) };
+    // Profile caches go to a temporary directory (the Rust test's, else a new one removed when
+    // the server stops), never the user's.
+    const ownCache = process.env.PERFSCAPE_CACHE_DIR ? null : mkdtempSync(path.join(tmpdir(), 'perfscape-browser-cache-'));
+    const env = { ...process.env, PERFSCAPE_CACHE_DIR: process.env.PERFSCAPE_CACHE_DIR ?? ownCache };
     const child = spawn(binary(), ['serve', run, '--no-open', ...extra], { stdio: ['ignore', 'pipe', 'pipe'], env });
     let out = '';
     let err = '';
@@ -39,7 +41,11 @@ export function serve(run, extra = []) {
       const m = out.match(/ at (http:\/\/\S+)/);
       if (m) {
         clearTimeout(timer);
-        resolve({ url: m[1], stop: () => child.kill('SIGINT'), stderr: () => err });
+        const stop = () => {
+          child.kill('SIGINT');
+          if (ownCache) child.once('exit', () => rmSync(ownCache, { recursive: true, force: true }));
+        };
+        resolve({ url: m[1], stop, stderr: () => err });
       }
     });
     child.stderr.on('data', (d) => (err += d));

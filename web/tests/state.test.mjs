@@ -128,10 +128,11 @@ describe('state and panels on the 64-rank run', () => {
     const roundTrip = await page.evaluate(() => {
       const { schema, url } = window.perfscape;
       const s = { ...window.perfscape.store.get() };
-      const special = { thread: '2.0.0', filter: 'MPI x&y', cloud: '1,,3', focus: 'heatmap', callpaths: true };
+      const special = { thread: '2.0.0', filter: 'MPI x&y', cloud: '1,,3', focus: 'heatmap' };
       for (const [k, f] of Object.entries(schema)) {
         if (!f.url) continue;
         if (k in special) s[k] = special[k];
+        else if (typeof f.default === 'boolean') s[k] = !f.default;
         else if (f.values) s[k] = f.values.find((v) => v !== f.default);
         else if (f.default === null) s[k] = 7;
         else s[k] = Math.min(f.max ?? Infinity, f.default + 1);

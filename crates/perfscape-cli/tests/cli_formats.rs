@@ -4,30 +4,20 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-
-fn corpus() -> PathBuf {
-    let p = std::env::var_os("PERFSCAPE_CORPUS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus"));
-    assert!(p.is_dir(), "the shared corpus is expected at {}", p.display());
-    p
-}
+mod common;
+use common::corpus;
+use std::process::Output;
 
 /// Runs the binary without its profile cache (each run reads the files, so runs with and
 /// without `--input-format` are compared on what the readers produce); other commands get a
 /// temporary cache directory of this call alone, never the user's.
 fn perfscape(args: &[&str]) -> Output {
-    let cache = tempfile::tempdir().unwrap();
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_perfscape"));
-    cmd.env("PERFSCAPE_CACHE_DIR", cache.path());
-    if matches!(args.first(), Some(&("summary" | "top" | "stats"))) {
-        cmd.arg(args[0]).arg("--no-cache").args(&args[1..]);
-    } else {
-        cmd.args(args);
+    match args.split_first() {
+        Some((&cmd, rest)) if matches!(cmd, "summary" | "top" | "stats") => {
+            common::perfscape(&[&[cmd, "--no-cache"], rest].concat())
+        }
+        _ => common::perfscape(args),
     }
-    cmd.output().unwrap()
 }
 
 fn json(o: &Output) -> serde_json::Value {
@@ -137,4 +127,21 @@ fn a_truncated_file_exits_with_3_and_says_where() {
     let unknown = perfscape(&["summary", f.to_str().unwrap(), "--input-format", "nope"]);
     assert_eq!(unknown.status.code(), Some(2), "a usage error");
     assert!(String::from_utf8_lossy(&unknown.stderr).contains("perf-data"));
+}
+
+/// README's "Supported input" table names every format of the registry (the recipe for a new
+/// format says to add its row).
+#[test]
+fn the_readme_lists_every_registered_format() {
+    let readme =
+        std::fs::read_to_string(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../README.md"))
+            .unwrap();
+    let table = &readme[readme.find("## Supported input").unwrap()..];
+    for f in perfscape_formats::registry::FORMATS {
+        assert!(
+            table.contains(&format!("| `{}` |", f.name)),
+            "README lacks a row for `{}`",
+            f.name
+        );
+    }
 }

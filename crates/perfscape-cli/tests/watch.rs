@@ -5,36 +5,19 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod common;
+use common::{corpus, perfscape};
 use perfscape_formats::{OpenOptions, open};
 use perfscape_model::{EventId, MetricId, SampleId, SampleMode, ValueKind};
 use serde_json::Value;
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
+use std::process::{Child, Command, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-fn corpus() -> PathBuf {
-    let p = std::env::var_os("PERFSCAPE_CORPUS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus"));
-    assert!(p.is_dir(), "the shared corpus is expected at {}", p.display());
-    p
-}
-
 fn run(name: &str) -> PathBuf {
     corpus().join("tau-real").join(name)
-}
-
-/// Runs the binary with a temporary profile cache directory of this call alone (never the
-/// user's cache).
-fn perfscape(args: &[&str]) -> Output {
-    let cache = tempfile::tempdir().unwrap();
-    Command::new(env!("CARGO_BIN_EXE_perfscape"))
-        .env("PERFSCAPE_CACHE_DIR", cache.path())
-        .args(args)
-        .output()
-        .unwrap()
 }
 
 /// The snapshot files of a run: (file name, bytes, block ranges).

@@ -15,7 +15,8 @@
 //!   the same way;
 //! - subcalls of a node = the sum of the calls of its children present on the thread.
 
-use perfscape_model::{Combine, Combiner, ThreadData};
+use crate::problem::Problem;
+use perfscape_model::{Combine, Combiner, Profile, ProfileBuilder, ThreadData};
 use rustc_hash::FxHashMap as HashMap;
 
 /// The shape of a call tree, shared by every thread.
@@ -256,6 +257,29 @@ impl Acc {
             })
             .collect()
     }
+}
+
+/// Finishes a profile built from a call tree: the builder's notes and the tree's merged
+/// callpaths (`what` names the merged nodes in the warning, e.g. "calling-context node(s)")
+/// become warnings, appended to `warnings`.
+pub(crate) fn finish(
+    builder: ProfileBuilder,
+    layout: &Layout,
+    what: &str,
+    warnings: &mut Vec<Problem>,
+) -> Profile {
+    for (path, count) in &layout.merged_paths {
+        warnings.push(Problem::whole(format!(
+            "{count} more {what} share the callpath `{path}` with a sibling; their values were combined"
+        )));
+    }
+    let (profile, notes) = builder.finish();
+    warnings.extend(
+        notes
+            .into_iter()
+            .map(|n| Problem::whole(format!("thread {}: {}", n.thread, n.message))),
+    );
+    profile
 }
 
 /// Builds one thread's [`ThreadData`] (flat routine events first, then callpath events, each

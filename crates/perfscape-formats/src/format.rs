@@ -242,6 +242,18 @@ impl OpenOptions<'_> {
         }
     }
 
+    /// The pool of [`OpenOptions::threads`] parse workers (one per core when `None`); `input`
+    /// names the run in the error when the pool cannot be made.
+    pub(crate) fn thread_pool(&self, input: &Path) -> Result<rayon::ThreadPool, LoadError> {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(self.threads.unwrap_or(0))
+            .build()
+            .map_err(|e| LoadError::Io {
+                path: input.to_path_buf(),
+                source: std::io::Error::other(e),
+            })
+    }
+
     /// Reports that loading is over.
     pub(crate) fn progress_finish(&self) {
         if let Some(p) = self.progress {

@@ -15,9 +15,9 @@
 //! - [`mod@format`]: what a format module declares ([`Format`]) and what reading gives
 //!   ([`Opened`]); [`options`]: [`OpenOptions`]; [`input`]: reading a file whole and
 //!   decompressing it (gzip, zstd, xz), in front of every reader.
-//! - One module per format (`tau`, `cube`, `ppk`, `hpctoolkit`, `caliper`, `pprof`, `chrome`,
-//!   `perf`), each declaring its `FORMAT`; shared pieces (`calltree`, `stacks`,
-//!   `trace_profile`, `xml`).
+//! - One module per format (`tau`, `cube`, `ppk`, `hpctoolkit`, `caliper`, `pyinstrument`,
+//!   `pprof`, `chrome`, `perf`), each declaring its `FORMAT`; shared pieces (`calltree`,
+//!   `stacks`, `trace_profile`, `xml`).
 //! - [`cache`]: the on-disk cache of opened profiles.
 //!
 //! Modules import downward only: format modules use `error`, `problem`, `options`, `format`,
@@ -47,6 +47,7 @@ pub mod perf;
 pub mod ppk;
 pub mod pprof;
 mod problem;
+pub mod pyinstrument;
 pub mod registry;
 pub mod stacks;
 pub mod tau;

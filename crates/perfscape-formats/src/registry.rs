@@ -15,7 +15,8 @@ use std::path::Path;
 
 /// Every format perfscape reads, in the order detection tries them (the first whose sniffer
 /// accepts the input wins: TAU profiles before TAU snapshots, so that a directory holding
-/// both reads the profiles).
+/// both reads the profiles; pyinstrument, whose sniffer wants the first key, before Caliper
+/// and Chrome, whose sniffers look for a key anywhere in the first bytes).
 pub static FORMATS: &[&Format] = &[
     &crate::tau::run::FORMAT,
     &crate::tau::snapshot::FORMAT,
@@ -23,6 +24,7 @@ pub static FORMATS: &[&Format] = &[
     &crate::tau::dumps::FORMAT,
     &crate::ppk::FORMAT,
     &crate::hpctoolkit::FORMAT,
+    &crate::pyinstrument::FORMAT,
     &crate::caliper::FORMAT,
     &crate::perf::data::FORMAT,
     &crate::cube::FORMAT,
@@ -71,7 +73,7 @@ pub static RECOGNIZED: &[Recognized] = &[
         sniff: |p| p.text(64).is_some_and(|t| t.starts_with("SCOREP_")),
     },
     Recognized {
-        what: "a JSON document that is neither a Chrome trace nor Caliper json-split",
+        what: "a JSON document that is none of the JSON formats read here (Chrome traces, Caliper json-split, pyinstrument profiles)",
         sniff: |p| {
             p.text(64)
                 .is_some_and(|t| t.starts_with('{') || t.starts_with('['))
@@ -255,6 +257,10 @@ mod tests {
             Some("hpctoolkit")
         );
         assert_eq!(sniffed(b"__rec=node,id=1,attr=8,data=x\n"), Some("caliper"));
+        assert_eq!(
+            sniffed(b"{\n  \"start_time\": 1.5,\n  \"duration\": 0.4,\n  \"root_frame\": {"),
+            Some("pyinstrument")
+        );
         assert_eq!(sniffed(b"{\n    \"data\": [\n [1, 2]"), Some("caliper"));
         let mut tar = vec![0u8; 512];
         tar[257..262].copy_from_slice(b"ustar");

@@ -12,6 +12,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod cache_support;
+mod common;
 
 use cache_support::*;
 use perfscape_formats::cache::{self, entry_path};

@@ -8,6 +8,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod cache_support;
+mod common;
 
 use cache_support::*;
 use perfscape_formats::cache::{self, ENTRY_SUFFIX};

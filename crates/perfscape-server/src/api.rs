@@ -146,6 +146,7 @@ mod tests {
             ThreadsResponse,
             TimelineResponse,
             TrendResponse,
+            crate::request::TimelineRequest,
         );
     }
 }

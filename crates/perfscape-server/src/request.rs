@@ -16,7 +16,7 @@ use crate::error::ApiError;
 use axum::extract::FromRequestParts;
 use axum::http::request::Parts;
 use perfscape_analysis::ViewError;
-use perfscape_analysis::answers::{OverviewOptions, Region, RowSpec, Scope, TimelineParams};
+use perfscape_analysis::answers::{OverviewOptions, Region, RowSpec, Scope};
 use perfscape_analysis::axis::{AxisParams, Subset, ThreadOrder};
 use perfscape_analysis::params::{EventIds, ThreadAddr, ThreadAddrs, Values};
 use perfscape_analysis::views::{Reduce, RowKind, RowOrder};
@@ -369,40 +369,9 @@ pub struct PointCloudRequest {
     pub mode: Option<SampleMode>,
 }
 
-/// `GET /api/timeline`: the lanes of a trace in a time window at a resolution.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, TS)]
-#[ts(export, optional_fields)]
-pub struct TimelineRequest {
-    /// Window start, ns since the trace's first event (default 0).
-    pub from_ns: Option<f64>,
-    /// Window end (default the trace's end).
-    pub to_ns: Option<f64>,
-    /// Pixels (default 1200, at most 8192).
-    pub w: Option<u32>,
-    /// First lane (default 0).
-    pub l0: Option<u32>,
-    /// End lane, exclusive (default first + 64, at most first + 512).
-    pub l1: Option<u32>,
-    /// Deepest nesting returned (default 32).
-    pub depth: Option<u32>,
-    /// Flagged events: ids `1,2,3` of the profile, matched to trace names.
-    pub flag: Option<EventIds>,
-}
-
-impl TimelineRequest {
-    /// The timeline's parameters.
-    pub fn params(&self) -> TimelineParams {
-        TimelineParams {
-            from_ns: self.from_ns,
-            to_ns: self.to_ns,
-            w: self.w,
-            l0: self.l0,
-            l1: self.l1,
-            depth: self.depth,
-            flag: self.flag.clone(),
-        }
-    }
-}
+/// `GET /api/timeline`: the lanes of a trace in a time window at a resolution; the
+/// analysis's own parameter type (nothing else is asked).
+pub use perfscape_analysis::answers::TimelineParams as TimelineRequest;
 
 /// Helpers generated for the requests that have the parameter groups they name.
 macro_rules! groups {

@@ -2,7 +2,9 @@
 import type { EventIds } from "./EventIds";
 
 /**
- * `GET /api/timeline`: the lanes of a trace in a time window at a resolution.
+ * The timeline's parameters as given (`from_ns`, `to_ns`, `w`, `l0`, `l1`, `depth`, `flag`):
+ * also the HTTP request `GET /api/timeline` (`TimelineRequest` in TypeScript), since the
+ * endpoint takes nothing else.
  */
 export type TimelineRequest = { 
 /**
@@ -14,7 +16,7 @@ from_ns?: number,
  */
 to_ns?: number, 
 /**
- * Pixels (default 1200, at most 8192).
+ * Pixels (default 1200, 1..=8192).
  */
 w?: number, 
 /**
@@ -26,10 +28,11 @@ l0?: number,
  */
 l1?: number, 
 /**
- * Deepest nesting returned (default 32).
+ * Deepest nesting returned (default 32, 1..=1024).
  */
 depth?: number, 
 /**
- * Flagged events: ids `1,2,3` of the profile, matched to trace names.
+ * Flagged events: ids of `profile`'s events, matched to trace names (a callpath flags
+ * its routine).
  */
 flag?: EventIds, };

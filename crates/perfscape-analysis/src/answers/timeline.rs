@@ -108,8 +108,15 @@ impl TraceIndex {
     }
 }
 
-/// The timeline's parameters as given (`from_ns`, `to_ns`, `w`, `l0`, `l1`, `depth`, `flag`).
-#[derive(Clone, Debug, Default, PartialEq)]
+/// The timeline's parameters as given (`from_ns`, `to_ns`, `w`, `l0`, `l1`, `depth`, `flag`):
+/// also the HTTP request `GET /api/timeline` (`TimelineRequest` in TypeScript), since the
+/// endpoint takes nothing else.
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+#[cfg_attr(
+    feature = "ts",
+    derive(ts_rs::TS),
+    ts(rename = "TimelineRequest", optional_fields)
+)]
 pub struct TimelineParams {
     /// Window start, ns since the trace's first event (default 0).
     pub from_ns: Option<f64>,

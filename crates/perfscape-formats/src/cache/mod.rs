@@ -214,9 +214,7 @@ pub(crate) fn load_with_cache(
     if opts.cache == CacheMode::ReadWrite {
         match read_entry(&target) {
             Ok(Some(mut loaded)) => {
-                if let Some(p) = opts.progress {
-                    p.finish();
-                }
+                opts.progress_finish();
                 loaded
                     .report
                     .notes

@@ -369,7 +369,7 @@ fn metric_pairs(exp: &Experiment) -> Vec<(String, Option<usize>, Option<usize>)>
 pub fn build_experiment(
     exp: &Experiment,
     dbs: &[(ThreadId, MetricDb)],
-) -> Result<(Profile, Vec<String>, Vec<String>), Problem> {
+) -> Result<(Profile, Vec<String>, Vec<Problem>), Problem> {
     let pairs = metric_pairs(exp);
     if pairs.is_empty() {
         return Err(Problem::whole("experiment.xml lists no MetricDB"));
@@ -423,10 +423,10 @@ pub fn build_experiment(
             .filter(|s| s.nid == 0 || s.nid as usize > db.nodes)
             .count();
         if out_of_range > 0 {
-            warnings.push(format!(
+            warnings.push(Problem::whole(format!(
                 "thread {tid}: {out_of_range} node id(s) of experiment.xml are beyond the {} rows of its metric-db; their values are 0",
                 db.nodes
-            ));
+            )));
         }
         let mut v = ThreadValues::new(n, m);
         for (i, s) in exp.scopes.iter().enumerate() {
@@ -471,16 +471,11 @@ pub fn build_experiment(
             .add_thread(*tid, data)
             .map_err(|e| Problem::whole(format!("thread {tid}: {e}")))?;
     }
-    for (path, count) in &layout.merged_paths {
-        warnings.push(format!(
-            "{count} more calling-context node(s) share the callpath `{path}` with a sibling (same procedure reached from different call sites, or unresolved procedures); their values were combined"
-        ));
-    }
-    let (profile, notes) = builder.finish();
-    warnings.extend(
-        notes
-            .into_iter()
-            .map(|n| format!("thread {}: {}", n.thread, n.message)),
+    let profile = crate::calltree::finish(
+        builder,
+        &layout,
+        "calling-context node(s) (the same procedure reached from different call sites, or unresolved procedures)",
+        &mut warnings,
     );
     Ok((profile, node_event_names(&tree), warnings))
 }
@@ -492,10 +487,7 @@ pub fn read_experiment(dir: &Path, opts: &OpenOptions<'_>) -> Result<Opened, Loa
         path: dir.to_path_buf(),
         errors: vec![e],
     };
-    let bytes = std::fs::read(&xml_path).map_err(|source| LoadError::Io {
-        path: xml_path.clone(),
-        source,
-    })?;
+    let bytes = crate::input::read_file(&xml_path)?;
     let text = String::from_utf8_lossy(&bytes);
     let exp =
         parse_experiment(&text).map_err(|(line, msg)| nothing(FileError::at_line(&xml_path, line, msg)))?;
@@ -519,9 +511,7 @@ pub fn read_experiment(dir: &Path, opts: &OpenOptions<'_>) -> Result<Opened, Loa
         }
     }
     files.sort();
-    if let Some(p) = opts.progress {
-        p.start(files.len() as u64 + 1);
-    }
+    opts.progress_start(files.len() as u64 + 1);
     let mut report = report("hpctoolkit", 1, bytes.len() as u64);
     let mut dbs = Vec::new();
     for (t, path) in &files {
@@ -546,9 +536,7 @@ pub fn read_experiment(dir: &Path, opts: &OpenOptions<'_>) -> Result<Opened, Loa
             },
             Err(e) => bad.push(FileError::whole(path, format!("cannot read: {e}"))),
         }
-        if let Some(p) = opts.progress {
-            p.advance(1);
-        }
+        opts.progress_advance(1);
     }
     if dbs.is_empty() {
         return Err(LoadError::NothingLoaded {
@@ -564,14 +552,9 @@ pub fn read_experiment(dir: &Path, opts: &OpenOptions<'_>) -> Result<Opened, Loa
         });
     }
     let (profile, _, warnings) = build_experiment(&exp, &dbs).map_err(|e| nothing(e.in_file(&xml_path)))?;
-    if let Some(p) = opts.progress {
-        p.finish();
-    }
+    opts.progress_finish();
     report.bad_files = bad;
-    report.warnings = warnings
-        .into_iter()
-        .map(|w| FileError::whole(&xml_path, w))
-        .collect();
+    report.warnings = warnings.into_iter().map(|w| w.in_file(&xml_path)).collect();
     Ok(Opened::profile(profile, report))
 }
 

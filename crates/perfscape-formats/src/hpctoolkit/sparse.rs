@@ -30,7 +30,7 @@
 
 use super::{NodeKind, combine_of, frame_name, metric_name_and_unit, node_event_names, report};
 use crate::calltree::{Layout, ThreadValues, Tree, thread_data};
-use crate::error::{FileError, LoadError};
+use crate::error::LoadError;
 use crate::format::{OpenOptions, Opened};
 use crate::problem::Problem;
 use perfscape_model::{Combine, Metric, Profile, ProfileBuilder, ThreadId};
@@ -502,7 +502,7 @@ pub fn parse_profiles(b: &[u8]) -> R<Vec<ThreadProfile>> {
 }
 
 /// Builds the profile; returns it, the event name of each context, and warnings.
-pub fn build_sparse(meta: &MetaDb, profiles: &[ThreadProfile]) -> R<(Profile, Vec<String>, Vec<String>)> {
+pub fn build_sparse(meta: &MetaDb, profiles: &[ThreadProfile]) -> R<(Profile, Vec<String>, Vec<Problem>)> {
     let mut warnings = Vec::new();
     let metrics: Vec<&SparseMetric> = meta
         .metrics
@@ -510,10 +510,10 @@ pub fn build_sparse(meta: &MetaDb, profiles: &[ThreadProfile]) -> R<(Profile, Ve
         .filter(|m| {
             let ok = m.execution.is_some();
             if !ok {
-                warnings.push(format!(
+                warnings.push(Problem::whole(format!(
                     "metric `{}` has no `execution` (inclusive) scope; left out",
                     m.name
-                ));
+                )));
             }
             ok
         })
@@ -564,7 +564,7 @@ pub fn build_sparse(meta: &MetaDb, profiles: &[ThreadProfile]) -> R<(Profile, Ve
                 t.thread = u32::try_from(k).unwrap_or(u32::MAX);
             }
         }
-        warnings.push("several profiles have the same RANK/THREAD ids (GPU streams?); their threads are numbered in profile order, the identifier tuples are in each thread's metadata".into());
+        warnings.push(Problem::whole("several profiles have the same RANK/THREAD ids (GPU streams?); their threads are numbered in profile order, the identifier tuples are in each thread's metadata"));
     }
     let mut order: Vec<usize> = (0..profiles.len()).collect();
     order.sort_by_key(|&k| ids[k]);
@@ -616,29 +616,19 @@ pub fn build_sparse(meta: &MetaDb, profiles: &[ThreadProfile]) -> R<(Profile, Ve
             .add_thread(ids[k], data)
             .map_err(|e| Problem::whole(format!("thread {}: {e}", ids[k])))?;
     }
-    for (path, count) in &layout.merged_paths {
-        warnings.push(format!(
-            "{count} more context(s) share the callpath `{path}` with a sibling (same function reached from different call sites); their values were combined"
-        ));
-    }
-    let (profile, notes) = builder.finish();
-    warnings.extend(
-        notes
-            .into_iter()
-            .map(|n| format!("thread {}: {}", n.thread, n.message)),
+    let profile = crate::calltree::finish(
+        builder,
+        &layout,
+        "context(s) (the same function reached from different call sites)",
+        &mut warnings,
     );
     Ok((profile, node_event_names(&tree), warnings))
 }
 
 /// Reads a sparse database directory (see the module documentation).
 pub fn read_sparse(dir: &Path, opts: &OpenOptions<'_>) -> Result<Opened, LoadError> {
-    if let Some(p) = opts.progress {
-        p.start(2);
-    }
-    let read = |name: &str| {
-        let path = dir.join(name);
-        std::fs::read(&path).map_err(|source| LoadError::Io { path, source })
-    };
+    opts.progress_start(2);
+    let read = |name: &str| crate::input::read_file(&dir.join(name));
     let fail = |name: &str, e: Problem| LoadError::NothingLoaded {
         path: dir.to_path_buf(),
         errors: vec![e.in_file(dir.join(name))],
@@ -654,14 +644,12 @@ pub fn read_sparse(dir: &Path, opts: &OpenOptions<'_>) -> Result<Opened, LoadErr
         ));
     }
     let (profile, _, warnings) = build_sparse(&meta, &profiles).map_err(|e| fail("meta.db", e))?;
-    if let Some(p) = opts.progress {
-        p.advance(2);
-        p.finish();
-    }
+    opts.progress_advance(2);
+    opts.progress_finish();
     let mut rep = report("hpctoolkit", 2, (meta_bytes.len() + prof_bytes.len()) as u64);
     rep.warnings = warnings
         .into_iter()
-        .map(|w| FileError::whole(dir.join("meta.db"), w))
+        .map(|w| w.in_file(dir.join("meta.db")))
         .collect();
     if dir.join("cct.db").is_file() || dir.join("trace.db").is_file() {
         rep.notes

@@ -313,16 +313,7 @@ pub fn parse_perf_data(bytes: &[u8]) -> Result<Parsed, Problem> {
                 .to_string(),
         );
     }
-    warnings.extend(crate::stacks::cut_warning(agg.cut_samples));
-    let (profile, build) = agg.finish(&metadata)?;
-    warnings.extend(build);
-    Ok(Parsed {
-        trace: None,
-        profile,
-        warnings,
-        partial,
-        notes,
-    })
+    agg.into_parsed(&metadata, warnings, partial, notes)
 }
 
 /// Binary perf.data files written by `perf record`.

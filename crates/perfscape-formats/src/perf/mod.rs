@@ -30,9 +30,9 @@ mod layout;
 mod records;
 pub mod script;
 
-use crate::problem::Problem;
+use crate::problem::{Parsed, Problem};
 use crate::stacks::{FrameTable, StackTree};
-use perfscape_model::{Metric, Profile, ProfileBuilder, ThreadData, ThreadId, Unit};
+use perfscape_model::{Metric, ProfileBuilder, ThreadData, ThreadId, Unit};
 use rustc_hash::FxHashMap as HashMap;
 use std::collections::BTreeMap;
 
@@ -160,8 +160,16 @@ impl Aggregator {
             .or_insert_with(|| comm.trim().to_string());
     }
 
-    /// The profile: one thread per call tree, with `common` metadata on every thread.
-    pub(crate) fn finish(self, common: &[(String, String)]) -> Result<(Profile, Vec<Problem>), Problem> {
+    /// The profile of every thread's tree, each with the metadata `common` (and its `comm`),
+    /// as a reader's result: `warnings` gain the cut-stack warning and the builder's notes.
+    pub(crate) fn into_parsed(
+        self,
+        common: &[(String, String)],
+        mut warnings: Vec<Problem>,
+        partial: Vec<Problem>,
+        notes: Vec<String>,
+    ) -> Result<Parsed, Problem> {
+        warnings.extend(crate::stacks::cut_warning(self.cut_samples));
         let n = self.layout.metrics.len();
         let mut builder = ProfileBuilder::new(self.layout.metrics);
         for (id, tree) in &self.trees {
@@ -177,14 +185,19 @@ impl Aggregator {
                 .add_thread(*id, data)
                 .map_err(|e| Problem::whole(format!("internal error: {e}")))?;
         }
-        let (profile, notes) = builder.finish();
-        Ok((
-            profile,
-            notes
+        let (profile, build) = builder.finish();
+        warnings.extend(
+            build
                 .into_iter()
-                .map(|n| Problem::whole(format!("thread {}: {}", n.thread, n.message)))
-                .collect(),
-        ))
+                .map(|n| Problem::whole(format!("thread {}: {}", n.thread, n.message))),
+        );
+        Ok(Parsed {
+            profile,
+            trace: None,
+            warnings,
+            partial,
+            notes,
+        })
     }
 }
 

@@ -431,16 +431,7 @@ pub fn parse_perf_script(bytes: &[u8]) -> Result<Parsed, Problem> {
             .collect::<Vec<_>>()
             .join(", "),
     ));
-    warnings.extend(crate::stacks::cut_warning(agg.cut_samples));
-    let (profile, build) = agg.finish(&metadata)?;
-    warnings.extend(build);
-    Ok(Parsed {
-        trace: None,
-        profile,
-        warnings,
-        partial: Vec::new(),
-        notes,
-    })
+    agg.into_parsed(&metadata, warnings, Vec::new(), notes)
 }
 
 /// Text written by `perf script` (optionally with `-F +srcline`), plain or compressed.

@@ -248,16 +248,8 @@ fn read_dumps_series(dir: &Path, opts: &OpenOptions<'_>) -> Result<(SampleSeries
                 .map(move |(k, (time, p))| (*t, k + 1, *time, p.clone()))
         })
         .collect();
-    if let Some(p) = opts.progress {
-        p.start(jobs.len() as u64);
-    }
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(opts.threads.unwrap_or(0))
-        .build()
-        .map_err(|e| LoadError::Io {
-            path: dir.to_path_buf(),
-            source: std::io::Error::other(e),
-        })?;
+    opts.progress_start(jobs.len() as u64);
+    let pool = opts.thread_pool(dir)?;
     let parsed: Vec<ParsedDump> = pool.install(|| {
         jobs.par_iter()
             .map(|(t, k, time, p)| {
@@ -274,9 +266,7 @@ fn read_dumps_series(dir: &Path, opts: &OpenOptions<'_>) -> Result<(SampleSeries
             })
             .collect()
     });
-    if let Some(p) = opts.progress {
-        p.finish();
-    }
+    opts.progress_finish();
     let mut report = LoadReport {
         format: "tau-dumps",
         ..LoadReport::default()

@@ -399,16 +399,8 @@ pub fn read_run(dir: &Path, opts: &OpenOptions<'_>) -> Result<Opened, LoadError>
         ..LoadReport::default()
     };
     let total_files: usize = sets.iter().map(|s| s.files.len()).sum();
-    if let Some(p) = opts.progress {
-        p.start(total_files as u64);
-    }
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(opts.threads.unwrap_or(0))
-        .build()
-        .map_err(|e| LoadError::Io {
-            path: dir.to_path_buf(),
-            source: std::io::Error::other(e),
-        })?;
+    opts.progress_start(total_files as u64);
+    let pool = opts.thread_pool(dir)?;
     // Parse chunk k+1 on the pool while this thread's helper merges chunk k: the merge is
     // sequential (interning, column appends), the parse is parallel.
     type ChunkResults = Vec<(ThreadId, Result<ThreadResult, Vec<FileError>>)>;
@@ -450,9 +442,7 @@ pub fn read_run(dir: &Path, opts: &OpenOptions<'_>) -> Result<Opened, LoadError>
                         || vec![Vec::new(); sets.len()],
                         |bufs, &t| {
                             let r = load_thread(&sets, t, &metric_names, bufs);
-                            if let Some(p) = opts.progress {
-                                p.advance(sets.len() as u64);
-                            }
+                            opts.progress_advance(sets.len() as u64);
                             (t, r)
                         },
                     )
@@ -469,9 +459,7 @@ pub fn read_run(dir: &Path, opts: &OpenOptions<'_>) -> Result<Opened, LoadError>
         Ok(r) => r?,
         Err(panic) => std::panic::resume_unwind(panic),
     };
-    if let Some(p) = opts.progress {
-        p.finish();
-    }
+    opts.progress_finish();
     if builder.thread_count() == 0 {
         return Err(LoadError::NothingLoaded {
             path: dir.to_path_buf(),
@@ -509,9 +497,7 @@ pub fn read_single_file(path: &Path, opts: &OpenOptions<'_>) -> Result<Opened, L
         label: String::new(),
         files: BTreeMap::from([(thread, path.to_path_buf())]),
     };
-    if let Some(p) = opts.progress {
-        p.start(1);
-    }
+    opts.progress_start(1);
     let tr = load_thread(
         std::slice::from_ref(&set),
         thread,
@@ -522,10 +508,8 @@ pub fn read_single_file(path: &Path, opts: &OpenOptions<'_>) -> Result<Opened, L
         path: path.to_path_buf(),
         errors,
     })?;
-    if let Some(p) = opts.progress {
-        p.advance(1);
-        p.finish();
-    }
+    opts.progress_advance(1);
+    opts.progress_finish();
     let mut builder = ProfileBuilder::new(vec![Metric::tau(metric)]);
     let mut report = LoadReport {
         format: "tau",

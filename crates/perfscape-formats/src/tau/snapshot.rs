@@ -406,16 +406,8 @@ fn read_snapshot_series(
     } else {
         vec![(None, path.to_path_buf())]
     };
-    if let Some(p) = opts.progress {
-        p.start(files.len() as u64);
-    }
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(opts.threads.unwrap_or(0))
-        .build()
-        .map_err(|e| LoadError::Io {
-            path: path.to_path_buf(),
-            source: std::io::Error::other(e),
-        })?;
+    opts.progress_start(files.len() as u64);
+    let pool = opts.thread_pool(path)?;
     type Parsed = (PathBuf, Result<(SnapshotFile, u64), FileError>);
     let parsed: Vec<Parsed> = pool.install(|| {
         files
@@ -431,9 +423,7 @@ fn read_snapshot_series(
             })
             .collect()
     });
-    if let Some(p) = opts.progress {
-        p.finish();
-    }
+    opts.progress_finish();
     let mut report = LoadReport {
         format: "tau-snapshot",
         ..LoadReport::default()

@@ -16,5 +16,5 @@ pub fn get(
     let trace = trace.ok_or_else(|| {
         ApiError::bad("this run is not a trace: the timeline shows Chrome traces (Chrome Trace Event JSON)")
     })?;
-    Ok(timeline(trace, profile, &q.params())?)
+    Ok(timeline(trace, profile, q)?)
 }
