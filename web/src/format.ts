@@ -1,5 +1,7 @@
 // Number formatting shared by the views (the same rules as the CLI's tables).
 
+import type { MetricInfo } from './api/MetricInfo';
+
 function sig4(v: number): string {
   const a = Math.abs(v);
   if (a === 0) return '0';
@@ -31,19 +33,31 @@ function bytes(v: number): string {
   return `${sig4(v)} B`;
 }
 
-/** A value in a unit (`µs`, `ns`, `B`, `count`, ...) for humans. */
+/** A value in a unit (`s`, `µs`, `ns`, `B`, `count`, ...) for humans: durations scaled to
+ * s/ms/µs/ns, bytes to KiB/MiB/GiB, counts plain, other units (`cycles`, a tool's own) named. */
 export function value(v: number | null | undefined, unit: string): string {
   if (v === null || v === undefined || Number.isNaN(v)) return '–';
   switch (unit) {
+    case 's':
+      return durationUs(v * 1e6);
     case 'µs':
       return durationUs(v);
     case 'ns':
       return durationUs(v / 1e3);
     case 'B':
       return bytes(v);
-    default:
+    case 'count':
+    case '':
       return count(v);
+    default:
+      return `${count(v)} ${unit}`;
   }
+}
+
+/** A metric as the controls name it: `time (s)`, and for one that does not add up its rule,
+ * `min_time (s, min)`. */
+export function metricLabel(m: MetricInfo): string {
+  return m.combine === 'sum' ? `${m.name} (${m.unit})` : `${m.name} (${m.unit}, ${m.combine.replace('_', ' ')})`;
 }
 
 /** A compact value for heat-map cells. */

@@ -5,7 +5,7 @@ import { api } from './client';
 import type { Context } from './context';
 import { checkboxFor, dynamicSelect, selectFor } from './controls';
 import type { Env } from './fields';
-import { esc } from './format';
+import { esc, metricLabel } from './format';
 import { type State, store } from './state';
 
 /** A new row space shows all of it. */
@@ -22,7 +22,7 @@ export function header(ctx: Context, env: Env): HTMLElement {
   ctl.append(
     dynamicSelect(
       'metric',
-      run.metrics.map((m, i) => ({ value: i, label: `${m.name} (${m.unit})` })),
+      run.metrics.map((m, i) => ({ value: i, label: metricLabel(m) })),
     ),
     selectFor('kind'),
     selectFor('rows', { env, also: allRows }),

@@ -1,9 +1,14 @@
 //! The call tree as a table (ParaProf's "Call Graph"/"Statistics" tree, pprof's tree view):
 //! Name, source location, Inclusive, Exclusive, Calls, for one thread or aggregated over
-//! threads.
+//! threads. Values across threads combine under the metric's rule
+//! ([`perfscape_model::Combine`]): a total over threads is a sum only for a metric that adds
+//! up (a minimum metric's is the minimum over threads, ...); calls always add up. A node's
+//! inclusive value is the profile's (its reader derived it under the same rule), never a sum
+//! of its children here.
 
+use crate::stats::larger_first;
 use perfscape_model::event::callpath_leaf;
-use perfscape_model::{EventId, MetricId, Profile, ThreadIndex, ValueKind};
+use perfscape_model::{Combine, EventId, MetricId, Profile, ThreadIndex, ValueKind};
 use serde::Serialize;
 
 /// Over which threads the tree's values are taken.
@@ -12,11 +17,14 @@ use serde::Serialize;
 pub enum TreeScope {
     /// One thread's values.
     Thread(ThreadIndex),
-    /// Sum over all threads.
+    /// Combined over all threads under the metric's rule: the sum for a metric that adds up
+    /// (and for calls), else the minimum, maximum or mean (no value when not combinable).
     Total,
     /// Sum over the threads that have the node, divided by their number (ParaProf's Mean).
     Mean,
-    /// Sum over all threads divided by the number of threads (ParaProf's Mean,AllThreads).
+    /// Sum over all threads divided by the number of threads, absent threads counting as 0
+    /// (ParaProf's Mean,AllThreads). For a metric that does not add up an absent thread has
+    /// no value rather than 0, so this is the mean over the threads that have the node.
     MeanAll,
 }
 
@@ -31,9 +39,10 @@ pub struct TreeNode {
     pub depth: u32,
     /// The routine name (the last frame of the path).
     pub name: String,
-    /// Inclusive value in the scope.
+    /// Inclusive value in the scope (NaN when the metric is not combinable and several
+    /// threads have the node in a total scope).
     pub inclusive: f64,
-    /// Exclusive value in the scope.
+    /// Exclusive value in the scope (NaN as for `inclusive`).
     pub exclusive: f64,
     /// Calls in the scope.
     pub calls: f64,
@@ -45,17 +54,23 @@ pub struct TreeNode {
 
 fn scoped(profile: &Profile, e: EventId, kind: ValueKind, m: MetricId, scope: TreeScope) -> Option<f64> {
     let col = profile.interval(e);
+    let rule = if kind.is_metric_independent() {
+        Combine::Sum
+    } else {
+        profile.metric(m).combine
+    };
     match scope {
         TreeScope::Thread(t) => col.value_at(t, kind, m),
         TreeScope::Total | TreeScope::Mean | TreeScope::MeanAll => {
             if col.is_empty() {
                 return None;
             }
-            let sum: f64 = col.values(kind, m).iter().sum();
+            let values = col.values(kind, m);
+            let sum = || values.iter().sum::<f64>();
             Some(match scope {
-                TreeScope::Total => sum,
-                TreeScope::Mean => sum / col.len() as f64,
-                _ => sum / profile.threads().len().max(1) as f64,
+                TreeScope::Total => rule.fold(values).unwrap_or(f64::NAN),
+                TreeScope::MeanAll if rule.is_additive() => sum() / profile.threads().len().max(1) as f64,
+                _ => sum() / col.len() as f64,
             })
         }
     }
@@ -82,7 +97,7 @@ pub fn call_tree(profile: &Profile, m: MetricId, scope: TreeScope) -> Vec<TreeNo
             .iter()
             .filter_map(|&c| scoped(profile, c, ValueKind::Inclusive, m, scope).map(|v| (c, v)))
             .collect();
-        children.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+        children.sort_by(|a, b| larger_first(a.1, b.1).then(a.0.cmp(&b.0)));
         Some(TreeNode {
             event: e,
             parent,
@@ -96,7 +111,7 @@ pub fn call_tree(profile: &Profile, m: MetricId, scope: TreeScope) -> Vec<TreeNo
         })
     };
     let mut root_nodes: Vec<TreeNode> = roots.iter().filter_map(|&r| node(r, None, 0)).collect();
-    root_nodes.sort_by(|a, b| b.inclusive.total_cmp(&a.inclusive).then(a.event.cmp(&b.event)));
+    root_nodes.sort_by(|a, b| larger_first(a.inclusive, b.inclusive).then(a.event.cmp(&b.event)));
     let mut out = Vec::new();
     let mut stack: Vec<TreeNode> = root_nodes.into_iter().rev().collect();
     while let Some(n) = stack.pop() {
@@ -150,5 +165,33 @@ mod tests {
         let t0 = call_tree(&p, MetricId(0), TreeScope::Thread(ThreadIndex(0)));
         assert_eq!(t0.len(), 4); // `d` is absent on thread 0
         assert_eq!(t0[1].exclusive, 30.0);
+    }
+
+    #[test]
+    fn a_minimum_metric_is_never_summed_over_threads() {
+        use perfscape_model::{Combine, Unit};
+        let mut b = ProfileBuilder::new(vec![
+            Metric::new("min_time", Unit::Seconds).combined_by(Combine::Min),
+        ]);
+        for (t, x) in [(0u32, 5.0), (1, 2.0), (2, 9.0)] {
+            let mut d = ThreadData::new(1);
+            d.push_timer("main", "G", 1.0, 1.0, &[x * 10.0], &[x]).unwrap();
+            if t < 2 {
+                d.push_timer("main => a", "G", 1.0, 0.0, &[x], &[x]).unwrap();
+            }
+            b.add_thread(ThreadId::new(t, 0, 0), d).unwrap();
+        }
+        let p = b.finish().0;
+        let rows = call_tree(&p, MetricId(0), TreeScope::Total);
+        // Minimum over threads, not 160 and 16; calls still add up.
+        assert_eq!(
+            (rows[0].exclusive, rows[0].inclusive, rows[0].calls),
+            (20.0, 2.0, 3.0)
+        );
+        assert_eq!((rows[1].name.as_str(), rows[1].inclusive), ("a", 2.0));
+        // Thread 2 has no `main => a`: for a minimum metric that is no value, not a 0.
+        let mean_all = call_tree(&p, MetricId(0), TreeScope::MeanAll);
+        assert_eq!(mean_all[1].inclusive, 3.5);
+        assert_eq!(mean_all[0].inclusive, 16.0 / 3.0);
     }
 }

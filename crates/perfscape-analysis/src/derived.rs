@@ -44,7 +44,8 @@ impl std::error::Error for CyclesToTimeError {}
 
 /// The profile with metric `metric` (counted in [`Unit::Cycles`]) converted to nanoseconds at a
 /// clock frequency of `hz` cycles per second: every exclusive and inclusive value `c` becomes
-/// `c / hz * 1e9`. The metric keeps its name; its unit becomes [`Unit::Nanoseconds`]. Calls,
+/// `c / hz * 1e9`. The metric keeps its name and combination rule (a linear scale changes
+/// neither a sum nor a minimum, maximum or mean); its unit becomes [`Unit::Nanoseconds`]. Calls,
 /// subcalls, other metrics, events and threads are unchanged.
 ///
 /// Errors when the metric does not exist, is not counted in cycles, or `hz` is not a finite
@@ -63,8 +64,8 @@ pub fn cycles_to_time(profile: Profile, metric: MetricId, hz: f64) -> Result<Pro
         return Err(CyclesToTimeError::BadFrequency(hz));
     }
     let converted = Metric {
-        name: m.name.clone(),
         unit: Unit::Nanoseconds,
+        ..m.clone()
     };
     let ns_per_cycle = 1e9 / hz;
     Ok(profile.map_metric(metric, converted, |c| c * ns_per_cycle))

@@ -21,7 +21,7 @@
 //! let s = event_stats(&p, p.event_by_name("main").unwrap(), MetricId(0));
 //! assert_eq!((s.exclusive.total, s.exclusive.mean, s.exclusive.max), (40.0, 20.0, 30.0));
 //! assert_eq!(s.exclusive.imbalance(), 1.5);
-//! assert_eq!(top_events(&p, MetricId(0), TopOptions::default())[0].percent, 100.0);
+//! assert_eq!(top_events(&p, MetricId(0), TopOptions::default())[0].percent, Some(100.0));
 //! ```
 
 pub mod answers;
@@ -43,7 +43,7 @@ pub use derived::{CyclesToTimeError, clock_hz_from_metadata, cycles_to_time};
 pub use error::ViewError;
 pub use histogram::{Bins, Histogram, histogram};
 pub use stats::{
-    EventStats, Summary, ThreadTotals, all_event_stats, event_stats, run_total, thread_totals,
+    EventStats, Summary, ThreadTotals, all_event_stats, event_stats, larger_first, run_total, thread_totals,
     thread_values_sorted,
 };
 pub use top::{RankBy, RankedEvent, TopOptions, most_imbalanced, top_events};

@@ -9,6 +9,7 @@
 //! lower-case name (serde), so an unknown name is an error that lists the accepted ones.
 
 use crate::error::ViewError;
+use crate::views::Reduce;
 use perfscape_model::{EventId, Metric, MetricId, Profile, ThreadId, ThreadIndex, ValueKind};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::fmt;
@@ -41,6 +42,30 @@ impl Values {
             metric: MetricId(m),
             kind: kind.unwrap_or(ValueKind::Exclusive),
         })
+    }
+
+    /// `reduce` when it fits these values: [`Reduce::Sum`] adds the values of the threads (and
+    /// rows) of a bin, which only means something for values that add up: calls, subcalls and
+    /// metrics whose rule is a sum. [`Reduce::Max`] fits every value.
+    ///
+    /// # Errors
+    /// [`ViewError::Invalid`] for `sum` over a metric that does not add up (a minimum, maximum,
+    /// mean or ratio), naming the metric, its rule and `reduce=max`.
+    pub fn check_reduce(&self, metrics: &[Metric], reduce: Reduce) -> Result<Reduce, ViewError> {
+        let Some(m) = metrics.get(self.metric.index()) else {
+            return Err(ViewError::invalid(format!(
+                "metric {} does not exist (the run has {})",
+                self.metric.0,
+                metrics.len()
+            )));
+        };
+        if reduce == Reduce::Sum && !self.kind.is_metric_independent() && !m.combine.is_additive() {
+            return Err(ViewError::invalid(format!(
+                "reduce=sum adds up the values of a bin, but metric `{}` does not add up (its values combine by {}); use reduce=max",
+                m.name, m.combine
+            )));
+        }
+        Ok(reduce)
     }
 
     /// The unit symbol of the values: `count` for calls and subcalls, else the metric's.

@@ -15,7 +15,7 @@
 //! source itself (cheap, because such blocks are short).
 
 use crate::views::{Overview, OverviewParams, OverviewRow, Reduce, bins, kept_segments};
-use perfscape_model::{MetricId, Profile, ValueKind};
+use perfscape_model::{Combine, Combiner, MetricId, Profile, ValueKind};
 use rayon::prelude::*;
 use std::ops::Range;
 
@@ -45,7 +45,9 @@ pub trait MatrixSource: Sync {
 }
 
 /// A profile seen as a matrix: rows of a [`RowSet`] × threads of a [`ThreadAxis`], one value
-/// kind of one metric. A row with several events (a source line) sums them per thread.
+/// kind of one metric. A row with several events (a source line) combines them per thread
+/// under the metric's rule (a sum for calls, subcalls and metrics that add up; else the
+/// minimum, maximum, mean, or NaN when not combinable).
 pub struct ProfileMatrix<'a> {
     /// The profile.
     pub profile: &'a Profile,
@@ -57,6 +59,17 @@ pub struct ProfileMatrix<'a> {
     pub kind: ValueKind,
     /// Metric.
     pub metric: MetricId,
+}
+
+impl ProfileMatrix<'_> {
+    /// How the events of a row combine per thread.
+    fn rule(&self) -> Combine {
+        if self.kind.is_metric_independent() {
+            Combine::Sum
+        } else {
+            self.profile.metric(self.metric).combine
+        }
+    }
 }
 
 impl MatrixSource for ProfileMatrix<'_> {
@@ -77,29 +90,30 @@ impl MatrixSource for ProfileMatrix<'_> {
             }
             return;
         }
-        // Several events on one row (a source line): sum per thread first.
-        let mut acc: std::collections::BTreeMap<usize, f64> = std::collections::BTreeMap::new();
+        // Several events on one row (a source line): combine per thread first.
+        let rule = self.rule();
+        let mut acc: std::collections::BTreeMap<usize, Combiner> = std::collections::BTreeMap::new();
         for &e in events {
             let col = self.profile.interval(e);
             for (t, &v) in col.threads().iter().zip(col.values(self.kind, self.metric)) {
                 if let Some(p) = self.axis.position(*t) {
-                    *acc.entry(p).or_insert(0.0) += v;
+                    acc.entry(p).or_insert_with(|| Combiner::new(rule)).push(v);
                 }
             }
         }
-        for (p, v) in acc {
-            f(p, v);
+        for (p, c) in acc {
+            f(p, c.finish().unwrap_or(f64::NAN));
         }
     }
     fn get(&self, r: usize, pos: usize) -> Option<f64> {
         let t = *self.axis.order.get(pos)?;
-        let mut out = None;
+        let mut c = Combiner::new(self.rule());
         for &e in &self.rows.rows[r].events {
             if let Some(v) = self.profile.value(e, t, self.kind, self.metric) {
-                out = Some(out.unwrap_or(0.0) + v);
+                c.push(v);
             }
         }
-        out
+        (c.count() > 0).then(|| c.finish().unwrap_or(f64::NAN))
     }
 }
 

@@ -7,10 +7,27 @@
 //! functions compute the same quantities, the standard deviation with a two-pass algorithm
 //! (ParaProf's `sqrt(|sumsq/n - mean^2|)` loses digits when the spread is small next to the
 //! mean; the two agree wherever that formula is exact to ~1e-9).
+//!
+//! Metrics that do not add up (a minimum, a maximum, a mean, a ratio: see
+//! [`perfscape_model::Combine`]) keep every statistic but the total, which is their own
+//! combination across threads: the minimum of a minimum metric, the maximum of a maximum
+//! metric, the mean of a mean metric (as CUBE/pycubexr aggregate `MINDOUBLE`/`MAXDOUBLE` over
+//! locations), no value for a metric that is not combinable. They have no run total, so no
+//! percentage of it. Calls and subcalls are counts and always add up.
 
-use perfscape_model::{EventId, MetricId, Profile, ThreadIndex, ValueKind};
+use perfscape_model::{Combine, Combiner, EventId, MetricId, Profile, ThreadIndex, ValueKind};
 use rayon::prelude::*;
 use serde::Serialize;
+use std::cmp::Ordering;
+
+/// Orders values larger first, NaN (a total that could not be combined) last: the order of
+/// every ranking.
+pub fn larger_first(a: f64, b: f64) -> Ordering {
+    match (a.is_nan(), b.is_nan()) {
+        (false, false) => b.total_cmp(&a),
+        (x, y) => x.cmp(&y),
+    }
+}
 
 /// Statistics of one quantity (e.g. exclusive time of one event) across threads.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
@@ -19,11 +36,17 @@ pub struct Summary {
     pub threads: usize,
     /// Number of threads in the run (N).
     pub threads_all: usize,
-    /// Sum over the threads that have the event.
+    /// How the values combine across threads (sum for calls, subcalls and additive metrics).
+    pub combine: Combine,
+    /// The values of the threads that have the event combined under `combine`: their sum for
+    /// an additive metric (ParaProf's Total), their minimum, maximum or mean for a minimum,
+    /// maximum or mean metric; NaN for a not combinable metric on more than one thread. 0
+    /// when n = 0.
     pub total: f64,
-    /// `total / n`: ParaProf's Mean. 0 when n = 0.
+    /// Sum over the n threads divided by n: ParaProf's Mean. 0 when n = 0.
     pub mean: f64,
-    /// `total / N`: ParaProf's `Mean,AllThreads` and TAU pprof's mean.
+    /// Sum over the n threads divided by N: ParaProf's `Mean,AllThreads` and TAU pprof's mean
+    /// (a thread without the event counts as 0).
     pub mean_all: f64,
     /// Smallest value among the n threads (0 when n = 0).
     pub min: f64,
@@ -42,8 +65,8 @@ pub struct Summary {
 
 impl Summary {
     /// Summarizes `values` (one per thread having the event, `threads[i]` holding `values[i]`)
-    /// for a run of `threads_all` threads.
-    pub fn of(values: &[f64], threads: &[ThreadIndex], threads_all: usize) -> Self {
+    /// for a run of `threads_all` threads, the total combining them under `combine`.
+    pub fn of(values: &[f64], threads: &[ThreadIndex], threads_all: usize, combine: Combine) -> Self {
         let n = values.len();
         let mut total = 0.0;
         let (mut min, mut max) = (f64::INFINITY, f64::NEG_INFINITY);
@@ -63,6 +86,7 @@ impl Summary {
             return Summary {
                 threads: 0,
                 threads_all,
+                combine,
                 total: 0.0,
                 mean: 0.0,
                 mean_all: 0.0,
@@ -93,9 +117,17 @@ impl Summary {
         } else {
             0.0
         };
+        let total = match combine {
+            Combine::Sum => total,
+            Combine::Min => min,
+            Combine::Max => max,
+            Combine::Mean => mean,
+            Combine::NotCombinable => combine.fold(values).unwrap_or(f64::NAN),
+        };
         Summary {
             threads: n,
             threads_all,
+            combine,
             total,
             mean,
             mean_all,
@@ -159,7 +191,15 @@ impl EventStats {
 pub fn event_stats(profile: &Profile, e: EventId, m: MetricId) -> EventStats {
     let col = profile.interval(e);
     let n_all = profile.threads().len();
-    let s = |kind| Summary::of(col.values(kind, m), col.threads(), n_all);
+    let rule = profile.metric(m).combine;
+    let s = |kind: ValueKind| {
+        let rule = if kind.is_metric_independent() {
+            Combine::Sum
+        } else {
+            rule
+        };
+        Summary::of(col.values(kind, m), col.threads(), n_all, rule)
+    };
     EventStats {
         event: e,
         metric: m,
@@ -181,51 +221,90 @@ pub fn all_event_stats(profile: &Profile, m: MetricId) -> Vec<EventStats> {
 pub struct ThreadTotals {
     /// The thread.
     pub thread: ThreadIndex,
-    /// The thread's largest inclusive value: the inclusive value of its top-level timer
-    /// (`.TAU application`), i.e. its whole measured time. ParaProf's `getMaxInclusive`.
+    /// The thread's whole measured value. For an additive metric its largest inclusive value:
+    /// the inclusive value of its top-level timer (`.TAU application`), ParaProf's
+    /// `getMaxInclusive`. For a metric that does not add up, the combination under its rule
+    /// of the inclusive values of the thread's top-level events (the call tree's roots, or the
+    /// flat events of a profile without callpaths): a minimum metric's smallest root value,
+    /// not its largest node. NaN for a not combinable metric with several roots; 0 for a
+    /// thread without events.
     pub inclusive: f64,
-    /// Sum of the exclusive values of the thread's flat (non-callpath) events.
-    pub exclusive_sum: f64,
+    /// The exclusive values of the thread's flat (non-callpath) events combined under the
+    /// metric's rule: their sum for an additive metric, their minimum, maximum or mean
+    /// otherwise (NaN for a not combinable metric with several events).
+    pub exclusive_total: f64,
     /// Number of events the thread has (flat and callpath).
     pub events: usize,
 }
 
-/// Totals of every thread in metric `m`, in thread order.
+/// Totals of every thread in metric `m`, in thread order (see [`ThreadTotals`]).
 pub fn thread_totals(profile: &Profile, m: MetricId) -> Vec<ThreadTotals> {
-    let mut out: Vec<ThreadTotals> = (0..profile.threads().len())
-        .map(|t| ThreadTotals {
-            thread: ThreadIndex::from(t),
-            inclusive: 0.0,
-            exclusive_sum: 0.0,
-            events: 0,
-        })
-        .collect();
-    let mut seen = vec![false; out.len()];
+    let rule = profile.metric(m).combine;
+    let n = profile.threads().len();
+    let mut largest: Vec<Option<f64>> = vec![None; n];
+    let mut roots = vec![Combiner::new(rule); n];
+    let mut exclusive = vec![Combiner::new(rule); n];
+    let mut events = vec![0usize; n];
+    let tree = profile.call_tree();
+    let is_root = |e: EventId| {
+        if tree.is_empty() {
+            !profile.event(e).is_callpath()
+        } else {
+            tree.roots().contains(&e)
+        }
+    };
     for e in profile.event_ids() {
         let col = profile.interval(e);
         let flat = !profile.event(e).is_callpath();
+        let root = !rule.is_additive() && is_root(e);
         for ((t, &inc), &exc) in col.threads().iter().zip(col.inclusive(m)).zip(col.exclusive(m)) {
-            let o = &mut out[t.index()];
-            if !seen[t.index()] || inc > o.inclusive {
-                o.inclusive = inc;
-                seen[t.index()] = true;
+            let i = t.index();
+            if largest[i].is_none_or(|l| inc > l) {
+                largest[i] = Some(inc);
+            }
+            if root {
+                roots[i].push(inc);
             }
             if flat {
-                o.exclusive_sum += exc;
+                exclusive[i].push(exc);
             }
-            o.events += 1;
+            events[i] += 1;
         }
     }
-    out
+    (0..n)
+        .map(|i| {
+            let combined = |c: &Combiner| match c.finish() {
+                Some(v) => v,
+                None if c.count() == 0 => 0.0,
+                None => f64::NAN,
+            };
+            ThreadTotals {
+                thread: ThreadIndex::from(i),
+                inclusive: if rule.is_additive() {
+                    largest[i].unwrap_or(0.0)
+                } else {
+                    combined(&roots[i])
+                },
+                exclusive_total: combined(&exclusive[i]),
+                events: events[i],
+            }
+        })
+        .collect()
 }
 
-/// The run total of metric `m`: the sum over threads of each thread's largest inclusive value.
+/// The run total of metric `m`: the sum over threads of each thread's largest inclusive value;
+/// `None` for a metric that does not add up (a minimum, maximum, mean or ratio has no share
+/// of a run).
 ///
 /// This is the divisor of ParaProf's percentages (`topLevelInclSum` in
 /// `DataSource.generateStatistics`): an event's total as a percent of this is its share of
 /// all measured thread time.
-pub fn run_total(profile: &Profile, m: MetricId) -> f64 {
-    thread_totals(profile, m).iter().map(|t| t.inclusive).sum()
+pub fn run_total(profile: &Profile, m: MetricId) -> Option<f64> {
+    profile
+        .metric(m)
+        .combine
+        .is_additive()
+        .then(|| thread_totals(profile, m).iter().map(|t| t.inclusive).sum())
 }
 
 /// The values of event `e` on every thread that has it, largest first (ties by thread order).
@@ -257,7 +336,7 @@ mod tests {
     #[test]
     fn both_conventions() {
         // 3 of 4 threads have the event: values 2, 4, 6.
-        let s = Summary::of(&[2.0, 4.0, 6.0], &t(&[0, 2, 3]), 4);
+        let s = Summary::of(&[2.0, 4.0, 6.0], &t(&[0, 2, 3]), 4, Combine::Sum);
         assert_eq!(s.total, 12.0);
         assert_eq!(s.mean, 4.0);
         assert_eq!(s.mean_all, 3.0);
@@ -271,15 +350,80 @@ mod tests {
 
     #[test]
     fn empty_and_single() {
-        let s = Summary::of(&[], &[], 5);
+        let s = Summary::of(&[], &[], 5, Combine::Min);
         assert_eq!((s.threads, s.total, s.stddev, s.min_thread), (0, 0.0, 0.0, None));
-        let s = Summary::of(&[7.0], &t(&[1]), 1);
+        let s = Summary::of(&[7.0], &t(&[1]), 1, Combine::NotCombinable);
         assert_eq!((s.stddev, s.stddev_all, s.imbalance()), (0.0, 0.0, 1.0));
     }
 
     #[test]
+    fn totals_follow_the_metric_rule() {
+        let v = [2.0, 4.0, 9.0];
+        let th = t(&[0, 1, 2]);
+        let total = |c| Summary::of(&v, &th, 4, c).total;
+        assert_eq!(total(Combine::Sum), 15.0);
+        assert_eq!(total(Combine::Min), 2.0);
+        assert_eq!(total(Combine::Max), 9.0);
+        assert_eq!(total(Combine::Mean), 5.0);
+        assert!(total(Combine::NotCombinable).is_nan());
+        // The other statistics do not depend on the rule.
+        let (a, b) = (
+            Summary::of(&v, &th, 4, Combine::Sum),
+            Summary::of(&v, &th, 4, Combine::Min),
+        );
+        assert_eq!(
+            (a.mean, a.mean_all, a.stddev, a.max),
+            (b.mean, b.mean_all, b.stddev, b.max)
+        );
+    }
+
+    /// Two threads of a run with `main => {a, b}`, a sum metric and a minimum metric whose
+    /// inclusive values are minima over the subtree (as CUBE derives them).
+    fn min_profile() -> Profile {
+        use perfscape_model::{Metric, ProfileBuilder, ThreadData, ThreadId, Unit};
+        let mut b = ProfileBuilder::new(vec![
+            Metric::new("time", Unit::Seconds),
+            Metric::new("min_time", Unit::Seconds).combined_by(Combine::Min),
+        ]);
+        for (k, scale) in [1.0, 2.0].into_iter().enumerate() {
+            let mut d = ThreadData::new(2);
+            // name, exclusive (time, min_time), inclusive (time, min_time)
+            for (name, x, i) in [
+                ("main", [1.0, 50.0], [10.0, 3.0]),
+                ("a", [6.0, 3.0], [6.0, 3.0]),
+                ("b", [3.0, 7.0], [3.0, 7.0]),
+                ("main => a", [6.0, 3.0], [6.0, 3.0]),
+                ("main => b", [3.0, 7.0], [3.0, 7.0]),
+            ] {
+                d.push_timer(name, "G", 1.0, 0.0, &x.map(|v| v * scale), &i.map(|v| v * scale))
+                    .unwrap();
+            }
+            b.add_thread(ThreadId::new(k as u32, 0, 0), d).unwrap();
+        }
+        b.finish().0
+    }
+
+    #[test]
+    fn thread_totals_and_run_total_of_a_minimum_metric() {
+        let p = min_profile();
+        let time = thread_totals(&p, MetricId(0));
+        assert_eq!((time[1].inclusive, time[1].exclusive_total), (20.0, 20.0));
+        assert_eq!(run_total(&p, MetricId(0)), Some(30.0));
+        let min = thread_totals(&p, MetricId(1));
+        // The root's inclusive minimum, not the largest node value (50 or 7).
+        assert_eq!((min[0].inclusive, min[1].inclusive), (3.0, 6.0));
+        // The smallest exclusive value of the flat events: min(50, 3, 7).
+        assert_eq!((min[0].exclusive_total, min[1].exclusive_total), (3.0, 6.0));
+        assert_eq!(run_total(&p, MetricId(1)), None);
+        let main = p.event_by_name("main").unwrap();
+        let s = event_stats(&p, main, MetricId(1));
+        assert_eq!((s.exclusive.total, s.inclusive.total), (50.0, 3.0));
+        assert_eq!(s.calls.total, 2.0);
+    }
+
+    #[test]
     fn ties_go_to_the_lowest_thread() {
-        let s = Summary::of(&[5.0, 5.0, 1.0, 1.0], &t(&[0, 1, 2, 3]), 4);
+        let s = Summary::of(&[5.0, 5.0, 1.0, 1.0], &t(&[0, 1, 2, 3]), 4, Combine::Sum);
         assert_eq!(s.max_thread, Some(ThreadIndex(0)));
         assert_eq!(s.min_thread, Some(ThreadIndex(2)));
     }
@@ -289,7 +433,7 @@ mod tests {
         fn stddev_matches_the_textbook_formula(values in proptest::collection::vec(-1e6f64..1e6, 1..50), extra in 0usize..5) {
             let threads: Vec<ThreadIndex> = (0..values.len()).map(ThreadIndex::from).collect();
             let n_all = values.len() + extra;
-            let s = Summary::of(&values, &threads, n_all);
+            let s = Summary::of(&values, &threads, n_all, Combine::Sum);
             let mut all = values.clone();
             all.extend(std::iter::repeat_n(0.0, extra));
             let mean = all.iter().sum::<f64>() / n_all as f64;

@@ -9,8 +9,8 @@
 //! accumulated in fixed-size chunks combined in order, and labels are renumbered by cluster
 //! size: the result is the same for every run and every number of worker threads.
 
-use crate::stats::thread_totals;
-use perfscape_model::{EventId, MetricId, Profile, ThreadIndex, ValueKind};
+use crate::stats::{larger_first, thread_totals};
+use perfscape_model::{Combine, EventId, MetricId, Profile, ThreadIndex, ValueKind};
 use rayon::prelude::*;
 use serde::Serialize;
 
@@ -82,13 +82,23 @@ pub fn cluster_threads(
     features: usize,
 ) -> Clustering {
     let n = profile.threads().len();
-    // Features: the flat events with the largest totals.
+    // Features: the flat events with the largest totals (combined under the metric's rule).
+    let rule = if kind.is_metric_independent() {
+        Combine::Sum
+    } else {
+        profile.metric(m).combine
+    };
     let mut ranked: Vec<(EventId, f64)> = profile
         .event_ids()
         .filter(|&e| !profile.event(e).is_callpath() && !profile.interval(e).is_empty())
-        .map(|e| (e, profile.interval(e).values(kind, m).iter().sum::<f64>()))
+        .map(|e| {
+            (
+                e,
+                rule.fold(profile.interval(e).values(kind, m)).unwrap_or(f64::NAN),
+            )
+        })
         .collect();
-    ranked.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+    ranked.sort_by(|a, b| larger_first(a.1, b.1).then(a.0.cmp(&b.0)));
     ranked.truncate(features.max(1));
     let feats: Vec<EventId> = ranked.iter().map(|x| x.0).collect();
     let d = feats.len();

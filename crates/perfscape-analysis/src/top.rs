@@ -1,7 +1,7 @@
 //! Ranked event lists: the seeds' "ranked procedure list" (rank, name, source file, sum,
 //! percent), with statistics across threads for each entry.
 
-use crate::stats::{EventStats, event_stats, run_total};
+use crate::stats::{EventStats, event_stats, larger_first, run_total};
 use perfscape_model::{EventId, MetricId, Profile, ValueKind};
 use serde::Serialize;
 
@@ -54,17 +54,21 @@ pub struct RankedEvent {
     pub rank: usize,
     /// The event.
     pub event: EventId,
-    /// Total of the ranked value kind across threads.
+    /// Total of the ranked value kind across threads: their sum, or for a metric that does not
+    /// add up its own combination (minimum, maximum, mean; NaN when not combinable), see
+    /// [`crate::Summary::total`].
     pub sum: f64,
     /// `sum` as a percent of the run total ([`run_total`]: the sum of every thread's
-    /// top-level inclusive value), ParaProf's percentage.
-    pub percent: f64,
+    /// top-level inclusive value), ParaProf's percentage; `None` for a metric that does not
+    /// add up (no share of a run).
+    pub percent: Option<f64>,
     /// Full statistics across threads.
     pub stats: EventStats,
 }
 
-/// Ranks the events of `profile` by total exclusive or inclusive value in metric `m`.
-/// Ties are broken by event id (file order), so the ranking is deterministic.
+/// Ranks the events of `profile` by total exclusive or inclusive value in metric `m` (the
+/// metric's own combination across threads when it does not add up; totals that could not be
+/// combined last). Ties are broken by event id (file order), so the ranking is deterministic.
 pub fn top_events(profile: &Profile, m: MetricId, opts: TopOptions) -> Vec<RankedEvent> {
     let total = run_total(profile, m);
     let mut entries: Vec<(EventId, EventStats)> = profile
@@ -74,12 +78,7 @@ pub fn top_events(profile: &Profile, m: MetricId, opts: TopOptions) -> Vec<Ranke
         .map(|e| (e, event_stats(profile, e, m)))
         .collect();
     let kind = opts.by.kind();
-    entries.sort_by(|a, b| {
-        b.1.get(kind)
-            .total
-            .total_cmp(&a.1.get(kind).total)
-            .then(a.0.cmp(&b.0))
-    });
+    entries.sort_by(|a, b| larger_first(a.1.get(kind).total, b.1.get(kind).total).then(a.0.cmp(&b.0)));
     if opts.n > 0 {
         entries.truncate(opts.n);
     }
@@ -92,7 +91,7 @@ pub fn top_events(profile: &Profile, m: MetricId, opts: TopOptions) -> Vec<Ranke
                 rank: i + 1,
                 event,
                 sum,
-                percent: if total > 0.0 { 100.0 * sum / total } else { 0.0 },
+                percent: total.map(|t| if t > 0.0 { 100.0 * sum / t } else { 0.0 }),
                 stats,
             }
         })
@@ -101,7 +100,8 @@ pub fn top_events(profile: &Profile, m: MetricId, opts: TopOptions) -> Vec<Ranke
 
 /// Events ranked by load imbalance (`max / mean over all threads`) of their exclusive value,
 /// among the flat events whose exclusive total is at least `min_percent` of the run total
-/// (so that tiny events do not crowd out the ones that matter). Largest imbalance first.
+/// (so that tiny events do not crowd out the ones that matter; a metric that does not add up
+/// has no run total, so all its flat events take part). Largest imbalance first.
 pub fn most_imbalanced(profile: &Profile, m: MetricId, min_percent: f64, n: usize) -> Vec<RankedEvent> {
     let total = run_total(profile, m);
     let mut entries: Vec<RankedEvent> = top_events(
@@ -114,7 +114,13 @@ pub fn most_imbalanced(profile: &Profile, m: MetricId, min_percent: f64, n: usiz
         },
     )
     .into_iter()
-    .filter(|r| total > 0.0 && r.percent >= min_percent && profile.threads().len() > 1)
+    .filter(|r| {
+        let big = match (total, r.percent) {
+            (Some(t), Some(p)) => t > 0.0 && p >= min_percent,
+            _ => true,
+        };
+        big && profile.threads().len() > 1
+    })
     .collect();
     entries.sort_by(|a, b| {
         b.stats

@@ -10,7 +10,7 @@
 //! to the last sampled line, so that unsampled lines are empty rows as in seed 000's
 //! per-line × per-processor tick-count array.
 
-use crate::stats::event_stats;
+use crate::stats::{event_stats, larger_first};
 use perfscape_model::{EventId, EventKind, MetricId, Profile, ThreadIndex, ValueKind};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -83,7 +83,7 @@ impl RowSet {
                     .map(|&e| (e, event_stats(profile, e, m).get(kind).total))
                     .collect();
                 let mut t = totals;
-                t.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+                t.sort_by(|a, b| larger_first(a.1, b.1).then(a.0.cmp(&b.0)));
                 ids = t.into_iter().map(|(e, _)| e).collect();
             }
         }

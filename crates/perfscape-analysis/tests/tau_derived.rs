@@ -21,7 +21,7 @@
 
 use perfscape_analysis::{Summary, event_stats};
 use perfscape_formats::tau::merged::{TauDerived, parse_merged};
-use perfscape_model::{MetricId, Profile, ValueKind};
+use perfscape_model::{Combine, MetricId, Profile, ValueKind};
 use std::path::{Path, PathBuf};
 
 fn corpus() -> PathBuf {
@@ -101,7 +101,7 @@ fn check_block(p: &Profile, d: &TauDerived) -> usize {
             ("mean", col.mean(), row.mean),
             ("sumsqr", col.sum_squares(), row.sum_squares),
         ] {
-            let s = Summary::of(values, col.threads(), n_all);
+            let s = Summary::of(values, col.threads(), n_all, Combine::Sum);
             let (v, slack) = ours(&d.entity, &s, min_no_null(values));
             assert!(
                 close(v, theirs, slack),

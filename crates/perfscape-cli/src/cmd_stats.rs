@@ -3,7 +3,9 @@
 use crate::args::{Common, OutputFormat};
 use crate::{fmt, loading};
 use clap::{Args, ValueEnum};
-use perfscape_analysis::{Bins, EventStats, Summary, event_stats, histogram, thread_values_sorted};
+use perfscape_analysis::{
+    Bins, EventStats, Summary, event_stats, histogram, larger_first, thread_values_sorted,
+};
 use perfscape_model::{EventId, MetricId, Profile, Unit, ValueKind};
 use serde::Serialize;
 use std::io::Write;
@@ -132,12 +134,7 @@ fn sorted_stats(p: &Profile, m: MetricId) -> Vec<EventStats> {
         .filter(|&e| !p.interval(e).is_empty())
         .map(|e| event_stats(p, e, m))
         .collect();
-    v.sort_by(|a, b| {
-        b.exclusive
-            .total
-            .total_cmp(&a.exclusive.total)
-            .then(a.event.cmp(&b.event))
-    });
+    v.sort_by(|a, b| larger_first(a.exclusive.total, b.exclusive.total).then(a.event.cmp(&b.event)));
     v
 }
 
@@ -242,6 +239,11 @@ fn all_events(
                 out,
                 "Mean, min, max and stddev are over the threads that have the event (ParaProf's convention); imbalance = max / mean over all threads."
             )?;
+            for mm in p.metric_ids() {
+                if let Some(note) = fmt::not_additive_note(p, mm) {
+                    writeln!(out, "{note}")?;
+                }
+            }
         }
     }
     Ok(())
@@ -256,7 +258,7 @@ struct ThreadValue {
 
 fn summary_json(s: &Summary, p: &Profile) -> serde_json::Value {
     serde_json::json!({
-        "threads": s.threads, "total": s.total, "mean": s.mean, "mean_all": s.mean_all,
+        "threads": s.threads, "combine": s.combine, "total": s.total, "mean": s.mean, "mean_all": s.mean_all,
         "min": s.min, "min_thread": fmt::thread(p, s.min_thread),
         "max": s.max, "max_thread": fmt::thread(p, s.max_thread),
         "stddev": s.stddev, "stddev_all": s.stddev_all, "imbalance": s.imbalance(),
@@ -302,7 +304,7 @@ fn one_event(
                 .map(|mm| {
                     let s = event_stats(p, e, mm);
                     serde_json::json!({
-                        "metric": p.metric(mm).name, "unit": p.metric(mm).unit.symbol(),
+                        "metric": p.metric(mm).name, "unit": p.metric(mm).unit.symbol(), "combine": p.metric(mm).combine,
                         "exclusive": summary_json(&s.exclusive, p), "inclusive": summary_json(&s.inclusive, p),
                         "calls": summary_json(&s.calls, p), "subcalls": summary_json(&s.subcalls, p),
                     })
@@ -310,6 +312,7 @@ fn one_event(
                 .collect();
             let doc = serde_json::json!({
                 "event": ev.name, "groups": p.event_groups_joined(e), "kind": ev.kind, "source": ev.source,
+                "attributes": p.event_attributes(e).map(|(k, v)| serde_json::json!({"name": k, "value": v})).collect::<Vec<_>>(),
                 "statistics": per_metric,
                 "values": { "metric": p.metric(m).name, "kind": kind.as_str(),
                     "threads": values.iter().map(|(t, v)| serde_json::json!({"thread": p.thread(*t).to_string(), "value": v})).collect::<Vec<_>>() },
@@ -323,6 +326,10 @@ fn one_event(
             writeln!(out, "Groups: {}", p.event_groups_joined(e))?;
             if let Some(src) = &ev.source {
                 writeln!(out, "Source: {} line {}", src.file, src.line)?;
+            }
+            let attributes: Vec<String> = p.event_attributes(e).map(|(k, v)| format!("{k} = {v}")).collect();
+            if !attributes.is_empty() {
+                writeln!(out, "Attributes: {}", attributes.join(", "))?;
             }
             writeln!(
                 out,

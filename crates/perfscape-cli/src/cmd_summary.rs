@@ -3,7 +3,7 @@
 use crate::args::{Common, OutputFormat};
 use crate::{fmt, loading};
 use clap::Args;
-use perfscape_analysis::{RankedEvent, TopOptions, most_imbalanced, thread_totals, top_events};
+use perfscape_analysis::{RankedEvent, TopOptions, most_imbalanced, run_total, thread_totals, top_events};
 use perfscape_model::{EventKind, MetricId, Profile};
 use serde::Serialize;
 use std::collections::BTreeSet;
@@ -33,7 +33,7 @@ struct EventLine {
     event: String,
     source_file: String,
     sum: f64,
-    percent: f64,
+    percent: Option<f64>,
     mean: f64,
     max: f64,
     max_thread: String,
@@ -83,9 +83,10 @@ pub fn run(args: &SummaryArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode> 
     let m: MetricId = fmt::metric(p, args.metric.as_deref())?;
     let unit = &p.metric(m).unit;
     let totals = thread_totals(p, m);
-    let run_total: f64 = totals.iter().map(|t| t.inclusive).sum();
+    let run_total = run_total(p, m);
     let longest = totals
         .iter()
+        .filter(|t| !t.inclusive.is_nan())
         .max_by(|a, b| a.inclusive.total_cmp(&b.inclusive).then(b.thread.cmp(&a.thread)));
     let hot = top_events(
         p,
@@ -134,6 +135,7 @@ pub fn run(args: &SummaryArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode> 
                 "events": { "flat": flat, "callpath": callpath, "sample": samples, "user_events": p.atomic_events().len() },
                 "metadata": meta.iter().map(|(k, v)| serde_json::json!({"name": k, "value": v})).collect::<Vec<_>>(),
                 "metric": p.metric(m).name,
+                "combine": p.metric(m).combine,
                 "run_total": run_total,
                 "longest_thread": longest.map(|t| serde_json::json!({"thread": p.thread(t.thread).to_string(), "inclusive": t.inclusive})),
                 "hot_spots": lines(p, "hotspot", &hot),
@@ -178,7 +180,10 @@ pub fn run(args: &SummaryArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode> 
             let metrics: Vec<String> = p
                 .metrics()
                 .iter()
-                .map(|mm| format!("{} ({})", mm.name, mm.unit.symbol()))
+                .map(|mm| match mm.combine {
+                    perfscape_model::Combine::Sum => format!("{} ({})", mm.name, mm.unit.symbol()),
+                    rule => format!("{} ({}, {rule})", mm.name, mm.unit.symbol()),
+                })
                 .collect();
             writeln!(out, "Metrics: {}", metrics.join(", "))?;
             writeln!(
@@ -196,15 +201,24 @@ pub fn run(args: &SummaryArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode> 
                 },
                 p.atomic_events().len()
             )?;
-            if let Some(l) = longest {
-                writeln!(
+            match (longest, run_total) {
+                (Some(l), Some(total)) => writeln!(
                     out,
                     "Total {}: {} over all threads; longest thread {} ({})",
                     p.metric(m).name,
-                    fmt::value(run_total, unit),
+                    fmt::value(total, unit),
                     p.thread(l.thread),
                     fmt::value(l.inclusive, unit)
-                )?;
+                )?,
+                (Some(l), None) => writeln!(
+                    out,
+                    "{}: largest thread value {} ({}); {}",
+                    p.metric(m).name,
+                    p.thread(l.thread),
+                    fmt::value(l.inclusive, unit),
+                    fmt::not_additive_note(p, m).unwrap_or_default()
+                )?,
+                _ => {}
             }
             writeln!(out, "\nHot spots (exclusive {}):", p.metric(m).name)?;
             let mut t = fmt::table(
@@ -212,7 +226,10 @@ pub fn run(args: &SummaryArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode> 
                     "#",
                     "Event",
                     "Source",
-                    "Total",
+                    match p.metric(m).combine {
+                        perfscape_model::Combine::Sum => "Total",
+                        rule => fmt::total_title(rule),
+                    },
                     "%",
                     "Mean",
                     "Max",
@@ -227,7 +244,7 @@ pub fn run(args: &SummaryArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode> 
                     fmt::name(&l.event, args.common.wide),
                     l.source_file,
                     fmt::value(l.sum, unit),
-                    fmt::percent(l.percent),
+                    fmt::percent_of_run(l.percent),
                     fmt::value(l.mean, unit),
                     fmt::value(l.max, unit),
                     l.max_thread,

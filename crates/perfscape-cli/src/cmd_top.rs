@@ -45,7 +45,7 @@ struct Row<'a> {
     source_file: String,
     groups: String,
     sum: f64,
-    percent: f64,
+    percent: Option<f64>,
     calls: f64,
     threads: usize,
     mean: f64,
@@ -112,6 +112,7 @@ pub fn run(args: &TopArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
             let doc = serde_json::json!({
                 "metric": p.metric(m).name,
                 "unit": p.metric(m).unit.symbol(),
+                "combine": p.metric(m).combine,
                 "by": by,
                 "events": rows,
             });
@@ -133,7 +134,7 @@ pub fn run(args: &TopArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
                     "#",
                     "Event",
                     "Source",
-                    "Sum",
+                    fmt::total_title(p.metric(m).combine),
                     "%",
                     "Calls",
                     "Mean",
@@ -149,7 +150,7 @@ pub fn run(args: &TopArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
                     fmt::name(r.event, args.common.wide),
                     r.source_file.clone(),
                     fmt::value(r.sum, unit),
-                    fmt::percent(r.percent),
+                    fmt::percent_of_run(r.percent),
                     fmt::count(r.calls),
                     fmt::value(r.mean, unit),
                     fmt::value(r.max, unit),
@@ -158,10 +159,13 @@ pub fn run(args: &TopArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
                 ]);
             }
             writeln!(out, "{t}")?;
-            writeln!(
-                out,
-                "% = share of all measured thread time (sum over threads of each thread's top-level inclusive {metric})."
-            )?;
+            match fmt::not_additive_note(p, m) {
+                Some(note) => writeln!(out, "{note}")?,
+                None => writeln!(
+                    out,
+                    "% = share of all measured thread time (sum over threads of each thread's top-level inclusive {metric})."
+                )?,
+            }
             writeln!(out, "Imbalance = max / mean over all threads.")?;
         }
     }

@@ -2,17 +2,22 @@
 
 use anyhow::{Context, bail};
 use comfy_table::{CellAlignment, ContentArrangement, LineStyle, Table, TableStyle};
-use perfscape_model::{EventId, MetricId, Profile, ThreadIndex, Unit};
+use perfscape_model::{Combine, EventId, MetricId, Profile, ThreadIndex, Unit};
 
 /// Formats a value of a metric for humans: durations scaled to s/ms/µs/ns, bytes to
-/// KiB/MiB/GiB, counts with thousands separators.
+/// KiB/MiB/GiB, counts with thousands separators, cycles and units perfscape does not know
+/// followed by their name; `–` for a value that could not be combined (NaN).
 pub fn value(v: f64, unit: &Unit) -> String {
+    if v.is_nan() {
+        return "–".into();
+    }
     match unit {
         Unit::Seconds => duration_us(v * 1e6),
         Unit::Microseconds => duration_us(v),
         Unit::Nanoseconds => duration_us(v / 1e3),
         Unit::Bytes => bytes(v),
-        _ => count(v),
+        Unit::Count => count(v),
+        Unit::Cycles | Unit::Other(_) => format!("{} {}", count(v), unit.symbol()),
     }
 }
 
@@ -71,6 +76,38 @@ pub fn count(v: f64) -> String {
     } else {
         sig4(v)
     }
+}
+
+/// `37.4%`, or `–` for a metric that does not add up (no share of the run).
+pub fn percent_of_run(p: Option<f64>) -> String {
+    p.map_or_else(|| "–".into(), percent)
+}
+
+/// The column title of a total across threads combined under `rule`: `Sum`, `Min`, `Max`,
+/// `Mean`, or `Total` for a metric that is not combinable.
+pub fn total_title(rule: Combine) -> &'static str {
+    match rule {
+        Combine::Sum => "Sum",
+        Combine::Min => "Min",
+        Combine::Max => "Max",
+        Combine::Mean => "Mean",
+        Combine::NotCombinable => "Total",
+    }
+}
+
+/// A line saying how a metric that does not add up is totalled (`None` for one that adds up).
+pub fn not_additive_note(p: &Profile, m: MetricId) -> Option<String> {
+    let metric = p.metric(m);
+    (!metric.combine.is_additive()).then(|| match metric.combine {
+        Combine::NotCombinable => format!(
+            "{} cannot be combined across threads or call paths: totals of several values are shown as –, and there are no percentages of the run.",
+            metric.name
+        ),
+        rule => format!(
+            "{} does not add up: its totals are the {rule} over threads (and call paths), and there are no percentages of the run.",
+            metric.name
+        ),
+    })
 }
 
 /// `37.4%`.
@@ -132,11 +169,15 @@ pub fn table(header: &[&str], right_from: usize) -> Table {
 }
 
 /// Resolves `--metric`: by name (case-insensitive), default the first metric measured in a
-/// unit of time (CUBE and HPCToolkit list visit counts first), else the first metric.
+/// unit of time that adds up (CUBE and HPCToolkit list visit counts first, CUBE minimum and
+/// maximum times after the time), else the first metric.
 pub fn metric(p: &Profile, name: Option<&str>) -> anyhow::Result<MetricId> {
     match name {
         None => Ok(MetricId::from(
-            p.metrics().iter().position(|m| m.unit.is_time()).unwrap_or(0),
+            p.metrics()
+                .iter()
+                .position(|m| m.unit.is_time() && m.combine.is_additive())
+                .unwrap_or(0),
         )),
         Some(n) => p.metric_by_name(n).with_context(|| {
             let known: Vec<&str> = p.metrics().iter().map(|m| m.name.as_str()).collect();

@@ -394,6 +394,48 @@ fn other_tools_formats_are_detected_and_summarized() {
     );
 }
 
+/// A CUBE minimum metric in the terminal: its total is the minimum over threads (the column
+/// says `Min`), there is no percentage of the run, and the JSON says how it combines.
+#[test]
+fn a_minimum_metric_is_ranked_by_its_minimum_without_percentages() {
+    let kripke = corpus().join("cube/pycubexr-kripke-p8/profile.cubex");
+    let p = kripke.to_str().unwrap();
+    let o = perfscape(&["top", p, "--metric", "min_time", "-n", "3"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    let header = out.lines().nth(1).unwrap();
+    assert!(header.contains(" Min ") && !header.contains("Sum"), "{out}");
+    let first = out.lines().nth(3).unwrap();
+    // PARALLEL: the smallest of the 8 locations' minimum times (pycubexr: 18.5713... s), no %.
+    assert!(
+        first.contains("PARALLEL") && first.contains("18.57 s") && first.contains(" – "),
+        "{out}"
+    );
+    assert!(out.contains("min_time does not add up"), "{out}");
+    let j: serde_json::Value =
+        serde_json::from_slice(&perfscape(&["top", p, "--metric", "min_time", "-f", "json"]).stdout).unwrap();
+    assert_eq!(j["combine"], "min");
+    assert!(j["events"][0]["percent"].is_null());
+    let s = stdout(&perfscape(&["summary", p]));
+    assert!(
+        s.contains("min_time (s, min)") && s.contains("Hot spots (exclusive time)"),
+        "{s}"
+    );
+}
+
+/// HPCToolkit's `CPUTIME (usec)` / `CPUTIME (sec)`: the unit is shown once.
+#[test]
+fn hpctoolkit_metric_units_are_shown_once() {
+    for (db, want) in [
+        ("hatchet-cpi-database", "Metrics: CPUTIME (µs)\n"),
+        ("pipit-ping-pong-hpctoolkit-db", "Metrics: CPUTIME (s)\n"),
+    ] {
+        let o = perfscape(&["summary", corpus().join("hpctoolkit").join(db).to_str().unwrap()]);
+        let out = stdout(&o);
+        assert!(out.contains(want) && !out.contains("sec)"), "{db}: {out}");
+    }
+}
+
 /// Calls and inclusive value of event `event` in block `block` of a snapshot file, read with
 /// plain string handling (independent of perfscape's XML reader).
 fn raw_snapshot_cell(file: &Path, block: &str, event: &str) -> (f64, f64) {

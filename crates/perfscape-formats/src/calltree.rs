@@ -6,38 +6,18 @@
 //!   `" => "`); a root node (depth 1) is represented by the flat event of its routine;
 //! - nodes whose paths have the same name (siblings that differ only in something the name
 //!   does not show, e.g. a call site) are combined into one event;
-//! - the flat event of a routine has exclusive = the combination (sum, or min/max for
-//!   minimum/maximum metrics) of the exclusive values of all its nodes, inclusive = the
+//! - the flat event of a routine has exclusive = the combination under the metric's rule
+//!   ([`Combine`]: sum, minimum, maximum, mean; NaN for a metric that is not combinable when
+//!   the routine has several nodes) of the exclusive values of all its nodes, inclusive = the
 //!   combination of the inclusive values of its nodes that have no ancestor of the same routine
 //!   on that thread (so recursion is not counted twice), calls and subcalls = the sums over all
-//!   its nodes (every entry counts, as in TAU);
+//!   its nodes (every entry counts, as in TAU); nodes that share a callpath name are combined
+//!   the same way;
 //! - subcalls of a node = the sum of the calls of its children present on the thread.
 
 use crate::problem::Problem;
-use perfscape_model::{Profile, ProfileBuilder, ThreadData};
+use perfscape_model::{Combine, Combiner, Profile, ProfileBuilder, ThreadData};
 use rustc_hash::FxHashMap as HashMap;
-
-/// How values of a metric combine over call-tree nodes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Combine {
-    /// Values add up (time, counts, bytes).
-    Sum,
-    /// The smallest value wins (CUBE `MINDOUBLE`).
-    Min,
-    /// The largest value wins (CUBE `MAXDOUBLE`).
-    Max,
-}
-
-impl Combine {
-    /// Combines two values.
-    pub(crate) fn apply(self, a: f64, b: f64) -> f64 {
-        match self {
-            Combine::Sum => a + b,
-            Combine::Min => a.min(b),
-            Combine::Max => a.max(b),
-        }
-    }
-}
 
 /// The shape of a call tree, shared by every thread.
 #[derive(Debug, Clone, Default)]
@@ -233,39 +213,49 @@ impl ThreadValues {
 #[derive(Clone)]
 struct Acc {
     set: bool,
-    incl_set: bool,
     calls: f64,
     subcalls: f64,
-    exclusive: Vec<f64>,
-    inclusive: Vec<f64>,
+    exclusive: Vec<Combiner>,
+    inclusive: Vec<Combiner>,
 }
 
 impl Acc {
-    fn new(m: usize) -> Self {
+    fn new(combine: &[Combine]) -> Self {
+        let empty: Vec<Combiner> = combine.iter().map(|&c| Combiner::new(c)).collect();
         Self {
             set: false,
-            incl_set: false,
             calls: 0.0,
             subcalls: 0.0,
-            exclusive: vec![0.0; m],
-            inclusive: vec![0.0; m],
+            exclusive: empty.clone(),
+            inclusive: empty,
         }
     }
 
-    fn add_exclusive(&mut self, combine: &[Combine], x: &[f64], calls: f64, subcalls: f64) {
-        for ((a, &v), c) in self.exclusive.iter_mut().zip(x).zip(combine) {
-            *a = if self.set { c.apply(*a, v) } else { v };
+    fn add_exclusive(&mut self, x: &[f64], calls: f64, subcalls: f64) {
+        for (a, &v) in self.exclusive.iter_mut().zip(x) {
+            a.push(v);
         }
         self.calls += calls;
         self.subcalls += subcalls;
         self.set = true;
     }
 
-    fn add_inclusive(&mut self, combine: &[Combine], x: &[f64]) {
-        for ((a, &v), c) in self.inclusive.iter_mut().zip(x).zip(combine) {
-            *a = if self.incl_set { c.apply(*a, v) } else { v };
+    fn add_inclusive(&mut self, x: &[f64]) {
+        for (a, &v) in self.inclusive.iter_mut().zip(x) {
+            a.push(v);
         }
-        self.incl_set = true;
+    }
+
+    /// The combined values (NaN where several values of a not combinable metric met; 0 for
+    /// an inclusive side that got no value).
+    fn finish(side: &[Combiner]) -> Vec<f64> {
+        side.iter()
+            .map(|c| match c.finish() {
+                Some(v) => v,
+                None if c.count() == 0 => 0.0,
+                None => f64::NAN,
+            })
+            .collect()
     }
 }
 
@@ -293,7 +283,8 @@ pub(crate) fn finish(
 }
 
 /// Builds one thread's [`ThreadData`] (flat routine events first, then callpath events, each
-/// in the order the tree first names them) and adds `metadata`. With `declare_absent`, the
+/// in the order the tree first names them) and adds `metadata`. `combine` holds each metric's
+/// rule (one per metric of `values`). With `declare_absent`, the
 /// events of nodes this thread does not have are declared (named, no values), so that call
 /// tree nodes no thread measured still appear in the profile.
 pub(crate) fn thread_data(
@@ -313,8 +304,8 @@ pub(crate) fn thread_data(
             subcalls[p] += values.calls[i];
         }
     }
-    let mut slots = vec![Acc::new(m); layout.slot_names.len()];
-    let mut routines = vec![Acc::new(m); layout.routine_names.len()];
+    let mut slots = vec![Acc::new(combine); layout.slot_names.len()];
+    let mut routines = vec![Acc::new(combine); layout.routine_names.len()];
     for (i, &sub) in subcalls.iter().enumerate() {
         if !values.present[i] {
             continue;
@@ -323,14 +314,14 @@ pub(crate) fn thread_data(
         let x = &values.exclusive[i * m..(i + 1) * m];
         let inc = &values.inclusive[i * m..(i + 1) * m];
         if let Some(s) = layout.slot_of[i] {
-            slots[s].add_exclusive(combine, x, values.calls[i], sub);
-            slots[s].add_inclusive(combine, inc);
+            slots[s].add_exclusive(x, values.calls[i], sub);
+            slots[s].add_inclusive(inc);
         }
-        routines[r].add_exclusive(combine, x, values.calls[i], sub);
+        routines[r].add_exclusive(x, values.calls[i], sub);
         let (a, b) = layout.same_routine_ancestors[i];
         let outermost = layout.ancestor_list[a..b].iter().all(|&k| !values.present[k]);
         if outermost {
-            routines[r].add_inclusive(combine, inc);
+            routines[r].add_inclusive(inc);
         }
     }
     let text: usize = layout.slot_names.iter().map(String::len).sum::<usize>()
@@ -352,8 +343,8 @@ pub(crate) fn thread_data(
                 groups,
                 acc.calls,
                 acc.subcalls,
-                &acc.exclusive,
-                &acc.inclusive,
+                &Acc::finish(&acc.exclusive),
+                &Acc::finish(&acc.inclusive),
             );
         } else if declare_absent {
             data.declare_timer(name, groups);
@@ -446,6 +437,41 @@ mod tests {
         assert_eq!(get("main => a => a => b", ValueKind::Inclusive, 0), 4.0);
         assert_eq!(p.metadata().get_common("k"), Some("v"));
         assert_eq!(p.call_tree().roots().len(), 1);
+    }
+
+    #[test]
+    fn mean_and_not_combinable_metrics_on_routines_with_several_nodes() {
+        // main -> b, main -> x -> b: the flat `b` combines two nodes.
+        let mut t = Tree::default();
+        let main = t.push(None, "main".into(), String::new());
+        t.push(Some(main), "b".into(), String::new());
+        let x = t.push(Some(main), "x".into(), String::new());
+        t.push(Some(x), "b".into(), String::new());
+        let (layout, _) = Layout::new(&t);
+        let mut v = ThreadValues::new(4, 2);
+        for (i, x) in [10.0, 2.0, 3.0, 6.0].into_iter().enumerate() {
+            v.present[i] = true;
+            v.exclusive[i * 2..i * 2 + 2].copy_from_slice(&[x, x]);
+            v.inclusive[i * 2..i * 2 + 2].copy_from_slice(&[x, x]);
+        }
+        let d = thread_data(&layout, &[Combine::Mean, Combine::NotCombinable], &v, &[], false);
+        let mut b = ProfileBuilder::new(vec![
+            Metric::tau("AVG").combined_by(Combine::Mean),
+            Metric::tau("RATIO").combined_by(Combine::NotCombinable),
+        ]);
+        b.add_thread(ThreadId::new(0, 0, 0), d).unwrap();
+        let (p, _) = b.finish();
+        let get = |name: &str, kind: ValueKind, m: u32| {
+            p.value(p.event_by_name(name).unwrap(), 0usize.into(), kind, MetricId(m))
+                .unwrap()
+        };
+        assert_eq!(get("b", ValueKind::Exclusive, 0), 4.0);
+        assert_eq!(get("b", ValueKind::Inclusive, 0), 4.0);
+        assert!(get("b", ValueKind::Exclusive, 1).is_nan());
+        assert!(get("b", ValueKind::Inclusive, 1).is_nan());
+        // A routine with one node keeps its value under every rule.
+        assert_eq!(get("x", ValueKind::Exclusive, 1), 3.0);
+        assert_eq!(get("main => x => b", ValueKind::Inclusive, 1), 6.0);
     }
 
     #[test]

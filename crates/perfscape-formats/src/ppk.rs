@@ -26,7 +26,8 @@
 //! Mapping: every function profile of a thread is an event that thread has (as ParaProf
 //! loads it, whatever its calls); names are normalized like TAU text profiles (callpaths
 //! `a => b`); groups are the function's group names joined with `|`; metric units follow TAU's
-//! names (`TIME` = microseconds). Trial metadata applies to every thread; thread metadata to
+//! names (`TIME` = microseconds) and, as TAU's values accumulate over calls, every metric
+//! combines by sum ([`perfscape_model::Metric::tau`]). Trial metadata applies to every thread; thread metadata to
 //! its thread. Threads are sorted by (node, context, thread). A stream cut short (truncated
 //! file) loads the threads that are complete, with a warning.
 

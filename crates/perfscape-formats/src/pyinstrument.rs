@@ -13,8 +13,8 @@
 //! Mapping into the model (checked against Hatchet's `GraphFrame.from_pyinstrument`,
 //! `hatchet/readers/pyinstrument_reader.py`; see `calltree` for callpath and flat events):
 //! - **Thread**: one, `0.0.0` (pyinstrument samples one thread).
-//! - **Metric**: `time`, in seconds. A frame's `time` is inclusive (the frame and everything
-//!   it called). Its exclusive time is its `time` minus the `time` of each child, subtracted
+//! - **Metric**: `time`, in seconds, sampled time that adds up (combines by sum). A frame's
+//!   `time` is inclusive (the frame and everything it called). Its exclusive time is its `time` minus the `time` of each child, subtracted
 //!   in the order of the file, as Hatchet computes it. A frame whose children add up to more
 //!   than its own time (the file rounds every time to 6 decimals) keeps its negative
 //!   exclusive time, with a warning when it is below -[`NOISE`] times its own time (or
@@ -50,11 +50,11 @@
 //! deep frame trees are read in bands of [`BAND`] frames, each band's children kept as raw
 //! JSON and read after it.
 
-use crate::calltree::{Combine, Layout, ThreadValues, Tree, finish, thread_data};
+use crate::calltree::{Layout, ThreadValues, Tree, finish, thread_data};
 use crate::format::{self, FileScope, Format, Parts};
 use crate::problem::{Parsed, Problem};
 use crate::stacks::{CUT_FRAME, MAX_DEPTH};
-use perfscape_model::{Metric, ProfileBuilder, ThreadId, Unit};
+use perfscape_model::{Combine, Metric, ProfileBuilder, ThreadId, Unit};
 use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::value::RawValue;
 use std::collections::{BTreeSet, VecDeque};
@@ -678,10 +678,7 @@ fn build(r: Reader<'_>) -> Result<Parsed, Problem> {
     values.exclusive = exclusive;
     values.inclusive = r.time;
     let data = thread_data(&layout, &[Combine::Sum], &values, &r.metadata, true);
-    let mut builder = ProfileBuilder::new(vec![Metric {
-        name: "time".to_string(),
-        unit: Unit::Seconds,
-    }]);
+    let mut builder = ProfileBuilder::new(vec![Metric::new("time", Unit::Seconds)]);
     builder
         .add_thread(ThreadId::new(0, 0, 0), data)
         .map_err(|e| Problem::whole(format!("thread 0.0.0: {e}")))?;

@@ -13,7 +13,7 @@ use common::fields;
 use perfscape_formats::caliper::cali::parse_cali;
 use perfscape_formats::caliper::json::parse_json_split;
 use perfscape_formats::{OpenOptions, detect, open};
-use perfscape_model::{Profile, ThreadId, ValueKind};
+use perfscape_model::{Combine, Combiner, Profile, ThreadId, Unit, ValueKind};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
@@ -79,30 +79,19 @@ fn hatchet_sums(table: &str) -> (Vec<String>, Sums) {
     (header, sums)
 }
 
-/// How a metric's values combine into a per-routine (flat) value.
-fn combine(metric: &str) -> fn(f64, f64) -> f64 {
-    if metric.starts_with("Min") || metric.starts_with("min#") {
-        f64::min
-    } else if metric.starts_with("Max") || metric.starts_with("max#") {
-        f64::max
-    } else {
-        |a, b| a + b
-    }
-}
-
 /// The flat value of `routine` on `rank` from Hatchet's nodes (the rule perfscape's flat
-/// events follow): exclusive values of all its nodes combined; inclusive values of its nodes
-/// without an ancestor of the same routine.
+/// events follow): exclusive values of all its nodes combined under the metric's rule (`rule`,
+/// which `metric_rules_units_and_pairs_equal_hatchets_columns` checks); inclusive values of
+/// its nodes without an ancestor of the same routine.
 fn hatchet_flat(
     sums: &Sums,
     routine: &str,
     rank: u32,
     col: usize,
-    metric: &str,
+    rule: Combine,
     kind: ValueKind,
 ) -> Option<f64> {
-    let comb = combine(metric);
-    let mut acc: Option<f64> = None;
+    let mut acc = Combiner::new(rule);
     for ((path, r), vals) in sums {
         if *r != rank || path.last().map(String::as_str) != Some(routine) {
             continue;
@@ -110,9 +99,9 @@ fn hatchet_flat(
         if kind == ValueKind::Inclusive && path[..path.len() - 1].iter().any(|p| p == routine) {
             continue;
         }
-        acc = Some(acc.map_or(vals[col], |a| comb(a, vals[col])));
+        acc.push(vals[col]);
     }
-    acc
+    acc.finish()
 }
 
 /// perfscape's values of the tree nodes (callpath events, and root events, which are flat)
@@ -138,8 +127,19 @@ fn my_sum(p: &Profile, path: &str, rank: u32, metric: &str, kind: ValueKind) -> 
         .sum()
 }
 
+/// A Caliper file named as in `caliper-metrics.csv`: under the corpus, or `fixtures/<name>` for
+/// the files of `tests/fixtures/caliper` (made by `make_examples.py` there).
+fn input(file: &str) -> PathBuf {
+    match file.strip_prefix("fixtures/") {
+        Some(name) => Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/caliper")
+            .join(name),
+        None => corpus(file),
+    }
+}
+
 fn check(file: &str, table: &str, mapping: &[(&str, &str, ValueKind)]) -> usize {
-    let path = corpus(file);
+    let path = input(file);
     assert_eq!(detect(&path).unwrap().name, "caliper", "{file}");
     let loaded = open(&path, &OpenOptions::default()).unwrap();
     let p = &loaded.profile;
@@ -159,7 +159,8 @@ fn check(file: &str, table: &str, mapping: &[(&str, &str, ValueKind)]) -> usize 
                 .unwrap_or_else(|| panic!("{table}: no column {col}"));
             let mine = my_sum(p, &key.join(" => "), *rank, metric, *kind);
             let theirs = if routine_elsewhere {
-                hatchet_flat(&sums, &key[0], *rank, k, metric, *kind).unwrap_or(0.0)
+                let rule = p.metric(p.metric_by_name(metric).unwrap()).combine;
+                hatchet_flat(&sums, &key[0], *rank, k, rule, *kind).unwrap_or(0.0)
             } else {
                 values[k]
             };
@@ -248,6 +249,187 @@ fn spot_region_profiles_equal_hatchet() {
             Some(cores.to_string().as_str())
         );
     }
+}
+
+/// RAJAPerf's layout (`tests/fixtures/caliper/rajaperf-style.cali`): the inclusive statistics
+/// and their ` (exc)` twins are one metric each, with Hatchet's values on both sides; the
+/// region counts are metrics; `ProblemSize`, `Reps`, `BlockSize` are per-node attributes with
+/// Hatchet's values. The CUPTI layout: host time exclusive and inclusive as one metric.
+#[test]
+fn rajaperf_and_cupti_layouts_equal_hatchet() {
+    let n = check(
+        "fixtures/rajaperf-style.cali",
+        "caliper-rajaperf-style-cali.csv",
+        &[
+            ("Min time/rank", "Min time/rank", I),
+            ("Min time/rank (exc)", "Min time/rank", X),
+            ("Max time/rank", "Max time/rank", I),
+            ("Max time/rank (exc)", "Max time/rank", X),
+            ("Avg time/rank", "Avg time/rank", I),
+            ("Avg time/rank (exc)", "Avg time/rank", X),
+            ("Total time", "Total time", I),
+            ("Total time (exc)", "Total time", X),
+            ("Calls/rank (min)", "Calls/rank (min)", X),
+            ("Calls/rank (avg)", "Calls/rank (avg)", X),
+            ("Calls/rank (max)", "Calls/rank (max)", X),
+            ("Calls (total)", "Calls (total)", X),
+        ],
+    );
+    assert_eq!(n, 9 * 12);
+    let p = open(&input("fixtures/rajaperf-style.cali"), &OpenOptions::default())
+        .unwrap()
+        .profile;
+    let (header, sums) = hatchet_sums("caliper-rajaperf-style-cali.csv");
+    let mut attributes = 0;
+    for ((path, _), values) in &sums {
+        let e = p.event_by_name(&path.join(" => ")).unwrap();
+        let mine: HashMap<&str, &str> = p.event_attributes(e).collect();
+        for key in ["ProblemSize", "Reps", "BlockSize"] {
+            let k = header.iter().position(|h| h == key).unwrap();
+            // Hatchet fills the nodes without the attribute with NaN (summed here as 0).
+            let theirs = values[k];
+            match mine.get(key) {
+                Some(v) => {
+                    assert_eq!(v.parse::<f64>().unwrap(), theirs, "{path:?} {key}");
+                    attributes += 1;
+                }
+                None => assert_eq!(theirs, 0.0, "{path:?} {key}"),
+            }
+        }
+    }
+    assert_eq!(attributes, 5 * 3);
+    let n = check(
+        "fixtures/cupti-style.cali",
+        "caliper-cupti-style-cali.csv",
+        &[
+            ("sum#cupti.host.duration", "sum#cupti.host.duration", X),
+            ("inclusive#sum#cupti.host.duration", "sum#cupti.host.duration", I),
+            ("sum#cupti.activity.duration", "sum#cupti.activity.duration", X),
+            ("count", "count", X),
+        ],
+    );
+    assert_eq!(n, 2 * 4 * 4);
+}
+
+/// Which metrics a Caliper file has, how their columns pair into exclusive and inclusive
+/// values, their units and rules, against every metric column Hatchet lists for every Caliper
+/// file (`caliper-metrics.csv`: Hatchet's column, its `exc`/`inc`, and the Caliper attribute,
+/// alias and unit behind it as caliper-reader reads them).
+///
+/// Expected, column by column: an `any#` attribute is a per-node attribute, not a metric; an
+/// inclusive attribute (`inclusive#`, `iscale#`, ...) is the inclusive side of the metric named
+/// by its alias, or by its exclusive twin's name; a column aliased `X (exc)` is the exclusive
+/// side of `X`; any other column is the exclusive side of the metric named by its alias or
+/// attribute. Hatchet's `exc`/`inc` agrees except where it looks at an alias that hides the
+/// attribute's `inclusive#` (`Min time/rank`): those are counted. Units: the recorded unit
+/// (`sec`, `count`); CUPTI durations without one are nanoseconds. Rules: the outermost
+/// operator (`min#` minimum, `max#` maximum, `avg#` mean, `ratio#` not combinable, else sum).
+#[test]
+fn metric_rules_units_and_pairs_equal_hatchets_columns() {
+    let text = std::fs::read_to_string(fixture("caliper-metrics.csv")).unwrap();
+    let mut by_file: Vec<(String, Vec<Vec<String>>)> = Vec::new();
+    for line in text.lines().skip(1) {
+        let f = fields(line);
+        match by_file.last_mut() {
+            Some((file, rows)) if *file == f[0] => rows.push(f),
+            _ => by_file.push((f[0].clone(), vec![f])),
+        }
+    }
+    let (mut columns, mut alias_inclusive, mut node_attributes) = (0, 0, 0);
+    for (file, rows) in &by_file {
+        let p = open(&input(file), &OpenOptions::default()).unwrap().profile;
+        let mut sides: HashMap<String, Vec<ValueKind>> = HashMap::new();
+        for f in rows {
+            let (column, hatchet_kind, attribute, alias, unit) = (&f[1], &f[2], &f[3], &f[4], &f[5]);
+            columns += 1;
+            if attribute.starts_with("any#") {
+                assert!(
+                    p.metric_by_name(column).is_none(),
+                    "{file}: {column} is not a metric"
+                );
+                assert!(
+                    p.event_ids()
+                        .any(|e| p.event_attributes(e).any(|(k, _)| k == alias)),
+                    "{file}: no node has attribute {alias}"
+                );
+                node_attributes += 1;
+                continue;
+            }
+            let inclusive = ["inclusive#", "iscale#", "iratio#", "ipercent_total#"]
+                .iter()
+                .any(|op| attribute.contains(op));
+            let (metric, kind) = if let Some(base) = alias.strip_suffix(" (exc)") {
+                (base.to_string(), X)
+            } else if !alias.is_empty() {
+                (alias.clone(), if inclusive { I } else { X })
+            } else if inclusive {
+                (attribute.replacen("inclusive#", "", 1), I)
+            } else {
+                (attribute.clone(), X)
+            };
+            // Hatchet's own rule looks at its column name; where it says inclusive, so does
+            // perfscape; it says exclusive for an alias that hides `inclusive#`.
+            let hatchet_inclusive = hatchet_kind == "inc";
+            assert_eq!(
+                hatchet_inclusive,
+                column.contains("inclusive") || column.contains("(inc)")
+            );
+            if hatchet_inclusive {
+                assert_eq!(kind, I, "{file}: {column}");
+            } else if kind == I {
+                assert!(
+                    !alias.is_empty() && attribute.contains("inclusive#"),
+                    "{file}: {column}"
+                );
+                alias_inclusive += 1;
+            }
+            let m = p
+                .metric_by_name(&metric)
+                .unwrap_or_else(|| panic!("{file}: no metric {metric} for column {column}"));
+            sides.entry(metric.clone()).or_default().push(kind);
+            let want_unit = match unit.as_str() {
+                "sec" => Unit::Seconds,
+                "count" => Unit::Count,
+                "" if attribute.contains("cupti.")
+                    && attribute.ends_with("duration")
+                    && !attribute.starts_with("ratio#") =>
+                {
+                    Unit::Nanoseconds
+                }
+                "" if attribute.starts_with("ratio#") => Unit::Other("ratio".into()),
+                "" if attribute.contains("time") => Unit::Other("unit not recorded".into()),
+                "" => Unit::Count,
+                other => panic!("{file}: unit {other} not expected"),
+            };
+            let want_rule = match attribute.split('#').next().unwrap() {
+                "min" => Combine::Min,
+                "max" => Combine::Max,
+                "avg" => Combine::Mean,
+                "ratio" => Combine::NotCombinable,
+                _ => Combine::Sum,
+            };
+            let metric_def = p.metric(m);
+            assert_eq!(
+                (&metric_def.unit, metric_def.combine),
+                (&want_unit, want_rule),
+                "{file}: {metric}"
+            );
+        }
+        // Every perfscape metric is one of Hatchet's columns (or a pair of them), each side once.
+        let mut names: Vec<&str> = p.metrics().iter().map(|m| m.name.as_str()).collect();
+        let mut expected: Vec<&str> = sides.keys().map(String::as_str).collect();
+        names.sort_unstable();
+        expected.sort_unstable();
+        assert_eq!(names, expected, "{file}");
+        for (metric, kinds) in &sides {
+            assert!(
+                kinds.len() <= 2 && (kinds.len() == 1 || kinds[0] != kinds[1]),
+                "{file}: {metric} {kinds:?}"
+            );
+        }
+    }
+    assert_eq!(by_file.len(), 11);
+    assert_eq!((columns, alias_inclusive, node_attributes), (53, 28, 3));
 }
 
 #[test]

@@ -125,8 +125,13 @@ fn classic_cpi_database_equals_hatchet_per_rank() {
     let loaded = open(&dir, &OpenOptions::default()).unwrap();
     assert!(loaded.report.bad_files.is_empty());
     let p = &loaded.profile;
-    assert_eq!(p.metrics()[0].name, "CPUTIME (usec)");
+    // One metric for Hatchet's two columns `time` (exclusive) and `time (inc)`, named without
+    // the unit hpcrun appends (`CPUTIME (usec)`): the unit is the metric's, shown once.
+    assert_eq!(p.metrics().len(), 1);
+    assert_eq!(p.metrics()[0].name, "CPUTIME");
     assert_eq!(p.metrics()[0].unit, perfscape_model::Unit::Microseconds);
+    // experiment.xml: <MetricFormula t="combine" frm="sum($2, $2)"/>.
+    assert_eq!(p.metrics()[0].combine, perfscape_model::Combine::Sum);
     let ids: Vec<String> = p.threads().iter().map(|t| t.to_string()).collect();
     assert_eq!(ids, ["0.0.0", "1.0.0", "2.0.0", "3.0.0"]);
     let t = read_table("hpctoolkit-cpi.csv");
@@ -237,7 +242,13 @@ fn sparse_ping_pong_database_equals_hatchet_summary() {
     let loaded = open(&dir, &OpenOptions::default()).unwrap();
     let p = &loaded.profile;
     let m = MetricId(0);
-    assert_eq!(p.metrics()[0].name, "CPUTIME (sec)");
+    // `CPUTIME (sec)` in meta.db: the metric CPUTIME in seconds (one metric for Hatchet's
+    // `time` and `time (inc)`), combined across threads by sum (the `$$` execution summary's
+    // combine code 0, as metrics/default.yaml says: `combine: sum`).
+    assert_eq!(p.metrics().len(), 1);
+    assert_eq!(p.metrics()[0].name, "CPUTIME");
+    assert_eq!(p.metrics()[0].unit, perfscape_model::Unit::Seconds);
+    assert_eq!(p.metrics()[0].combine, perfscape_model::Combine::Sum);
     assert_eq!(p.threads().len(), 2);
     // Every perfscape event, keyed by Hatchet's path of names, summed over threads:
     // inclusive directly, Hatchet's exclusive (`function` scope) as the event's exclusive

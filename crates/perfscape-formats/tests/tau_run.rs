@@ -593,8 +593,13 @@ fn a_profile_file_linked_to_a_device_is_refused_and_the_rest_loads() {
     assert_eq!(l.profile.threads().len(), 3);
     assert_eq!(l.report.threads_skipped, vec![ThreadId::new(2, 0, 0)]);
     let bad = l.report.bad_files[0].to_string();
-    assert!(bad.contains("profile.2.0.0") && bad.contains("not a regular file"), "{bad}");
+    assert!(
+        bad.contains("profile.2.0.0") && bad.contains("not a regular file"),
+        "{bad}"
+    );
     // The same file named alone is refused before anything is read.
-    let e = open(&dir.path().join("profile.2.0.0"), &opts()).unwrap_err().to_string();
+    let e = open(&dir.path().join("profile.2.0.0"), &opts())
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("not a regular file"), "{e}");
 }

@@ -47,6 +47,9 @@ pub struct ProfileBuilder {
     atomic_index: HashMap<String, AtomicEventId>,
     atomic: Vec<AtomicColumn>,
     notes: Vec<BuildNote>,
+    /// (event, attribute name) -> index in `event_attributes`.
+    attribute_index: HashMap<(EventId, String), usize>,
+    event_attributes: Vec<(EventId, String, String)>,
 }
 
 impl ProfileBuilder {
@@ -65,6 +68,8 @@ impl ProfileBuilder {
             atomic_index: HashMap::default(),
             atomic: Vec::new(),
             notes: Vec::new(),
+            attribute_index: HashMap::default(),
+            event_attributes: Vec::new(),
         }
     }
 
@@ -107,6 +112,30 @@ impl ProfileBuilder {
     pub fn declare_event(&mut self, raw_name: &str, raw_groups: &str) -> EventId {
         let name = normalize_timer_name(raw_name);
         self.intern_event(&name, raw_groups)
+    }
+
+    /// Sets attribute `name` of the event named `raw_name` (declared if new) to `value`: a
+    /// description of the call-tree node that is not a measurement (see
+    /// [`Profile::event_attributes`]). Setting it again with another value (another thread's)
+    /// keeps every distinct value, joined with `, ` in the order given; nothing is dropped.
+    pub fn set_event_attribute(&mut self, raw_name: &str, name: &str, value: &str) -> EventId {
+        let e = self.declare_event(raw_name, "");
+        match self.attribute_index.get(&(e, name.to_string())) {
+            Some(&i) => {
+                let current = &mut self.event_attributes[i].2;
+                if !current.split(", ").any(|v| v == value) {
+                    current.push_str(", ");
+                    current.push_str(value);
+                }
+            }
+            None => {
+                self.attribute_index
+                    .insert((e, name.to_string()), self.event_attributes.len());
+                self.event_attributes
+                    .push((e, name.to_string(), value.to_string()));
+            }
+        }
+        e
     }
 
     /// Interns an already normalized event name.
@@ -255,8 +284,11 @@ impl ProfileBuilder {
             atomic_index,
             mut atomic,
             notes,
+            mut event_attributes,
             ..
         } = self;
+        // Stable: each event's attributes keep the order they were set in.
+        event_attributes.sort_by_key(|(e, ..)| *e);
         let mut events: Vec<Event> = events.into_iter().map(|d| d.event).collect();
         for (i, e) in events.iter_mut().enumerate() {
             if e.depth > 1 {
@@ -340,7 +372,37 @@ impl ProfileBuilder {
             atomic_index,
             atomic,
             call_tree,
+            event_attributes,
         };
         (profile, notes)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn event_attributes_keep_every_distinct_value_in_order() {
+        let mut b = ProfileBuilder::new(vec![Metric::tau("TIME")]);
+        for (rank, size) in [(0u32, "1024"), (1, "2048"), (2, "1024")] {
+            let mut d = ThreadData::new(1);
+            d.push_timer("main", "G", 1.0, 0.0, &[1.0], &[1.0]).unwrap();
+            b.add_thread(ThreadId::new(rank, 0, 0), d).unwrap();
+            b.set_event_attribute("main", "ProblemSize", size);
+            b.set_event_attribute("main", "Reps", "50");
+        }
+        // An event no thread measured is declared for its attribute.
+        b.set_event_attribute("setup", "BlockSize", "256");
+        let (p, _) = b.finish();
+        let main = p.event_by_name("main").unwrap();
+        let attrs: Vec<(&str, &str)> = p.event_attributes(main).collect();
+        assert_eq!(attrs, [("ProblemSize", "1024, 2048"), ("Reps", "50")]);
+        let setup = p.event_by_name("setup").unwrap();
+        assert_eq!(
+            p.event_attributes(setup).collect::<Vec<_>>(),
+            [("BlockSize", "256")]
+        );
+        assert!(p.interval(setup).is_empty());
     }
 }

@@ -1,10 +1,11 @@
 //! The perfscape data model: a parallel performance profile as columnar tables. No I/O.
 //!
 //! A [`Profile`] holds the threads of a run (addressed `node.context.thread`), its metrics
-//! (name and unit), its interval events (timers, flat and callpath, with groups and source
-//! locations) and user (atomic) events, and the values measured per (event, thread, metric):
-//! calls, subcalls, exclusive and inclusive; per (user event, thread): count, max, min, mean,
-//! sum of squares.
+//! (name, unit, and how their values combine across threads and call paths: [`Combine`]), its
+//! interval events (timers, flat and callpath, with groups, source locations and optional
+//! per-event attributes) and user (atomic) events, and the values measured per (event, thread,
+//! metric): calls, subcalls, exclusive and inclusive; per (user event, thread): count, max,
+//! min, mean, sum of squares.
 //!
 //! ```
 //! use perfscape_model::{Metric, ProfileBuilder, ThreadData, ThreadId, ValueKind, MetricId};
@@ -49,7 +50,7 @@ pub use integrate::{
     TimerDef, TimerSample, UserEventDef, UserEventSample,
 };
 pub use metadata::Metadata;
-pub use metric::{Metric, Unit};
+pub use metric::{Combine, Combiner, Metric, Unit};
 pub use profile::{CallTree, Profile};
 pub use series::{AcrossThreads, AtomicKind, SampleId, SampleInfo, SampleMode, SampleSeries, SampleValues};
 pub use thread_data::{BuildError, MetricValue, ThreadData};

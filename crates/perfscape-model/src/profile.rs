@@ -28,6 +28,9 @@ pub struct Profile {
     pub(crate) atomic_index: HashMap<String, AtomicEventId>,
     pub(crate) atomic: Vec<AtomicColumn>,
     pub(crate) call_tree: CallTree,
+    /// Per-event attributes (event, name, value), ascending by event, each event's in the
+    /// order they were first set.
+    pub(crate) event_attributes: Vec<(EventId, String, String)>,
 }
 
 impl Profile {
@@ -49,6 +52,17 @@ impl Profile {
     /// Index of a thread address, if the profile has that thread.
     pub fn thread_index(&self, id: ThreadId) -> Option<ThreadIndex> {
         self.threads.binary_search(&id).ok().map(ThreadIndex::from)
+    }
+
+    /// The attributes of event `e`: (name, value) pairs that describe the call-tree node
+    /// rather than measure it (Caliper's per-region `ProblemSize`, `Reps`, ..., which Thicket
+    /// keeps as per-node metadata), in the order the reader set them. Empty for most events.
+    pub fn event_attributes(&self, e: EventId) -> impl Iterator<Item = (&str, &str)> {
+        let start = self.event_attributes.partition_point(|(x, ..)| *x < e);
+        self.event_attributes[start..]
+            .iter()
+            .take_while(move |(x, ..)| *x == e)
+            .map(|(_, k, v)| (k.as_str(), v.as_str()))
     }
 
     /// Metrics, in display order.

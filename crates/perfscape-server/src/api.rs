@@ -13,6 +13,7 @@ pub use perfscape_analysis::answers::{
     RowsResponse, SampleJson, SeriesResponse, SummaryJson, TerrainResponse, ThreadValue, ThreadsResponse,
     TimelineLane, TimelineResponse, TreeNodeJson, TrendPoint, TrendResponse,
 };
+use perfscape_model::Combine;
 use serde::Serialize;
 use ts_rs::TS;
 
@@ -80,6 +81,10 @@ pub struct MetricInfo {
     pub unit: String,
     /// True for time units.
     pub is_time: bool,
+    /// How the metric's values combine across threads and call paths: `sum` (totals and
+    /// percentages of the run), `min`, `max`, `mean` (totals are that combination, no
+    /// percentages), `not_combinable` (no totals of several values).
+    pub combine: Combine,
 }
 
 /// A metadata key/value.

@@ -53,13 +53,13 @@ fn events_equal_the_analysis() {
         let s = event_stats(p, t.event, MetricId(0)).exclusive;
         assert_eq!(
             (row.stats.total, row.stats.mean, row.stats.max, row.stats.stddev),
-            (s.total, s.mean, s.max, s.stddev)
+            (Some(s.total), s.mean, s.max, s.stddev)
         );
         assert_eq!(
             row.stats.max_thread.as_deref(),
             s.max_thread.map(|t| p.thread(t).to_string()).as_deref()
         );
-        assert!((row.percent - t.percent).abs() < 1e-12);
+        assert!((row.percent.unwrap() - t.percent.unwrap()).abs() < 1e-12);
     }
     // Inclusive ranking puts the root first at 100%.
     let inc = events::get(
@@ -71,7 +71,7 @@ fn events_equal_the_analysis() {
     )
     .unwrap();
     assert_eq!(inc.rows[0].name, ".TAU application");
-    assert_eq!(inc.rows[0].percent, 100.0);
+    assert_eq!(inc.rows[0].percent, Some(100.0));
     // A metric the run does not have is a 400 with a reason.
     assert_eq!(
         events::get(

@@ -396,3 +396,65 @@ mod session {
         next_of(&mut ws, "welcome").await;
     }
 }
+
+/// A metric that does not add up (CUBE `min_time`): the run says how each metric combines, the
+/// ranked table has no percentages, and `reduce=sum` over it is a 400 naming the metric.
+#[tokio::test]
+async fn metrics_that_do_not_add_up_say_so_and_are_never_summed() {
+    let path = common::corpus().join("cube/pycubexr-kripke-p8/profile.cubex");
+    let opened = perfscape_formats::open(&path, &perfscape_formats::OpenOptions::default());
+    let app = router(AppState::new(
+        "kripke",
+        Ok(opened.unwrap()),
+        StateOptions::default(),
+    ));
+    let (s, run) = common::get_json(&app, "/api/run").await;
+    assert_eq!(s, StatusCode::OK);
+    let combine: Vec<(&str, &str)> = run["metrics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| (m["name"].as_str().unwrap(), m["combine"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        &combine[..4],
+        [
+            ("time", "sum"),
+            ("visits", "sum"),
+            ("min_time", "min"),
+            ("max_time", "max")
+        ]
+    );
+    let (s, ev) = common::get_json(&app, "/api/events?metric=2").await;
+    assert_eq!(s, StatusCode::OK);
+    assert_eq!(
+        (ev["combine"].as_str(), ev["run_total"].is_null()),
+        (Some("min"), true)
+    );
+    assert!(
+        ev["rows"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|r| r["percent"].is_null())
+    );
+    for uri in [
+        "/api/matrix?metric=2&reduce=sum",
+        "/api/overview?metric=3&reduce=sum",
+    ] {
+        let (s, _, body) = request(&app, uri, &[]).await;
+        assert_eq!(s, StatusCode::BAD_REQUEST, "{uri}");
+        assert!(
+            body.contains("does not add up") && body.contains("reduce=max"),
+            "{uri}: {body}"
+        );
+    }
+    for uri in [
+        "/api/matrix?metric=2&reduce=max",
+        "/api/matrix?metric=0&reduce=sum",
+        "/api/matrix?metric=2&kind=calls&reduce=sum",
+    ] {
+        let (s, _, body) = request(&app, uri, &[]).await;
+        assert_eq!(s, StatusCode::OK, "{uri}: {body}");
+    }
+}

@@ -42,9 +42,10 @@ callpath: boolean,
  */
 routine: number | null, 
 /**
- * Percent of the run total (ParaProf's convention).
+ * Percent of the run total (ParaProf's convention); `null` for a metric that does not add
+ * up (a minimum, maximum, mean or ratio has no share of the run); 0 for calls and subcalls.
  */
-percent: number, 
+percent: number | null, 
 /**
  * Statistics of the requested kind across threads.
  */

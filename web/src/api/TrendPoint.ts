@@ -33,7 +33,8 @@ max: number | null,
  */
 stddev: number | null, 
 /**
- * Sum over threads (the aggregate).
+ * Sum over threads (the aggregate); `null` when no thread has the event, or for a metric
+ * that does not add up (its minimum, maximum and mean are the other fields).
  */
 sum: number | null, 
 /**

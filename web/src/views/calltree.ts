@@ -72,7 +72,8 @@ export class CallTreeView extends PanelView {
       }
     };
     for (const n of d.nodes) if (n.parent === null) visit(n);
-    const scopeLabel = d.scope === 'total' || d.scope === 'mean' ? d.scope : d.scope === 'mean_all' ? 'mean over all threads' : `thread ${d.scope}`;
+    const total = d.combine === 'sum' ? 'total' : d.combine === 'not_combinable' ? 'total (not combinable)' : `${d.combine} over threads`;
+    const scopeLabel = d.scope === 'total' ? total : d.scope === 'mean' ? d.scope : d.scope === 'mean_all' ? 'mean over all threads' : `thread ${d.scope}`;
     this.scroll.innerHTML = `${d.has_callpaths ? '' : '<div class="note">no callpaths in this run: flat profile</div>'}<table class="data calltree"><thead><tr><th>Name</th><th>Source</th><th class="num">Inclusive (${scopeLabel})</th><th class="num">Exclusive</th><th class="num">Calls</th><th class="num">Threads</th></tr></thead><tbody>${rows.join('')}</tbody></table>`;
     // Indents through the CSSOM (no inline style attributes: the page runs under a CSP).
     this.scroll.querySelectorAll<HTMLElement>('td[data-depth]').forEach((td) => (td.style.paddingLeft = `${6 + Number(td.dataset.depth) * 14}px`));

@@ -63,7 +63,7 @@ export class EventView extends PanelView {
     if (!d) return;
     const st = d.stats;
     const u = d.unit;
-    this.title.innerHTML = `<b>${esc(d.name)}</b>${d.source ? ` <small>${esc(d.source)}</small>` : ''} — ${d.kind} on ${d.threads.toLocaleString('en-US')} threads: mean ${value(st.mean, u)}, σ ${value(st.stddev, u)}, min ${value(st.min, u)} (${esc(st.min_thread ?? '')}), max ${value(st.max, u)} (${esc(st.max_thread ?? '')}), imbalance ${ratio(st.imbalance)}${d.downsampled ? ' · bars: max of each rank bucket' : ''}`;
+    this.title.innerHTML = `<b>${esc(d.name)}</b>${d.source ? ` <small>${esc(d.source)}</small>` : ''} — ${d.kind} on ${d.threads.toLocaleString('en-US')} threads: mean ${value(st.mean, u)}, σ ${value(st.stddev, u)}, min ${value(st.min, u)} (${esc(st.min_thread ?? '')}), max ${value(st.max, u)} (${esc(st.max_thread ?? '')}), imbalance ${ratio(st.imbalance)}${d.downsampled ? ' · bars: max of each rank bucket' : ''}${d.attributes.length ? ` · ${d.attributes.map((a) => `${esc(a.name)} ${esc(a.value)}`).join(', ')}` : ''}`;
     const maxIdx = d.values.findIndex((v) => v.thread === st.max_thread);
     const minIdx = d.downsampled ? d.values.length - 1 : d.values.findIndex((v) => v.thread === st.min_thread);
     const selIdx = s.thread ? d.values.findIndex((v) => v.thread === s.thread) : -1;

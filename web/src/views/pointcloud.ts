@@ -52,7 +52,7 @@ export class PointCloudView extends PanelView {
    * the largest other flat events. Also the flat events with values, largest first. */
   private async axes(s: State): Promise<{ axes: number[] | null; rows: EventRow[] }> {
     const ev = await this.ctx.events({ ...s, callpaths: false });
-    const rows = ev.rows.filter((r) => !r.callpath && r.stats.total > 0);
+    const rows = ev.rows.filter((r) => !r.callpath && (r.stats.total ?? 0) > 0);
     const flat = rows.map((r) => r.id);
     if (flat.length < 3) return { axes: null, rows };
     const x = s.event !== null && flat.includes(s.event) ? s.event : flat[0];

@@ -1,6 +1,9 @@
 // Ranked event table: rank, name, source, sum, percent, mean, min/max with thread, imbalance.
+// A metric that does not add up (a minimum, maximum, mean) has its own total across threads
+// (the column says which) and no percentage of the run.
 // Sortable by any column, filterable by name or group; a click selects the event.
 
+import type { Combine } from '../api/Combine';
 import type { EventRow } from '../api/EventRow';
 import type { EventsResponse } from '../api/EventsResponse';
 import { revealIn } from '../context';
@@ -15,14 +18,26 @@ const COLS: Col[] = [
   { key: 'rank', label: '#', num: true, get: (r) => r.rank, show: (r) => String(r.rank) },
   { key: 'name', label: 'Event', num: false, get: (r) => r.name, show: (r) => esc(shorten(r.name, 44)) },
   { key: 'source', label: 'Source', num: false, get: (r) => r.source_file ?? '', show: (r) => esc(r.source_file ? `${r.source_file.split('/').pop()}:${r.source_line}` : '') },
-  { key: 'sum', label: 'Sum', num: true, get: (r) => r.stats.total, show: (r, u) => value(r.stats.total, u) },
-  { key: 'percent', label: '%', num: true, get: (r) => r.percent, show: (r) => `${percent(r.percent)} <span class="bar" data-w="${Math.min(60, r.percent * 0.6)}"></span>` },
+  { key: 'sum', label: 'Sum', num: true, get: (r) => r.stats.total ?? -Infinity, show: (r, u) => value(r.stats.total, u) },
+  {
+    key: 'percent',
+    label: '%',
+    num: true,
+    get: (r) => r.percent ?? -Infinity,
+    show: (r) => (r.percent === null ? '–' : `${percent(r.percent)} <span class="bar" data-w="${Math.min(60, r.percent * 0.6)}"></span>`),
+  },
   { key: 'mean', label: 'Mean', num: true, get: (r) => r.stats.mean, show: (r, u) => value(r.stats.mean, u) },
   { key: 'min', label: 'Min', num: true, get: (r) => r.stats.min, show: (r, u) => `${value(r.stats.min, u)} <small>${esc(r.stats.min_thread ?? '')}</small>` },
   { key: 'max', label: 'Max', num: true, get: (r) => r.stats.max, show: (r, u) => `${value(r.stats.max, u)} <small>${esc(r.stats.max_thread ?? '')}</small>` },
   { key: 'imbalance', label: 'Imbalance', num: true, get: (r) => r.stats.imbalance, show: (r) => ratio(r.stats.imbalance) },
   { key: 'calls', label: 'Calls', num: true, get: (r) => r.calls, show: (r) => count(r.calls) },
 ];
+
+/** The title of the total column: `Sum` for values that add up, else the metric's own
+ * combination across threads (`Total (min)`, ...). */
+function totalLabel(c: Combine): string {
+  return c === 'sum' ? 'Sum' : c === 'not_combinable' ? 'Total' : `Total (${c})`;
+}
 
 /** The ranked event table; a click selects the event. */
 export class RankedView extends PanelView {
@@ -70,7 +85,10 @@ export class RankedView extends PanelView {
     });
     // Hide the source column when no event has a source location.
     const cols = COLS.filter((c) => c.key !== 'source' || rows.some((r) => r.source_file));
-    const head = cols.map((c) => `<th class="${c.num ? 'num' : ''}" data-key="${c.key}">${c.label}${c.key === this.sortKey ? (this.sortDesc ? ' ▼' : ' ▲') : ''}</th>`).join('');
+    const label = (c: Col) => (c.key === 'sum' ? totalLabel(data.combine) : c.label);
+    const head = cols
+      .map((c) => `<th class="${c.num ? 'num' : ''}" data-key="${c.key}"${c.key === 'percent' && data.run_total === null ? ' title="no share of the run: the metric does not add up"' : ''}>${label(c)}${c.key === this.sortKey ? (this.sortDesc ? ' ▼' : ' ▲') : ''}</th>`)
+      .join('');
     const body = rows
       .map(
         (r) =>

@@ -1,6 +1,6 @@
 // Run information: metadata, threads, metrics, warnings from loading.
 
-import { esc } from '../format';
+import { esc, metricLabel } from '../format';
 import { PanelView } from '../panel';
 
 /** What was loaded: files, threads, metrics, events, problems, metadata. */
@@ -22,7 +22,7 @@ export class RunInfoView extends PanelView {
         <dt>Run</dt><dd>${esc(r.path)}</dd>
         <dt>Format</dt><dd>${esc(r.format)}, ${r.files_read.toLocaleString('en-US')} files, ${(r.bytes_read / 1e6).toFixed(1)} MB</dd>
         <dt>Threads</dt><dd>${r.threads.toLocaleString('en-US')} (${r.nodes.toLocaleString('en-US')} nodes/ranks)</dd>
-        <dt>Metrics</dt><dd>${r.metrics.map((m) => `${esc(m.name)} (${esc(m.unit)})`).join(', ')}</dd>
+        <dt>Metrics</dt><dd>${r.metrics.map((m) => esc(metricLabel(m))).join(', ')}</dd>
         <dt>Events</dt><dd>${r.flat_events} flat, ${r.callpath_events} callpaths, ${r.sample_events} sampled lines, ${r.user_events} user events</dd>
         <dt>Load</dt><dd class="${r.bad_files.length ? 'error' : ''}">${r.bad_files.length ? `${r.bad_files.length} file(s) not loaded` : 'every file loaded'}; ${r.warnings.length} warning(s)</dd>
       </dl>

@@ -5,7 +5,7 @@ use super::source;
 use crate::calltree::{TreeScope, call_tree};
 use crate::error::ViewError;
 use crate::params::thread_index;
-use perfscape_model::{MetricId, Profile, ThreadId};
+use perfscape_model::{Combine, MetricId, Profile, ThreadId};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::fmt;
 use std::str::FromStr;
@@ -19,7 +19,7 @@ use std::str::FromStr;
     ts(type = "\"total\" | \"mean\" | \"mean_all\" | string")
 )]
 pub enum Scope {
-    /// Sum over all threads.
+    /// Combined over all threads: the sum, or the metric's own rule when it does not add up.
     #[default]
     Total,
     /// Mean over the threads that have each node (ParaProf's Mean).
@@ -104,6 +104,9 @@ pub struct CallTreeResponse {
     pub scope: String,
     /// Unit.
     pub unit: String,
+    /// How the metric's values combine across threads (the `total` scope): `sum`, `min`,
+    /// `max`, `mean` or `not_combinable`.
+    pub combine: Combine,
     /// True when built from callpaths; false = flat list.
     pub has_callpaths: bool,
     /// Nodes in depth-first order.
@@ -141,6 +144,7 @@ pub fn call_tree_table(profile: &Profile, m: MetricId, scope: Scope) -> Result<C
     Ok(CallTreeResponse {
         scope: scope.to_string(),
         unit: profile.metric(m).unit.symbol().to_string(),
+        combine: profile.metric(m).combine,
         has_callpaths: !profile.call_tree().is_empty(),
         nodes,
     })

@@ -19,6 +19,17 @@ pub struct ThreadValue {
     pub value: f64,
 }
 
+/// One attribute of an event: a description of its call-tree node, not a measurement (e.g.
+/// Caliper's `ProblemSize`).
+#[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct EventAttribute {
+    /// Name (e.g. `ProblemSize`).
+    pub name: String,
+    /// Value as the input wrote it (distinct values of several threads joined with `, `).
+    pub value: String,
+}
+
 /// A histogram.
 #[derive(Debug, Clone, Serialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
@@ -41,6 +52,9 @@ pub struct EventDetail {
     pub groups: Vec<String>,
     /// Source file and line, if any.
     pub source: Option<String>,
+    /// The event's attributes (per-node metadata such as Caliper's `ProblemSize`), in the
+    /// order the reader set them; usually none.
+    pub attributes: Vec<EventAttribute>,
     /// Metric index of `values`/`stats`.
     pub metric: u32,
     /// Unit.
@@ -118,6 +132,13 @@ pub fn event_detail(
         name: ev.name.clone(),
         groups: groups(profile, e),
         source: source(profile, e),
+        attributes: profile
+            .event_attributes(e)
+            .map(|(name, value)| EventAttribute {
+                name: name.to_string(),
+                value: value.to_string(),
+            })
+            .collect(),
         metric: values.metric.0,
         unit: values.unit(profile.metrics()),
         kind: values.kind.as_str().into(),
@@ -134,4 +155,31 @@ pub fn event_detail(
                 .collect(),
         },
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use perfscape_model::{Metric, ProfileBuilder, ThreadData, ThreadId};
+
+    #[test]
+    fn the_detail_lists_the_event_attributes() {
+        let mut b = ProfileBuilder::new(vec![Metric::tau("TIME")]);
+        let mut d = ThreadData::new(1);
+        d.push_timer("RAJAPerf => Basic_DAXPY", "G", 1.0, 0.0, &[2.0], &[2.0])
+            .unwrap();
+        b.add_thread(ThreadId::new(0, 0, 0), d).unwrap();
+        b.set_event_attribute("RAJAPerf => Basic_DAXPY", "ProblemSize", "1048576");
+        b.set_event_attribute("RAJAPerf => Basic_DAXPY", "Reps", "500");
+        let p = b.finish().0;
+        let e = p.event_by_name("RAJAPerf => Basic_DAXPY").unwrap();
+        let values = Values::new(p.metrics(), None, None).unwrap();
+        let d = event_detail(&p, e.0, values, None, None).unwrap();
+        let attrs: Vec<(&str, &str)> = d
+            .attributes
+            .iter()
+            .map(|a| (a.name.as_str(), a.value.as_str()))
+            .collect();
+        assert_eq!(attrs, [("ProblemSize", "1048576"), ("Reps", "500")]);
+    }
 }

@@ -2,9 +2,9 @@
 
 use super::{SummaryJson, groups, kind_name};
 use crate::params::Values;
-use crate::stats::{EventStats, event_stats, run_total};
+use crate::stats::{EventStats, event_stats, larger_first, run_total};
 use crate::top::{RankBy, TopOptions, top_events};
-use perfscape_model::{EventId, Profile, ValueKind};
+use perfscape_model::{Combine, EventId, Profile, ValueKind};
 use serde::Serialize;
 use std::collections::HashMap;
 
@@ -30,8 +30,9 @@ pub struct EventRow {
     pub callpath: bool,
     /// The flat event of the routine (itself for flat events).
     pub routine: Option<u32>,
-    /// Percent of the run total (ParaProf's convention).
-    pub percent: f64,
+    /// Percent of the run total (ParaProf's convention); `null` for a metric that does not add
+    /// up (a minimum, maximum, mean or ratio has no share of the run); 0 for calls and subcalls.
+    pub percent: Option<f64>,
     /// Statistics of the requested kind across threads.
     pub stats: SummaryJson,
     /// Total calls across threads.
@@ -48,8 +49,12 @@ pub struct EventsResponse {
     pub unit: String,
     /// Value kind ranked (`exclusive`, `inclusive`, `calls`, `subcalls`).
     pub kind: String,
-    /// Sum over threads of each thread's top-level inclusive value (the percent divisor).
-    pub run_total: f64,
+    /// How the rows' totals combine the threads' values (`sum` for calls and subcalls and
+    /// for metrics that add up; else the metric's rule).
+    pub combine: Combine,
+    /// Sum over threads of each thread's top-level inclusive value (the percent divisor);
+    /// `null` for a metric that does not add up.
+    pub run_total: Option<f64>,
     /// Rows, ranked.
     pub rows: Vec<EventRow>,
 }
@@ -107,17 +112,14 @@ pub fn ranked_events(profile: &Profile, values: Values, callpaths: bool) -> Vec<
         ranked.sort_by_key(|(e, _)| pos.get(e).copied().unwrap_or(usize::MAX));
     } else {
         ranked.sort_by(|a, b| {
-            b.1.get(values.kind)
-                .total
-                .total_cmp(&a.1.get(values.kind).total)
-                .then(a.0.cmp(&b.0))
+            larger_first(a.1.get(values.kind).total, b.1.get(values.kind).total).then(a.0.cmp(&b.0))
         });
     }
     ranked
 }
 
 /// `GET /api/events`: the ranked table of [`ranked_events`] with percents of the run total
-/// (ParaProf's convention; 0 for calls and subcalls).
+/// (ParaProf's convention; 0 for calls and subcalls; none for a metric that does not add up).
 pub fn events(profile: &Profile, values: Values, callpaths: bool) -> EventsResponse {
     let total = run_total(profile, values.metric);
     let rows = ranked_events(profile, values, callpaths)
@@ -136,10 +138,11 @@ pub fn events(profile: &Profile, values: Values, callpaths: bool) -> EventsRespo
                 kind: kind_name(ev.kind).into(),
                 callpath: ev.is_callpath(),
                 routine: ev.routine.map(|r| r.0),
-                percent: if total > 0.0 && !values.kind.is_metric_independent() {
-                    100.0 * s.total / total
-                } else {
-                    0.0
+                percent: match total {
+                    _ if values.kind.is_metric_independent() => Some(0.0),
+                    Some(t) if t > 0.0 => Some(100.0 * s.total / t),
+                    Some(_) => Some(0.0),
+                    None => None,
                 },
                 stats: SummaryJson::of(profile, s),
                 calls: st.calls.total,
@@ -150,6 +153,11 @@ pub fn events(profile: &Profile, values: Values, callpaths: bool) -> EventsRespo
         metric: values.metric.0,
         unit: values.unit(profile.metrics()),
         kind: values.kind.as_str().into(),
+        combine: if values.kind.is_metric_independent() {
+            Combine::Sum
+        } else {
+            profile.metric(values.metric).combine
+        },
         run_total: total,
         rows,
     }

@@ -3,6 +3,7 @@
 //! max/sum [`Pyramid`] of its rows × thread axis.
 
 use crate::axis::AxisInfo;
+use crate::error::ViewError;
 use crate::params::Values;
 use crate::pyramid::{ProfileMatrix, Pyramid};
 use crate::views::{OverviewParams, Reduce, RowKind, RowOrder, RowSet, ThreadAxis};
@@ -353,13 +354,18 @@ fn matrix_with(
 
 /// `GET /api/matrix`: the region at the resolution asked for (default 200 × 400 bins), each
 /// cell the `reduce` of its bin's cells that have data; `thread`'s position on the axis.
+///
+/// # Errors
+/// [`ViewError::Invalid`] for `reduce=sum` over a metric that does not add up
+/// ([`Values::check_reduce`]).
 pub fn matrix(
     m: &MatrixInput<'_>,
     region: &Region,
     reduce: Reduce,
     thread: Option<ThreadId>,
-) -> MatrixResponse {
-    matrix_with(m, region, reduce, thread, (200, 400))
+) -> Result<MatrixResponse, ViewError> {
+    let reduce = m.values.check_reduce(m.profile.metrics(), reduce)?;
+    Ok(matrix_with(m, region, reduce, thread, (200, 400)))
 }
 
 /// The overview's parameters as given (`skip`, `bin`, `strips`, `w`).
@@ -376,7 +382,16 @@ pub struct OverviewOptions {
 }
 
 /// `GET /api/overview`: seed 000's overview of all rows × all threads of the axis.
-pub fn overview(m: &MatrixInput<'_>, options: &OverviewOptions, reduce: Reduce) -> OverviewResponse {
+///
+/// # Errors
+/// [`ViewError::Invalid`] for `reduce=sum` over a metric that does not add up
+/// ([`Values::check_reduce`]).
+pub fn overview(
+    m: &MatrixInput<'_>,
+    options: &OverviewOptions,
+    reduce: Reduce,
+) -> Result<OverviewResponse, ViewError> {
+    let reduce = m.values.check_reduce(m.profile.metrics(), reduce)?;
     let src = m.source();
     let params = OverviewParams {
         skip_empty_over: options.skip.unwrap_or(10) as usize,
@@ -386,7 +401,7 @@ pub fn overview(m: &MatrixInput<'_>, options: &OverviewOptions, reduce: Reduce) 
         max_cols: options.w.unwrap_or(64).clamp(1, BINS_MAX) as usize,
     };
     let ov = m.pyramid.overview(&src, params);
-    OverviewResponse {
+    Ok(OverviewResponse {
         row_count: m.rows.len() as u32,
         thread_count: m.axis.axis.len() as u32,
         cols: col_bins_json(m.profile, &m.axis.axis, &ov.col_bins),
@@ -410,7 +425,7 @@ pub fn overview(m: &MatrixInput<'_>, options: &OverviewOptions, reduce: Reduce) 
         max: ov.max,
         unit: m.values.unit(m.profile.metrics()),
         cluster_starts: m.axis.cluster_starts.clone(),
-    }
+    })
 }
 
 /// Most labelled terrain peaks.

@@ -32,7 +32,9 @@ mod threads;
 mod timeline;
 
 pub use calltree::{CallTreeResponse, Scope, TreeNodeJson, call_tree_table};
-pub use event::{EVENT_POINTS_DEFAULT, EventDetail, HistogramJson, ThreadValue, event_detail};
+pub use event::{
+    EVENT_POINTS_DEFAULT, EventAttribute, EventDetail, HistogramJson, ThreadValue, event_detail,
+};
 pub use events::{EventRow, EventsResponse, events, ranked_events};
 pub use matrix::{
     Bin, MatrixInput, MatrixResponse, OverviewOptions, OverviewResponse, OverviewRowJson, PeakJson, Region,
@@ -46,7 +48,7 @@ pub use threads::{ClusterJson, ThreadsResponse, threads};
 pub use timeline::{TimelineLane, TimelineParams, TimelineResponse, TraceIndex, timeline};
 
 use crate::stats::Summary;
-use perfscape_model::{EventId, EventKind, Profile, ThreadIndex};
+use perfscape_model::{Combine, EventId, EventKind, Profile, ThreadIndex};
 use serde::Serialize;
 
 /// Statistics of one value kind across threads (see `perfscape_analysis::Summary`).
@@ -55,8 +57,12 @@ use serde::Serialize;
 pub struct SummaryJson {
     /// Threads that have the event.
     pub threads: u32,
-    /// Sum over threads.
-    pub total: f64,
+    /// How `total` combines the threads' values: `sum` for calls, subcalls and metrics that
+    /// add up, else the metric's own rule (`min`, `max`, `mean`, `not_combinable`).
+    pub combine: Combine,
+    /// The threads' values combined under `combine` (the sum, the minimum, ...); `null` when
+    /// they cannot be combined (a not combinable metric on several threads).
+    pub total: Option<f64>,
     /// Mean over the threads that have the event.
     pub mean: f64,
     /// Mean over all threads.
@@ -83,7 +89,8 @@ impl SummaryJson {
         let th = |t: Option<ThreadIndex>| t.map(|t| profile.thread(t).to_string());
         SummaryJson {
             threads: s.threads as u32,
-            total: s.total,
+            combine: s.combine,
+            total: finite(s.total),
             mean: s.mean,
             mean_all: s.mean_all,
             min: s.min,

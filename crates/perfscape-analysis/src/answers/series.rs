@@ -6,9 +6,10 @@
 use super::{finite, thin};
 use crate::error::ViewError;
 use crate::params::{EventIds, ThreadAddrs, Values, event_id};
+use crate::stats::larger_first;
 use perfscape_model::{
-    EventId, MetricId, Profile, SampleId, SampleInfo, SampleMode, SampleSeries, ThreadId, ThreadIndex,
-    ValueKind,
+    Combine, EventId, MetricId, Profile, SampleId, SampleInfo, SampleMode, SampleSeries, ThreadId,
+    ThreadIndex, ValueKind,
 };
 use serde::Serialize;
 
@@ -60,7 +61,8 @@ pub struct TrendPoint {
     pub max: Option<f64>,
     /// Population standard deviation.
     pub stddev: Option<f64>,
-    /// Sum over threads (the aggregate).
+    /// Sum over threads (the aggregate); `null` when no thread has the event, or for a metric
+    /// that does not add up (its minimum, maximum and mean are the other fields).
     pub sum: Option<f64>,
     /// Thread with the largest value.
     pub max_thread: Option<String>,
@@ -168,7 +170,8 @@ pub fn samples(series: Option<&SampleSeries>, live: bool) -> SeriesResponse {
 
 /// `GET /api/trend`: statistics of timer `event` across threads at every sample (`values`,
 /// `mode`), computed by [`SampleSeries::timer_trend`]: min / mean / max / population σ over the
-/// threads having the event, and their sum (`null`s where no thread has it yet).
+/// threads having the event, and their sum (`null`s where no thread has it yet; no sum for a
+/// metric that does not add up).
 ///
 /// # Errors
 /// [`ViewError::NotFound`] for an unknown event.
@@ -179,6 +182,11 @@ pub fn trend(
     mode: SampleMode,
 ) -> Result<TrendResponse, ViewError> {
     let e = event_id(series.timer_count(), event)?;
+    let adds_up = values.kind.is_metric_independent()
+        || series
+            .metrics()
+            .get(values.metric.index())
+            .is_none_or(|m| m.combine.is_additive());
     let points = series
         .timer_trend(e, values.kind, values.metric, mode)
         .iter()
@@ -193,7 +201,7 @@ pub fn trend(
             mean: finite(a.mean),
             max: finite(a.max),
             stddev: finite(a.stddev),
-            sum: (a.threads > 0).then_some(a.sum),
+            sum: (a.threads > 0 && adds_up).then_some(a.sum),
             max_thread: a.max_thread.map(|t| series.threads()[t.index()].to_string()),
         })
         .collect();
@@ -425,8 +433,10 @@ pub const POINTS_DEFAULT: u32 = 20_000;
 pub const POINTS_MAX: u32 = 200_000;
 
 /// `GET /api/pointcloud`: every thread of `profile` as a point `[x, y, z, colour]` of the
-/// `values` of `events` (3 or 4 ids; default the 4 flat events with the largest total); with
-/// 3 events the colour is their sum. A thread without an event has 0 there. Thinned to
+/// `values` of `events` (3 or 4 ids; default the 4 flat events with the largest total, totals
+/// combined under the metric's rule); with 3 events the colour is their sum, or their
+/// combination under the metric's rule when it does not add up (the minimum of a minimum
+/// metric, ...). A thread without an event has 0 there. Thinned to
 /// `points_max` threads (default 20,000, at most 200,000) by an even stride in thread order.
 ///
 /// # Errors
@@ -439,16 +449,21 @@ pub fn point_cloud(
     points_max: Option<u32>,
 ) -> Result<PointCloudResponse, ViewError> {
     let (kind, m) = (values.kind, values.metric);
+    let rule = if kind.is_metric_independent() {
+        Combine::Sum
+    } else {
+        profile.metric(m).combine
+    };
     let events = match events {
         Some(list) => list.events(profile.events().len())?,
         None => {
             let mut ranked: Vec<(f64, EventId)> = profile
                 .event_ids()
                 .filter(|&e| !profile.event(e).is_callpath())
-                .map(|e| (profile.interval(e).values(kind, m).iter().sum::<f64>(), e))
+                .filter_map(|e| Some((rule.fold(profile.interval(e).values(kind, m))?, e)))
                 .filter(|(v, _)| *v > 0.0)
                 .collect();
-            ranked.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+            ranked.sort_by(|a, b| larger_first(a.0, b.0).then(a.1.cmp(&b.1)));
             ranked.into_iter().take(4).map(|x| x.1).collect()
         }
     };
@@ -478,13 +493,18 @@ pub fn point_cloud(
             let x = dense[0][t];
             let y = dense[1][t];
             let z = dense[2][t];
-            let c = dense.get(3).map_or(x + y + z, |d| d[t]);
+            let c = dense
+                .get(3)
+                .map_or_else(|| rule.fold(&[x, y, z]).unwrap_or(f64::NAN), |d| d[t]);
             [x, y, z, c]
         })
         .collect();
     let mut axes: Vec<String> = events.iter().map(|&e| profile.event(e).name.clone()).collect();
     if axes.len() == 3 {
-        axes.push("x + y + z".into());
+        axes.push(match rule {
+            Combine::Sum => "x + y + z".into(),
+            other => format!("{other} of x, y, z"),
+        });
     }
     Ok(PointCloudResponse {
         axes,

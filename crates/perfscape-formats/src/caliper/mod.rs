@@ -13,26 +13,38 @@
 //!   are left out, as Hatchet does.
 //! - **Threads**: `mpi.rank` -> node (`ThreadId{rank, 0, 0}`); files without ranks (Caliper
 //!   aggregated them already, e.g. Spot's min/max/avg over ranks) are one thread `0.0.0`.
-//! - **Metrics**: every numeric "as value" attribute except `mpi.rank` and the node-order
-//!   `aggregate.slot`, named by its alias (`attribute.alias`, e.g. `Total time`) or its own
-//!   name (`sum#time.duration`), unit from `attribute.unit` (`sec`); a time without a recorded
-//!   unit is marked `unit not recorded` (Caliper wrote microseconds before version 2.0 and
-//!   seconds since, so nothing is assumed); other metrics are counts. A pair `X` /
-//!   `inclusive#X` is one metric with exclusive `X` and inclusive `inclusive#X`. Sums (names
-//!   starting `sum#`, `count`, or without an aggregation prefix) stored exclusive get their
-//!   inclusive values by summing the subtree; stored inclusive (`...inclusive#...`), their
-//!   exclusive values are the value minus the children's. Minimum, maximum and average
-//!   statistics (`min#`, `max#`, `avg#`) do not add up along a call tree: their value is
-//!   both the exclusive and the inclusive value (noted), and per-routine flat events take the
-//!   minimum / maximum / sum. Rows of the same path and rank are combined the same way.
+//! - **Metrics**: every numeric "as value" attribute except `mpi.rank`, named by its alias
+//!   (`attribute.alias`, e.g. `Total time`) or its own name (`sum#time.duration`). What each
+//!   attribute is follows from the aggregation operators in its name ([`attributes`]):
+//!   how its values combine ([`perfscape_model::Combine`]: `sum#`/`count` sum, `min#`
+//!   minimum, `max#` maximum, `avg#` mean, `ratio#`/`variance#` not combinable), whether it is
+//!   inclusive (`inclusive#`, `iscale#`, ...), its unit (`attribute.unit`; CUDA/ROCm activity
+//!   durations `cupti.*.duration` in nanoseconds; other durations without a recorded unit are
+//!   marked `unit not recorded`, since Caliper wrote microseconds before version 2.0 and
+//!   seconds since). An inclusive attribute and its exclusive twin (the name without the
+//!   inclusive operator, or the alias followed by ` (exc)`) are one metric. A sum stored
+//!   exclusive gets its inclusive values by summing the subtree; stored inclusive, its
+//!   exclusive values are the value minus the children's. A minimum, maximum, mean or ratio
+//!   without its twin (Spot's `Min time/rank` = `min#inclusive#sum#time.duration`) cannot be
+//!   split along the call tree: its value is both the exclusive and the inclusive value
+//!   (noted), and a routine's flat value combines its nodes' values under the same rule (the
+//!   minimum of their minima, the mean of their means: the file does not hold the statistic
+//!   of the routine's total). Rows of the same path and rank are combined the same way.
+//! - **Per-node attributes**: `any#` attributes (RAJAPerf's `ProblemSize`, `Reps`,
+//!   `BlockSize`, ...: a property of the region, which Thicket keeps as per-node metadata) are
+//!   not metrics: they become attributes of the node's event
+//!   ([`perfscape_model::Profile::event_attributes`]), named by their alias. Node order
+//!   (`aggregate.slot`) is not a value.
 
+pub mod attributes;
 pub mod cali;
 pub mod json;
 
-use crate::calltree::{Combine, Layout, ThreadValues, Tree, thread_data};
+use crate::calltree::{Layout, ThreadValues, Tree, thread_data};
 use crate::format::{self, FileScope, Format, Parts};
 use crate::problem::{Parsed, Problem};
-use perfscape_model::{Metric, Profile, ProfileBuilder, ThreadId, Unit};
+use attributes::Role;
+use perfscape_model::{Combine, Combiner, Metric, Profile, ProfileBuilder, ThreadId, Unit};
 use rustc_hash::FxHashMap as HashMap;
 
 /// One value column (Caliper attribute) of the input.
@@ -70,7 +82,7 @@ pub struct CaliperData {
     pub warnings: Vec<String>,
 }
 
-/// How a metric's values are stored and combined.
+/// How a metric's values are stored.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Stored {
     /// Exclusive and inclusive columns both present.
@@ -80,75 +92,122 @@ enum Stored {
     /// A sum stored including the subtree: exclusive = value - children.
     InclusiveSum(usize),
     /// A statistic that does not add up: value is both exclusive and inclusive.
-    Statistic(usize, Combine),
+    Statistic(usize),
 }
 
-/// A statistic's combination from its name prefix (`min#`, `max#`, `avg#`), or `None` for sums.
-fn statistic(name: &str) -> Option<Combine> {
-    let first = name.split('#').next().unwrap_or("");
-    if !name.contains('#') {
-        return None;
-    }
-    match first {
-        "min" => Some(Combine::Min),
-        "max" => Some(Combine::Max),
-        "sum" | "count" | "inclusive" => None,
-        _ if first.starts_with("avg") => Some(Combine::Sum),
-        _ => None,
-    }
+/// One metric of the profile: name, unit, rule and where its values are.
+#[derive(Debug, Clone, PartialEq)]
+struct Planned {
+    name: String,
+    unit: Unit,
+    combine: Combine,
+    stored: Stored,
 }
 
-fn plan(columns: &[Column]) -> Vec<(String, Unit, Stored)> {
-    let mut out = Vec::new();
-    let index: HashMap<&str, usize> = columns
+/// What the columns become: metrics, per-node attribute columns, skipped columns.
+#[derive(Debug, Clone, Default)]
+struct Plan {
+    metrics: Vec<Planned>,
+    node_attributes: Vec<usize>,
+    skipped: Vec<usize>,
+}
+
+fn display(c: &Column) -> String {
+    c.alias.clone().unwrap_or_else(|| c.name.clone())
+}
+
+fn plan(columns: &[Column]) -> Plan {
+    let roles: Vec<Role> = columns.iter().map(|c| attributes::role(&c.name)).collect();
+    let by_name: HashMap<&str, usize> = columns
         .iter()
         .enumerate()
         .map(|(i, c)| (c.name.as_str(), i))
         .collect();
-    let mut used = vec![false; columns.len()];
+    let by_alias: HashMap<&str, usize> = columns
+        .iter()
+        .enumerate()
+        .filter_map(|(i, c)| c.alias.as_deref().map(|a| (a, i)))
+        .collect();
+    let exclusive_of = |i: usize| match roles[i] {
+        Role::Metric {
+            combine,
+            inclusive: false,
+        } => Some(combine),
+        _ => None,
+    };
+    // Inclusive column -> its exclusive twin (same rule).
+    let mut twin_of: HashMap<usize, usize> = HashMap::default();
+    let mut is_twin = vec![false; columns.len()];
     for (i, c) in columns.iter().enumerate() {
-        if used[i] {
+        let Role::Metric {
+            combine,
+            inclusive: true,
+        } = roles[i]
+        else {
             continue;
+        };
+        let by_twin_name = attributes::exclusive_twin(&c.name).and_then(|n| by_name.get(n.as_str()).copied());
+        let by_twin_alias = c
+            .alias
+            .as_deref()
+            .and_then(|a| by_alias.get(attributes::exclusive_alias(a).as_str()).copied());
+        if let Some(x) = by_twin_name
+            .or(by_twin_alias)
+            .filter(|&x| exclusive_of(x) == Some(combine) && !is_twin[x])
+        {
+            twin_of.insert(i, x);
+            is_twin[x] = true;
         }
-        let display = |c: &Column| c.alias.clone().unwrap_or_else(|| c.name.clone());
-        let unit = match c.unit.as_deref().map(str::trim) {
-            Some("sec" | "s") => Unit::Seconds,
-            Some("usec" | "us") => Unit::Microseconds,
-            Some("nsec" | "ns") => Unit::Nanoseconds,
-            Some("byte" | "bytes") => Unit::Bytes,
-            Some(other) if !other.is_empty() => Unit::Other(other.to_string()),
-            // Caliper records no unit: durations were microseconds before Caliper 2.0 and
-            // seconds since, so nothing is assumed for them.
-            _ if c.name.contains("time") => Unit::Other("unit not recorded".to_string()),
-            _ => Unit::Count,
+    }
+    let mut out = Plan::default();
+    for (i, c) in columns.iter().enumerate() {
+        let (combine, inclusive) = match roles[i] {
+            Role::NodeAttribute => {
+                out.node_attributes.push(i);
+                continue;
+            }
+            Role::Skipped => {
+                out.skipped.push(i);
+                continue;
+            }
+            Role::Metric { .. } if is_twin[i] => continue,
+            Role::Metric { combine, inclusive } => (combine, inclusive),
         };
-        // `inclusive#X` with a column `X`, or `X` with a column `inclusive#X`.
-        let partner = match c.name.strip_prefix("inclusive#") {
-            Some(base) => index.get(base).map(|&b| (b, i)),
-            None => index
-                .get(format!("inclusive#{}", c.name).as_str())
-                .map(|&inc| (i, inc)),
+        let unit = attributes::unit(&c.name, c.unit.as_deref());
+        let (name, stored) = match twin_of.get(&i) {
+            // The pair takes the inclusive column's alias (`Min time/rank`), else the
+            // exclusive column's name (`sum#time.duration`).
+            Some(&x) => (
+                c.alias.clone().unwrap_or_else(|| display(&columns[x])),
+                Stored::Pair(x, i),
+            ),
+            None if combine != Combine::Sum => (display(c), Stored::Statistic(i)),
+            None if inclusive => (display(c), Stored::InclusiveSum(i)),
+            None => (display(c), Stored::ExclusiveSum(i)),
         };
-        if let Some((excl, incl)) = partner {
-            used[excl] = true;
-            used[incl] = true;
-            out.push((display(&columns[excl]), unit, Stored::Pair(excl, incl)));
-            continue;
-        }
-        used[i] = true;
-        let stored = match statistic(&c.name) {
-            Some(comb) => Stored::Statistic(i, comb),
-            None if c.name.contains("inclusive#") => Stored::InclusiveSum(i),
-            None => Stored::ExclusiveSum(i),
-        };
-        out.push((display(c), unit, stored));
+        out.metrics.push(Planned {
+            name,
+            unit,
+            combine,
+            stored,
+        });
     }
     out
 }
 
+/// A per-node attribute value as text: integers without a decimal point.
+fn attribute_text(v: f64) -> String {
+    if v.fract() == 0.0 && v.abs() < 1e15 {
+        format!("{}", v as i64)
+    } else {
+        format!("{v}")
+    }
+}
+
 /// Builds the profile; returns it, the warnings, and the notes.
 pub fn build(data: &CaliperData) -> Result<(Profile, Vec<String>, Vec<String>), Problem> {
-    let metrics = plan(&data.columns);
+    let plan = plan(&data.columns);
+    let metrics = &plan.metrics;
     if metrics.is_empty() {
         return Err(Problem::whole("the file has no numeric value attribute (metric)"));
     }
@@ -157,12 +216,31 @@ pub fn build(data: &CaliperData) -> Result<(Profile, Vec<String>, Vec<String>), 
     }
     let mut warnings = data.warnings.clone();
     let mut notes = Vec::new();
-    for (name, _, s) in &metrics {
-        if let Stored::Statistic(..) = s {
+    for m in metrics {
+        if let Stored::Statistic(_) = m.stored {
             notes.push(format!(
-                "metric `{name}` is a minimum/maximum/average statistic: it does not add up along the call tree, so each node's value is both its exclusive and its inclusive value"
+                "metric `{}` combines by {} and has no exclusive/inclusive twin: it cannot be split along the call tree, so each node's value is both its exclusive and its inclusive value",
+                m.name, m.combine
             ));
         }
+    }
+    if !plan.node_attributes.is_empty() {
+        let names: Vec<String> = plan
+            .node_attributes
+            .iter()
+            .map(|&c| display(&data.columns[c]))
+            .collect();
+        notes.push(format!(
+            "{} attribute(s) hold a property of each region (Caliper `any`), not a measurement: kept as per-node attributes, not metrics: {}",
+            names.len(),
+            names.join(", ")
+        ));
+    }
+    for &c in &plan.skipped {
+        notes.push(format!(
+            "attribute `{}` is Caliper's node order or an aggregation helper, not a value; not read",
+            data.columns[c].name
+        ));
     }
     // The call tree: a trie of paths.
     let mut tree = Tree::default();
@@ -196,30 +274,35 @@ pub fn build(data: &CaliperData) -> Result<(Profile, Vec<String>, Vec<String>), 
             children[*p].push(i);
         }
     }
+    // How each column's values combine when several records hold the same node and rank.
+    let column_rule: Vec<Combine> = data
+        .columns
+        .iter()
+        .map(|c| match attributes::role(&c.name) {
+            Role::Metric { combine, .. } => combine,
+            _ => Combine::Sum,
+        })
+        .collect();
     // Group rows by rank.
     let mut ranks: Vec<u32> = data.rows.iter().map(|r| r.rank.unwrap_or(0)).collect();
     ranks.sort_unstable();
     ranks.dedup();
-    let combine: Vec<Combine> = metrics
-        .iter()
-        .map(|(_, _, s)| match s {
-            Stored::Statistic(_, c) => *c,
-            _ => Combine::Sum,
-        })
-        .collect();
+    let combine: Vec<Combine> = metrics.iter().map(|p| p.combine).collect();
     let mut builder = ProfileBuilder::new(
         metrics
             .iter()
-            .map(|(name, unit, _)| Metric {
-                name: name.clone(),
-                unit: unit.clone(),
-            })
+            .map(|p| Metric::new(p.name.clone(), p.unit.clone()).combined_by(p.combine))
             .collect(),
     );
+    let mut node_attributes: Vec<(usize, String, String)> = Vec::new();
+    let mut is_node_attribute = vec![false; data.columns.len()];
+    for &c in &plan.node_attributes {
+        is_node_attribute[c] = true;
+    }
     for (k, &rank) in ranks.iter().enumerate() {
-        // Stored values per node and column (NaN = not stored).
+        // Stored values per node and column (None = not stored).
         let cols = data.columns.len();
-        let mut stored = vec![f64::NAN; n * cols];
+        let mut stored: Vec<Option<Combiner>> = vec![None; n * cols];
         let mut present = vec![false; n];
         for (row, node) in data.rows.iter().zip(&node_of_row) {
             let (Some(node), true) = (node, row.rank.unwrap_or(0) == rank) else {
@@ -227,18 +310,21 @@ pub fn build(data: &CaliperData) -> Result<(Profile, Vec<String>, Vec<String>), 
             };
             present[*node] = true;
             for &(c, v) in &row.values {
-                let cell = &mut stored[node * cols + c];
-                let comb = statistic(&data.columns[c].name).unwrap_or(Combine::Sum);
-                *cell = if cell.is_nan() { v } else { comb.apply(*cell, v) };
+                if is_node_attribute[c] {
+                    // Every distinct value is kept (ProfileBuilder::set_event_attribute).
+                    node_attributes.push((*node, display(&data.columns[c]), attribute_text(v)));
+                    continue;
+                }
+                stored[node * cols + c]
+                    .get_or_insert_with(|| Combiner::new(column_rule[c]))
+                    .push(v);
             }
         }
-        let get = |node: usize, c: usize| {
-            let v = stored[node * cols + c];
-            if v.is_nan() { 0.0 } else { v }
-        };
+        let value = |node: usize, c: usize| stored[node * cols + c].map(|x| x.finish().unwrap_or(f64::NAN));
+        let get = |node: usize, c: usize| value(node, c).unwrap_or(0.0);
         let mut v = ThreadValues::new(n, m);
-        for (j, (_, _, s)) in metrics.iter().enumerate() {
-            match *s {
+        for (j, p) in metrics.iter().enumerate() {
+            match p.stored {
                 Stored::Pair(x, i) => {
                     for node in 0..n {
                         v.exclusive[node * m + j] = get(node, x);
@@ -256,12 +342,12 @@ pub fn build(data: &CaliperData) -> Result<(Profile, Vec<String>, Vec<String>), 
                     // A node without a stored value (no record) gets its children's sum.
                     for node in (0..n).rev() {
                         let below: f64 = children[node].iter().map(|&c| v.inclusive[c * m + j]).sum();
-                        let own = stored[node * cols + i];
-                        v.inclusive[node * m + j] = if own.is_nan() { below } else { own };
-                        v.exclusive[node * m + j] = if own.is_nan() { 0.0 } else { own - below };
+                        let own = value(node, i);
+                        v.inclusive[node * m + j] = own.unwrap_or(below);
+                        v.exclusive[node * m + j] = own.map_or(0.0, |own| own - below);
                     }
                 }
-                Stored::Statistic(c, _) => {
+                Stored::Statistic(c) => {
                     for node in 0..n {
                         v.exclusive[node * m + j] = get(node, c);
                         v.inclusive[node * m + j] = get(node, c);
@@ -285,6 +371,9 @@ pub fn build(data: &CaliperData) -> Result<(Profile, Vec<String>, Vec<String>), 
         builder
             .add_thread(ThreadId::new(rank, 0, 0), td)
             .map_err(|e| Problem::whole(format!("rank {rank}: {e}")))?;
+    }
+    for (node, name, value) in &node_attributes {
+        builder.set_event_attribute(&layout.node_names()[*node], name, value);
     }
     for (path, count) in &layout.merged_paths {
         warnings.push(format!(

@@ -29,7 +29,9 @@
 //! `ts` and `dur` are microseconds whatever `displayTimeUnit` says (it only sets how viewers
 //! display them; it is kept in the metadata). They are read from the JSON text as exact
 //! decimals (numbers or numeric strings) and stored as integer **nanoseconds** in the
-//! [`Trace`]; the derived profile's `TIME` metric is in microseconds, TAU's unit.
+//! [`Trace`]; the derived profile's `TIME` metric is in microseconds, TAU's unit. Times,
+//! sample counts and weights are accumulated over intervals and samples, so every metric
+//! combines by sum.
 //!
 //! # Threads
 //! A thread is a (`pid`, `tid`) pair. The node is the `pid` and the thread number the `tid`
@@ -162,20 +164,11 @@ fn derive_profile(
     report: &mut Report,
 ) -> Result<Profile, Problem> {
     let has_weight = samples.iter().any(|s| s.weight.is_some());
-    let mut metrics = vec![Metric {
-        name: "TIME".into(),
-        unit: Unit::Microseconds,
-    }];
+    let mut metrics = vec![Metric::new("TIME", Unit::Microseconds)];
     if !samples.is_empty() {
-        metrics.push(Metric {
-            name: "samples".into(),
-            unit: Unit::Count,
-        });
+        metrics.push(Metric::new("samples", Unit::Count));
         if has_weight {
-            metrics.push(Metric {
-                name: "sample weight".into(),
-                unit: Unit::Count,
-            });
+            metrics.push(Metric::new("sample weight", Unit::Count));
         }
     }
     let n_metrics = metrics.len();

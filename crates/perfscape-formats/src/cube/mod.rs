@@ -1,34 +1,46 @@
 //! Score-P / Scalasca CUBE4 profiles (`.cubex`): a tar archive of `anchor.xml` (metric tree,
 //! call tree, system tree) and one `<id>.index` + `<id>.data` pair per stored metric.
 //!
-//! Mapping into the model (numbers equal pycubexr's, tested against its reference csvs):
-//! - **Metrics**: every stored metric of the metric tree, in document order, named by its
-//!   `uniq_name` (as pycubexr and Score-P name it: `visits`, `time`, `min_time`, ...), unit from
-//!   `uom` (`sec` -> seconds, `occ`/`#` -> count, `bytes` -> bytes). Plain-number value types are
-//!   read (INT8..UINT64, the C type names CubeLib accepts, DOUBLE, FLOAT, MINDOUBLE, MAXDOUBLE);
-//!   metrics whose values are not one number (TAU_ATOMIC, RATE, COMPLEX, NDOUBLES(n),
-//!   HISTOGRAM(n), SCALE_FUNC) and derived metrics (CubePL expressions, no stored values) are
-//!   left out with a warning. A metric the archive has no data for (Score-P leaves out metrics
-//!   that stayed zero) is kept with value 0 everywhere, as pycubexr reports it.
+//! Mapping into the model (numbers equal pycubexr's on every cell of every corpus file, tested
+//! against its reference tables; see `tests/fixtures/cube`):
+//! - **Metrics**: every stored metric of the metric tree, named by its `uniq_name` (as pycubexr
+//!   and Score-P name it: `visits`, `time`, `min_time`, ...), unit from `uom` (`sec` ->
+//!   seconds, `occ`/`#` -> count, `bytes` -> bytes). Order: Score-P's `time` (else the first
+//!   metric in seconds that adds up) first, so that it is the default metric everywhere; the
+//!   others in metric-tree order. Plain-number value types are read (INT8..UINT64, the C type
+//!   names CubeLib accepts, DOUBLE, FLOAT, MINDOUBLE, MAXDOUBLE); metrics whose values are not
+//!   one number (TAU_ATOMIC, RATE, COMPLEX, NDOUBLES(n), HISTOGRAM(n), SCALE_FUNC) and derived
+//!   metrics (CubePL expressions, no stored values) are left out with a warning. A metric the
+//!   archive has no data for (Score-P leaves out metrics that stayed zero) is kept with value 0
+//!   everywhere, as pycubexr reports it.
+//! - **How values combine** ([`perfscape_model::Combine`]), from the data type: `MINDOUBLE`
+//!   metrics (Score-P's `min_time`) by minimum, `MAXDOUBLE` (`max_time`) by maximum, every
+//!   other plain type by sum. Source: CubeLib's value classes, whose `+` is `min`/`max` for
+//!   those two types (pycubexr's `MinValues`/`MaxValues`: `np.minimum`/`np.maximum` along the
+//!   call tree, `min()`/`max()` over locations). The analysis combines them the same way over
+//!   threads (a total of `min_time` is its minimum over threads, with no percentage).
 //! - **Inclusive/exclusive** as CUBE defines them: an `EXCLUSIVE` metric stores exclusive
-//!   values (inclusive = own value + the inclusive values of the callees); an `INCLUSIVE`
-//!   metric stores inclusive values (exclusive = own value - the callees' values; for unsigned
-//!   types each subtraction stops at 0, as CubeLib/pycubexr do). MINDOUBLE/MAXDOUBLE combine by
-//!   minimum/maximum instead of sum; cnodes without stored values take no part, but a 0 that
-//!   Score-P wrote for a location that never visited a callee does (as in the pycubexr reference
-//!   tables of the corpus: the inclusive minimum time of `main` is 0 on a location where some
-//!   callee was never visited). pycubexr 2.1 differs here: it also skips a callee whose values
-//!   are 0 on every location, so a callee whose inclusive minimum became 0 everywhere stops
-//!   counting; perfscape follows the corpus reference. `SIMPLE` metrics and metrics marked `convertible="false"`
-//!   have exclusive = inclusive = the stored value. UINT64 values above 0xFFFF_FFFF_FFFF_FBFF
-//!   read as 0 (CubeLib does not keep them; warned).
+//!   values (inclusive = own value combined with the inclusive values of the callees); an
+//!   `INCLUSIVE` metric stores inclusive values (exclusive = own value - the callees' values
+//!   for sums; for unsigned types each subtraction stops at 0, as CubeLib/pycubexr do; a
+//!   minimum/maximum's "subtraction" is again its `min`/`max`, as in CubeLib/pycubexr). For
+//!   MINDOUBLE/MAXDOUBLE, cnodes without stored values take no part, but a 0 that Score-P
+//!   wrote for a location that never visited a callee does, as in the reference tables shipped
+//!   beside the corpus files (`excl.csv`/`incl.csv`): the inclusive minimum time of `main` is 0
+//!   on a location where some callee was never visited. pycubexr 2.1.1 differs there: it skips
+//!   a callee whose values are 0 on every location (`MinMaxValues._check`), which changes 3
+//!   inclusive `min_time` cells of the corpus (pycubexr-time-p4); perfscape follows the shipped
+//!   tables. `SIMPLE` metrics and metrics marked `convertible="false"` have exclusive =
+//!   inclusive = the stored value. UINT64 values above 0xFFFF_FFFF_FFFF_FBFF read as 0 (CubeLib
+//!   does not keep them; warned).
 //! - **Call tree**: one callpath event per cnode, named by the region names of its path joined
-//!   with `" => "`; one flat event per region (see `calltree`). Regions that share a name but
-//!   not a source file/line get ` [{file} {line}]` appended (TAU's form); cnode parameters are
-//!   appended as ` [ <key> = <value> ]` (TAU's parameter-timer form); sibling cnodes of the same
-//!   region that still look alike get their call-site line ` [{file} {line}]` when the anchor
-//!   gives one, otherwise they are combined into one event (warned). Groups: the region's
-//!   paradigm in upper case (`MPI`, `OPENMP`, `COMPILER`, ...).
+//!   with `" => "`; one flat event per region (see `calltree`: a region's nodes combined under
+//!   each metric's rule). Regions that share a name but not a source file/line get
+//!   ` [{file} {line}]` appended (TAU's form); cnode parameters are appended as
+//!   ` [ <key> = <value> ]` (TAU's parameter-timer form); sibling cnodes of the same region that
+//!   still look alike get their call-site line ` [{file} {line}]` when the anchor gives one,
+//!   otherwise they are combined into one event (warned). Groups: the region's paradigm in
+//!   upper case (`MPI`, `OPENMP`, `COMPILER`, ...).
 //! - **Calls**: the exclusive `visits` metric when present (else 0, noted); subcalls = calls of
 //!   the callees.
 //! - **Threads**: location group (process) -> node, location -> thread:
@@ -43,12 +55,12 @@ pub mod anchor;
 pub mod archive;
 pub mod values;
 
-use crate::calltree::{Combine, Layout, ThreadValues, Tree, thread_data};
+use crate::calltree::{Layout, ThreadValues, Tree, thread_data};
 use crate::format::{self, FileScope, Format, Parts};
 use crate::problem::{Parsed, Problem};
 use anchor::{Anchor, CubeMetric, MetricKind, parse_anchor};
 use archive::{Member, read_archive};
-use perfscape_model::{Metric, Profile, ProfileBuilder, ThreadId, Unit};
+use perfscape_model::{Combine, Metric, Profile, ProfileBuilder, ThreadId, Unit};
 use rustc_hash::FxHashMap as HashMap;
 use std::io::Read;
 use values::{ValueType, parse_data, parse_index};
@@ -99,7 +111,6 @@ fn wide_enumeration(anchor: &Anchor, children: &[Vec<usize>]) -> Vec<usize> {
 
 struct MetricData {
     metric: Metric,
-    combine: Combine,
     /// `[cnode * L + location]`.
     exclusive: Vec<f64>,
     inclusive: Vec<f64>,
@@ -161,6 +172,17 @@ fn stored_values(
     Ok(Some(dense))
 }
 
+/// Two values combined along the call tree under a CUBE metric's rule (sum, or the `min`/`max`
+/// that CubeLib's `MinDoubleValue`/`MaxDoubleValue` use as their `+`); a NaN (no stored value)
+/// takes no part in a minimum or maximum.
+fn pairwise(rule: Combine, a: f64, b: f64) -> f64 {
+    match rule {
+        Combine::Min => a.min(b),
+        Combine::Max => a.max(b),
+        _ => a + b,
+    }
+}
+
 /// Derives the missing kind (inclusive from exclusive or the reverse) as CUBE defines it.
 /// For minimum/maximum metrics, cells of cnodes without stored values are NaN on input and
 /// take no part (`f64::min`/`max` return the other operand); they are 0 on output.
@@ -183,7 +205,7 @@ fn convert(
                     let (head, tail) = incl.split_at_mut(k * l);
                     let child = &tail[..l];
                     for (a, &b) in head[c * l..(c + 1) * l].iter_mut().zip(child) {
-                        *a = combine.apply(*a, b);
+                        *a = pairwise(combine, *a, b);
                     }
                 }
             }
@@ -198,7 +220,7 @@ fn convert(
                         *a = match combine {
                             Combine::Sum if unsigned => *a - b.min(*a),
                             Combine::Sum => *a - b,
-                            other => other.apply(*a, b),
+                            other => pairwise(other, *a, b),
                         };
                     }
                 }
@@ -450,7 +472,6 @@ fn build_profile(
     let wide = wide_enumeration(anchor, &children);
     let mut notes = Vec::new();
     let mut metrics: Vec<MetricData> = Vec::new();
-    let mut visits: Option<usize> = None;
     for m in &anchor.metrics {
         if let MetricKind::Derived(t) = &m.kind {
             warnings.push(Problem::whole(format!(
@@ -522,20 +543,13 @@ fn build_profile(
                 m.uniq_name
             )));
         }
-        if m.uniq_name == "visits" && visits.is_none() {
-            visits = Some(metrics.len());
-        }
         let name = if m.uniq_name.trim().is_empty() {
             m.disp_name.clone()
         } else {
             m.uniq_name.clone()
         };
         metrics.push(MetricData {
-            metric: Metric {
-                name,
-                unit: unit_of(&m.uom),
-            },
-            combine,
+            metric: Metric::new(name, unit_of(&m.uom)).combined_by(combine),
             exclusive,
             inclusive,
         });
@@ -546,6 +560,17 @@ fn build_profile(
                 + &warnings.iter().map(|w| format!("\n  {w}")).collect::<String>(),
         ));
     }
+    // The time comes first (the default metric everywhere): Score-P's `time`, else the first
+    // metric in seconds that adds up; the others keep the metric tree's order.
+    let time = metrics.iter().position(|m| m.metric.name == "time").or_else(|| {
+        metrics
+            .iter()
+            .position(|m| m.metric.unit == Unit::Seconds && m.metric.combine.is_additive())
+    });
+    if let Some(t) = time {
+        metrics[..=t].rotate_right(1);
+    }
+    let visits = metrics.iter().position(|m| m.metric.name == "visits");
     if visits.is_none() {
         notes.push("no `visits` metric: calls and subcalls are 0".to_string());
     }
@@ -561,7 +586,7 @@ fn build_profile(
         )));
     }
     let n_metrics = metrics.len();
-    let combine: Vec<Combine> = metrics.iter().map(|m| m.combine).collect();
+    let combine: Vec<Combine> = metrics.iter().map(|m| m.metric.combine).collect();
     let ids = thread_ids(anchor);
     let mut order: Vec<usize> = (0..l).collect();
     order.sort_by_key(|&i| ids[i]);

@@ -22,13 +22,13 @@
 //! (exclusive) values from the tree. A node counts for a thread when any value is non-zero;
 //! nodes without values on any thread are listed as events without values.
 
-use super::{NodeKind, frame_name, node_event_names, report, unit_of};
-use crate::calltree::{Combine, Layout, ThreadValues, Tree, thread_data};
+use super::{NodeKind, combine_of, frame_name, metric_name_and_unit, node_event_names, report};
+use crate::calltree::{Layout, ThreadValues, Tree, thread_data};
 use crate::error::{FileError, LoadError};
 use crate::format::{OpenOptions, Opened};
 use crate::problem::Problem;
 use crate::xml::{attr, line_of, push_text};
-use perfscape_model::{Metric, Profile, ProfileBuilder, ThreadId};
+use perfscape_model::{Combine, Metric, Profile, ProfileBuilder, ThreadId};
 use quick_xml::Reader;
 use quick_xml::events::Event;
 use rustc_hash::FxHashMap as HashMap;
@@ -77,6 +77,9 @@ pub struct Experiment {
     pub program: String,
     /// Metric columns.
     pub metrics: Vec<MetricColumn>,
+    /// The `combine` formulas of the `MetricTable`: (metric name, e.g. `CPUTIME (usec):Sum (I)`,
+    /// formula, e.g. `sum($2, $2)`).
+    pub combine: Vec<(String, String)>,
     /// Scopes in document order (parents first).
     pub scopes: Vec<Scope>,
 }
@@ -91,6 +94,7 @@ pub fn parse_experiment(xml: &str) -> Result<Experiment, (usize, String)> {
     let mut stack: Vec<(String, Option<usize>, String, String)> = Vec::new();
     let mut in_data = false;
     let mut seen_root = false;
+    let mut table_metric = String::new();
     let mut text = String::new();
     loop {
         let pos = reader.buffer_position() as usize;
@@ -162,6 +166,11 @@ pub fn parse_experiment(xml: &str) -> Result<Experiment, (usize, String)> {
                     partner: get("partner")?.and_then(|v| v.trim().parse().ok()),
                     column,
                 });
+            }
+            "Metric" => table_metric = get("n")?.unwrap_or_default(),
+            "MetricFormula" if get("t")?.as_deref() == Some("combine") => {
+                exp.combine
+                    .push((table_metric.clone(), get("frm")?.unwrap_or_default()));
             }
             "SecCallPathProfileData" => in_data = true,
             "PF" | "Pr" | "L" | "S" if in_data => {
@@ -376,13 +385,21 @@ pub fn build_experiment(
     let mut builder = ProfileBuilder::new(
         pairs
             .iter()
-            .map(|(name, ..)| Metric {
-                name: name.clone(),
-                unit: unit_of(name),
+            .map(|(name, ..)| {
+                let (short, unit) = metric_name_and_unit(name);
+                // The combine formula of the first summary of this metric (`<name>:Sum`).
+                let rule = exp
+                    .combine
+                    .iter()
+                    .find(|(m, _)| m.starts_with(&format!("{name}:")))
+                    .map_or(Combine::Sum, |(_, f)| {
+                        combine_of(f.split('(').next().unwrap_or(""))
+                    });
+                Metric::new(short, unit).combined_by(rule)
             })
             .collect(),
     );
-    let combine = vec![Combine::Sum; m];
+    let combine: Vec<Combine> = builder.metrics().iter().map(|x| x.combine).collect();
     let mut children: Vec<Vec<usize>> = vec![Vec::new(); n];
     for (i, s) in exp.scopes.iter().enumerate() {
         if let Some(p) = s.parent {

@@ -13,6 +13,12 @@
 //! - **Values**: exclusive = what is attributed to the node itself and not to a child node
 //!   (so exclusive values add up to the root's inclusive value), inclusive = the node and
 //!   everything below it. See each format's module for how that is read.
+//! - **Metrics**: named without the unit hpcrun appends (`CPUTIME (usec)` is the metric
+//!   `CPUTIME` in µs, [`metric_name_and_unit`]). Per-thread values are hpcrun's sampled
+//!   measurements; they combine across threads the way the database says hpcprof combines
+//!   them ([`combine_of`]): the classic `<MetricFormula t="combine">` of the metric's
+//!   summary, the sparse `meta.db` summary statistic of its identity formula `$$` in the
+//!   `execution` scope — `sum` in every database seen (metrics/default.yaml: `combine: sum`).
 //! - **Threads**: `ThreadId{node: MPI rank, context: 0, thread: thread id}`.
 
 pub mod experiment;
@@ -21,7 +27,7 @@ pub mod sparse;
 use crate::calltree::{Layout, Tree};
 use crate::error::{LoadError, LoadReport};
 use crate::format::{self, FileScope, Format, OpenOptions, Opened, Parts, Probe};
-use perfscape_model::Unit;
+use perfscape_model::{Combine, Unit};
 use std::path::Path;
 
 /// The kind of a calling-context node.
@@ -64,6 +70,37 @@ pub fn unit_of(name: &str) -> Unit {
         Unit::Bytes
     } else {
         Unit::Count
+    }
+}
+
+/// The model name and unit of an HPCToolkit metric named like `CPUTIME (usec)`: the unit hpcrun
+/// appends in parentheses (`usec`, `us`, `sec`, `s`, `nsec`, `ns`) becomes the metric's [`Unit`]
+/// and leaves the name, so that the unit is shown once (`CPUTIME (µs)`, not
+/// `CPUTIME (usec) (µs)`); any other name is kept whole, its unit from [`unit_of`].
+pub fn metric_name_and_unit(name: &str) -> (String, Unit) {
+    let trimmed = name.trim();
+    if let Some(open) = trimmed.rfind(" (")
+        && let Some(inner) = trimmed[open + 2..].strip_suffix(')')
+        && matches!(
+            inner.to_ascii_lowercase().as_str(),
+            "usec" | "us" | "sec" | "s" | "nsec" | "ns"
+        )
+    {
+        return (trimmed[..open].trim_end().to_string(), unit_of(trimmed));
+    }
+    (trimmed.to_string(), unit_of(trimmed))
+}
+
+/// How hpcprof combines a metric across threads, from the function of its `combine` formula
+/// (experiment.xml `<MetricFormula t="combine" frm="sum($2, $2)"/>`) or the `combine` code of a
+/// meta.db summary statistic (0 sum, 1 min, 2 max): sum, minimum, maximum; anything else is not
+/// combinable.
+pub fn combine_of(function: &str) -> Combine {
+    match function.trim() {
+        "sum" | "0" => Combine::Sum,
+        "min" | "1" => Combine::Min,
+        "max" | "2" => Combine::Max,
+        _ => Combine::NotCombinable,
     }
 }
 
@@ -128,5 +165,37 @@ pub(crate) fn report(format: &'static str, files: usize, bytes: u64) -> LoadRepo
         files_read: files,
         bytes_read: bytes,
         ..LoadReport::default()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn units_leave_the_metric_names() {
+        assert_eq!(
+            metric_name_and_unit("CPUTIME (usec)"),
+            ("CPUTIME".to_string(), Unit::Microseconds)
+        );
+        assert_eq!(
+            metric_name_and_unit("CPUTIME (sec)"),
+            ("CPUTIME".to_string(), Unit::Seconds)
+        );
+        assert_eq!(
+            metric_name_and_unit("REALTIME (nsec)"),
+            ("REALTIME".to_string(), Unit::Nanoseconds)
+        );
+        assert_eq!(
+            metric_name_and_unit("PAPI_TOT_CYC"),
+            ("PAPI_TOT_CYC".to_string(), Unit::Cycles)
+        );
+        assert_eq!(
+            metric_name_and_unit("GPU ops (count)"),
+            ("GPU ops (count)".to_string(), Unit::Count)
+        );
+        assert_eq!(combine_of("sum"), Combine::Sum);
+        assert_eq!(combine_of("2"), Combine::Max);
+        assert_eq!(combine_of("stddev"), Combine::NotCombinable);
     }
 }

@@ -28,12 +28,12 @@
 //! same address, the threads of that rank are numbered in profile order instead (noted). The
 //! whole identifier tuple is kept in each thread's metadata.
 
-use super::{NodeKind, frame_name, node_event_names, report, unit_of};
-use crate::calltree::{Combine, Layout, ThreadValues, Tree, thread_data};
+use super::{NodeKind, combine_of, frame_name, metric_name_and_unit, node_event_names, report};
+use crate::calltree::{Layout, ThreadValues, Tree, thread_data};
 use crate::error::LoadError;
 use crate::format::{OpenOptions, Opened};
 use crate::problem::Problem;
-use perfscape_model::{Metric, Profile, ProfileBuilder, ThreadId};
+use perfscape_model::{Combine, Metric, Profile, ProfileBuilder, ThreadId};
 use rustc_hash::FxHashMap as HashMap;
 use std::path::Path;
 
@@ -141,6 +141,9 @@ pub struct SparseMetric {
     pub function: Option<u16>,
     /// `propMetricId` of the `execution` scope (inclusive).
     pub execution: Option<u16>,
+    /// How hpcprof combines the metric across threads: the `combine` of its summary
+    /// statistic with the identity formula `$$` in the `execution` scope (sum if none).
+    pub combine: Combine,
 }
 
 /// One context (or entry point) of the tree.
@@ -201,6 +204,7 @@ pub fn parse_meta(b: &[u8]) -> R<MetaDb> {
     let n_metrics = m.u32(pm + 8, "the metric count")?;
     let sz_metric = u64::from(m.u8(pm + 0xc, "the metric size")?);
     let sz_inst = u64::from(m.u8(pm + 0xd, "the scope instance size")?);
+    let sz_summary = u64::from(m.u8(pm + 0xe, "the summary statistic size")?);
     for k in 0..u64::from(n_metrics) {
         let md = p_metrics + k * sz_metric;
         let name = m.string(m.u64(md, "a metric name pointer")?, "a metric name")?;
@@ -211,7 +215,20 @@ pub fn parse_meta(b: &[u8]) -> R<MetaDb> {
             point: None,
             function: None,
             execution: None,
+            combine: Combine::Sum,
         };
+        let p_summaries = m.u64(md + 0x10, "a metric's summary statistics")?;
+        for j in 0..u64::from(m.u16(md + 0x1a, "a metric's summary statistic count")?) {
+            let ss = p_summaries + j * sz_summary;
+            let scope = m.string(
+                m.u64(m.u64(ss, "a summary's scope")?, "a scope name pointer")?,
+                "a scope name",
+            )?;
+            let formula = m.string(m.u64(ss + 8, "a summary's formula")?, "a summary formula")?;
+            if scope == "execution" && formula.trim() == "$$" {
+                metric.combine = combine_of(&m.u8(ss + 0x10, "a summary's combine")?.to_string());
+            }
+        }
         for j in 0..u64::from(n_insts) {
             let psi = p_insts + j * sz_inst;
             let scope = m.u64(psi, "a propagation scope pointer")?;
@@ -554,13 +571,13 @@ pub fn build_sparse(meta: &MetaDb, profiles: &[ThreadProfile]) -> R<(Profile, Ve
     let mut builder = ProfileBuilder::new(
         metrics
             .iter()
-            .map(|m| Metric {
-                name: m.name.clone(),
-                unit: unit_of(&m.name),
+            .map(|m| {
+                let (name, unit) = metric_name_and_unit(&m.name);
+                Metric::new(name, unit).combined_by(m.combine)
             })
             .collect(),
     );
-    let combine = vec![Combine::Sum; nm];
+    let combine: Vec<Combine> = metrics.iter().map(|m| m.combine).collect();
     for (pos, &k) in order.iter().enumerate() {
         let prof = &profiles[k];
         let mut v = ThreadValues::new(n, nm);

@@ -12,7 +12,8 @@
 //! - **Metrics**: each sample counts 1 in `samples`, and adds its period to `period` when the
 //!   input has periods (`cpu-clock`/`task-clock` periods are nanoseconds, `cycles` periods
 //!   cycles, other events counts). With several events the metrics are per event:
-//!   `samples (cycles)`, `period (cycles)`, `samples (instructions)`, ...
+//!   `samples (cycles)`, `period (cycles)`, `samples (instructions)`, ... Counts and periods
+//!   accumulate over samples (as `perf report` sums them), so every metric combines by sum.
 //! - **Events**: a sample's call chain (leaf first in perf's output) gives callpath and flat
 //!   events as described in [`crate::stacks`]; without a call chain, the sampled instruction
 //!   is a one-frame stack. Frames are function names when the input has them (`perf script`),
@@ -72,16 +73,10 @@ pub(crate) fn layout(events: &[(String, bool)]) -> Layout {
             format!(" ({name})")
         };
         samples.push(metrics.len());
-        metrics.push(Metric {
-            name: format!("samples{suffix}"),
-            unit: Unit::Count,
-        });
+        metrics.push(Metric::new(format!("samples{suffix}"), Unit::Count));
         if *has_period {
             period.push(Some(metrics.len()));
-            metrics.push(Metric {
-                name: format!("period{suffix}"),
-                unit: period_unit(name),
-            });
+            metrics.push(Metric::new(format!("period{suffix}"), period_unit(name)));
         } else {
             period.push(None);
         }
@@ -89,10 +84,7 @@ pub(crate) fn layout(events: &[(String, bool)]) -> Layout {
     if metrics.is_empty() {
         samples.push(0);
         period.push(None);
-        metrics.push(Metric {
-            name: "samples".into(),
-            unit: Unit::Count,
-        });
+        metrics.push(Metric::new("samples", Unit::Count));
     }
     Layout {
         metrics,

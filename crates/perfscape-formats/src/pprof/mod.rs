@@ -7,6 +7,8 @@
 //!   `cycles`; other units are kept by name). Values are the raw integers of the samples (as
 //!   `f64`). The preferred sample type (`default_sample_type`, else the last one, as pprof
 //!   chooses) comes first, so it is the default metric; the others keep the file's order.
+//!   Sample values are amounts accumulated over the samples (`pprof` itself sums them over
+//!   stacks and threads), so every metric combines by sum.
 //! - **Frames**: a sample's stack is `location_id[0]` (leaf) ... `location_id[n-1]` (root); a
 //!   location with inlined functions contributes one frame per line, `line[0]` being the
 //!   innermost. A frame is named by its function name (else its system name). A location
@@ -170,10 +172,7 @@ fn build(decoded: Decoded) -> Result<Parsed, Problem> {
         if metrics.iter().any(|m: &Metric| m.name == name) {
             name = format!("{name} ({})", i + 1);
         }
-        metrics.push(Metric {
-            name,
-            unit: unit_of(unit),
-        });
+        metrics.push(Metric::new(name, unit_of(unit)));
     }
     let n_metrics = metrics.len();
     let default_index = if p.default_sample_type != 0 {

@@ -10,7 +10,7 @@ use crate::columns::{AtomicColumn, IntervalColumn};
 use crate::event::{AtomicEvent, Event, SourceLocation};
 use crate::ids::{AtomicEventId, EventId, GroupId, ThreadId, ThreadIndex};
 use crate::metadata::Metadata;
-use crate::metric::{Metric, Unit};
+use crate::metric::{Combine, Metric, Unit};
 use crate::profile::{CallTree, Profile};
 use rustc_hash::FxHashMap as HashMap;
 
@@ -235,7 +235,17 @@ impl Decoder<'_> {
                 6 => Unit::Other(self.r.str("unit name")?),
                 other => return Err(DecodeError::at(at, format!("unknown unit tag {other}"))),
             };
-            metrics.push(Metric { name, unit });
+            let at = self.r.offset();
+            let tag = self.r.u8("combination rule")?;
+            let combine = *Combine::ALL.get(usize::from(tag)).ok_or_else(|| {
+                DecodeError::at(
+                    at,
+                    format!(
+                        "unknown combination rule tag {tag} (0 sum, 1 min, 2 max, 3 mean, 4 not combinable)"
+                    ),
+                )
+            })?;
+            metrics.push(Metric { name, unit, combine });
         }
         let mut groups = Vec::with_capacity(n_groups);
         for _ in 0..n_groups {
@@ -428,6 +438,23 @@ impl Decoder<'_> {
             }
             varying.push((key, values));
         }
+        let n_attributes = self.r.count(12, "event attribute count")?;
+        let mut event_attributes: Vec<(EventId, String, String)> = Vec::with_capacity(n_attributes);
+        for _ in 0..n_attributes {
+            let at = self.r.offset();
+            let e = EventId(self.index(n_events, "event attribute's event")?);
+            if event_attributes.last().is_some_and(|(p, ..)| *p > e) {
+                return Err(DecodeError::at(
+                    at,
+                    "event attributes are not in ascending event order",
+                ));
+            }
+            event_attributes.push((
+                e,
+                self.r.str("event attribute name")?,
+                self.r.str("event attribute value")?,
+            ));
+        }
         let call_tree = CallTree::build(&events);
         Ok(Profile {
             metadata: Metadata::from_parts(common, varying),
@@ -441,6 +468,7 @@ impl Decoder<'_> {
             atomic_index,
             atomic,
             call_tree,
+            event_attributes,
         })
     }
 }

@@ -5,7 +5,7 @@ use super::{
     THREADS_LIST, THREADS_RANGE, Writer, kind_tag,
 };
 use crate::ids::ThreadIndex;
-use crate::metric::Unit;
+use crate::metric::{Combine, Unit};
 use crate::profile::Profile;
 use std::io::{self, Write};
 
@@ -115,6 +115,7 @@ impl Profile {
                     w.str(s)?;
                 }
             }
+            w.u8(combine_tag(m.combine))?;
         }
         for g in &self.groups {
             w.str(g)?;
@@ -197,6 +198,18 @@ impl Profile {
                 w.str(v)?;
             }
         }
+        w.count(self.event_attributes.len())?;
+        for (e, k, v) in &self.event_attributes {
+            w.u32(e.0)?;
+            w.str(k)?;
+            w.str(v)?;
+        }
         Ok(())
     }
+}
+
+/// The tag of a combination rule: its position in [`Combine::ALL`] (0 sum, 1 min, 2 max,
+/// 3 mean, 4 not combinable).
+fn combine_tag(c: Combine) -> u8 {
+    Combine::ALL.iter().position(|&x| x == c).map_or(0, |i| i as u8)
 }

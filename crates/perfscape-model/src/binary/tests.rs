@@ -3,7 +3,7 @@
 use super::*;
 use crate::builder::ProfileBuilder;
 use crate::ids::{ThreadId, ThreadIndex};
-use crate::metric::Metric;
+use crate::metric::{Combine, Metric, Unit};
 use crate::profile::Profile;
 use crate::thread_data::ThreadData;
 
@@ -54,11 +54,15 @@ fn sample() -> Profile {
         );
         b.add_thread(ThreadId::new(node, 0, 0), t).unwrap();
     }
+    b.set_event_attribute("main() [{m.c} {3,1}-{9,1}]", "ProblemSize", "1048576");
+    b.set_event_attribute(".TAU application", "Reps", "50");
+    b.set_event_attribute("main() [{m.c} {3,1}-{9,1}]", "Reps", "100");
     b.finish().0
 }
 
 fn assert_bitwise_equal(a: &Profile, b: &Profile) {
     assert_eq!(a.events, b.events);
+    assert_eq!(a.metrics, b.metrics);
     assert_eq!(a.threads, b.threads);
     assert_eq!(a.metadata, b.metadata);
     assert_eq!(a.call_tree, b.call_tree);
@@ -75,6 +79,7 @@ fn assert_bitwise_equal(a: &Profile, b: &Profile) {
         }
     }
     assert_eq!(a.atomic, b.atomic);
+    assert_eq!(a.event_attributes, b.event_attributes);
 }
 
 #[test]
@@ -86,6 +91,9 @@ fn round_trips_bit_for_bit_including_nan_and_negative_zero() {
     assert_eq!(q.encode(), bytes, "re-encoding is stable");
     assert_eq!(q.call_tree().roots().len(), 1);
     assert_eq!(q.metadata().get(ThreadIndex(2), "pid"), Some("102"));
+    let main = q.event_by_name("main() [{m.c} {3,1}-{9,1}]").unwrap();
+    let attrs: Vec<(&str, &str)> = q.event_attributes(main).collect();
+    assert_eq!(attrs, [("ProblemSize", "1048576"), ("Reps", "100")]);
 }
 
 #[test]
@@ -116,13 +124,13 @@ fn compact_encodings_are_used_and_decode_exactly() {
     }
     let p = b.finish().0;
     let bytes = p.encode();
-    // header 16 + counts 40 + threads 12000 + metric `TIME` 9 + group 15 + event 32 (name
+    // header 16 + counts 40 + threads 12000 + metric `TIME` 10 (name 8, unit, rule) + group 15 + event 32 (name
     // 10, group list 12, kind, flags, depth 4, routine 4) + column:
     // rows 8 + range 5 + calls 9 + subcalls 9 + metric counts 16 + exclusive 1+4000 +
-    // inclusive 1 + metadata counts 16 + trailer 16.
+    // inclusive 1 + metadata counts 16 + event attribute count 8 + trailer 16.
     assert_eq!(
         bytes.len(),
-        16 + 40 + 12_000 + 9 + 15 + 32 + 8 + 5 + 9 + 9 + 16 + 4001 + 1 + 16 + 16
+        16 + 40 + 12_000 + 10 + 15 + 32 + 8 + 5 + 9 + 9 + 16 + 4001 + 1 + 16 + 8 + 16
     );
     let q = Profile::decode(&bytes).unwrap();
     assert_bitwise_equal(&p, &q);
@@ -147,4 +155,42 @@ fn lengths_are_checked_before_allocating() {
     let e = Profile::decode(&bytes).unwrap_err();
     assert_eq!(e.offset, 16);
     assert!(e.message.contains("thread count: count 1099511627776"), "{e}");
+}
+
+/// Wraps `payload` in a valid header and trailer (right length and checksum).
+fn envelope(payload: &[u8]) -> Vec<u8> {
+    let mut bytes = Vec::new();
+    bytes.extend_from_slice(&PROFILE_MAGIC);
+    bytes.extend_from_slice(&PROFILE_FORMAT_VERSION.to_le_bytes());
+    bytes.extend_from_slice(&0u32.to_le_bytes());
+    bytes.extend_from_slice(payload);
+    bytes.extend_from_slice(&(payload.len() as u64).to_le_bytes());
+    bytes.extend_from_slice(&checksum(payload).to_le_bytes());
+    bytes.extend_from_slice(&PROFILE_END);
+    bytes
+}
+
+#[test]
+fn every_combination_rule_round_trips_and_a_bad_tag_is_named() {
+    let metrics: Vec<Metric> = Combine::ALL
+        .iter()
+        .map(|&c| Metric::new(format!("m_{c}"), Unit::Seconds).combined_by(c))
+        .collect();
+    let mut b = ProfileBuilder::new(metrics.clone());
+    let mut t = ThreadData::new(5);
+    t.push_timer("main", "G", 1.0, 0.0, &[1.0; 5], &[2.0; 5]).unwrap();
+    b.add_thread(ThreadId::new(0, 0, 0), t).unwrap();
+    let p = b.finish().0;
+    let bytes = p.encode();
+    let q = Profile::decode(&bytes).unwrap();
+    assert_eq!(q.metrics(), &metrics[..]);
+    // The last metric's rule tag (4) follows its name `m_not_combinable` and unit tag 0.
+    let name = b"m_not_combinable";
+    let at = bytes.windows(name.len()).position(|w| w == name).unwrap() + name.len() + 1;
+    assert_eq!(bytes[at], 4);
+    let mut payload = bytes[HEADER_LEN..bytes.len() - TRAILER_LEN].to_vec();
+    payload[at - HEADER_LEN] = 9;
+    let e = Profile::decode(&envelope(&payload)).unwrap_err();
+    assert_eq!(e.offset, at as u64);
+    assert!(e.message.contains("unknown combination rule tag 9"), "{e}");
 }

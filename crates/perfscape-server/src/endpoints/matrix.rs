@@ -15,25 +15,27 @@ pub fn rows(v: View<'_>, q: &RowsRequest) -> Result<RowsResponse, ApiError> {
     Ok(answers::rows(&set, spec.rows))
 }
 
-/// `GET /api/matrix`.
+/// `GET /api/matrix`. A `reduce=sum` over a metric that does not add up is refused (400)
+/// before anything is built.
 pub fn matrix(v: View<'_>, q: &MatrixRequest) -> Result<MatrixResponse, ApiError> {
-    let parts = v.matrix_input(q.row_spec(q.values(v.profile.metrics())?), q.axis())?;
+    let values = q.values(v.profile.metrics())?;
+    let reduce = values.check_reduce(v.profile.metrics(), q.reduce.unwrap_or_default())?;
+    let parts = v.matrix_input(q.row_spec(values), q.axis())?;
     Ok(answers::matrix(
         &parts.input(v.profile),
         &q.region(),
-        q.reduce.unwrap_or_default(),
+        reduce,
         q.thread.map(|t| t.0),
-    ))
+    )?)
 }
 
-/// `GET /api/overview`.
+/// `GET /api/overview`. A `reduce=sum` over a metric that does not add up is refused (400)
+/// before anything is built.
 pub fn overview(v: View<'_>, q: &OverviewRequest) -> Result<OverviewResponse, ApiError> {
-    let parts = v.matrix_input(q.row_spec(q.values(v.profile.metrics())?), q.axis())?;
-    Ok(answers::overview(
-        &parts.input(v.profile),
-        &q.options(),
-        q.reduce.unwrap_or_default(),
-    ))
+    let values = q.values(v.profile.metrics())?;
+    let reduce = values.check_reduce(v.profile.metrics(), q.reduce.unwrap_or_default())?;
+    let parts = v.matrix_input(q.row_spec(values), q.axis())?;
+    Ok(answers::overview(&parts.input(v.profile), &q.options(), reduce)?)
 }
 
 /// `GET /api/terrain`.

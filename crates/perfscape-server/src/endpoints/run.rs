@@ -61,6 +61,7 @@ pub fn loaded(path: &str, p: &Profile, r: &LoadReport) -> RunInfo {
                 name: m.name.clone(),
                 unit: m.unit.symbol().to_string(),
                 is_time: m.unit.is_time(),
+                combine: m.combine,
             })
             .collect(),
         flat_events: with_data(&|e| !e.is_callpath()),
