@@ -205,7 +205,7 @@ fn attribute_text(v: f64) -> String {
 }
 
 /// Builds the profile; returns it, the warnings, and the notes.
-pub fn build(data: &CaliperData) -> Result<(Profile, Vec<String>, Vec<String>), Problem> {
+pub fn build(data: &CaliperData) -> Result<(Profile, Vec<Problem>, Vec<String>), Problem> {
     let plan = plan(&data.columns);
     let metrics = &plan.metrics;
     if metrics.is_empty() {
@@ -214,7 +214,7 @@ pub fn build(data: &CaliperData) -> Result<(Profile, Vec<String>, Vec<String>), 
     if data.rows.is_empty() {
         return Err(Problem::whole("the file has no record with a call path"));
     }
-    let mut warnings = data.warnings.clone();
+    let mut warnings: Vec<Problem> = data.warnings.iter().cloned().map(Problem::whole).collect();
     let mut notes = Vec::new();
     for m in metrics {
         if let Stored::Statistic(_) = m.stored {
@@ -264,7 +264,9 @@ pub fn build(data: &CaliperData) -> Result<(Profile, Vec<String>, Vec<String>), 
     }
     let (layout, renamed) = Layout::new(&tree);
     if renamed > 0 {
-        warnings.push(format!("{renamed} region name(s) contain `=>`; written as `= >`"));
+        warnings.push(Problem::whole(format!(
+            "{renamed} region name(s) contain `=>`; written as `= >`"
+        )));
     }
     let n = tree.len();
     let m = metrics.len();
@@ -375,17 +377,7 @@ pub fn build(data: &CaliperData) -> Result<(Profile, Vec<String>, Vec<String>), 
     for (node, name, value) in &node_attributes {
         builder.set_event_attribute(&layout.node_names()[*node], name, value);
     }
-    for (path, count) in &layout.merged_paths {
-        warnings.push(format!(
-            "{count} more node(s) share the callpath `{path}`; their values were combined"
-        ));
-    }
-    let (profile, bnotes) = builder.finish();
-    warnings.extend(
-        bnotes
-            .into_iter()
-            .map(|n| format!("thread {}: {}", n.thread, n.message)),
-    );
+    let profile = crate::calltree::finish(builder, &layout, "node(s)", &mut warnings);
     Ok((profile, warnings, notes))
 }
 
@@ -429,7 +421,7 @@ pub fn parse_caliper(bytes: &[u8]) -> Result<Parsed, Problem> {
     Ok(Parsed {
         profile,
         trace: None,
-        warnings: warnings.into_iter().map(Problem::whole).collect(),
+        warnings,
         partial: Vec::new(),
         notes,
     })

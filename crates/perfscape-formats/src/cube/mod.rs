@@ -580,11 +580,6 @@ fn build_profile(
             "{renamed} region name(s) contain `=>`, which separates callpath frames; written as `= >`"
         )));
     }
-    for (path, count) in &layout.merged_paths {
-        warnings.push(Problem::whole(format!(
-            "{count} more call-tree node(s) have the callpath `{path}` (same region called from the same place, nothing in the file tells them apart); their values were combined"
-        )));
-    }
     let n_metrics = metrics.len();
     let combine: Vec<Combine> = metrics.iter().map(|m| m.metric.combine).collect();
     let ids = thread_ids(anchor);
@@ -651,11 +646,11 @@ fn build_profile(
             ))
         })?;
     }
-    let (profile, build_notes) = builder.finish();
-    warnings.extend(
-        build_notes
-            .into_iter()
-            .map(|n| Problem::whole(format!("thread {}: {}", n.thread, n.message))),
+    let profile = crate::calltree::finish(
+        builder,
+        &layout,
+        "call-tree node(s) (the same region called from the same place: nothing in the file tells them apart)",
+        &mut warnings,
     );
     Ok(CubeProfile {
         profile,
