@@ -102,7 +102,7 @@ pub fn call_tree(profile: &Profile, m: MetricId, scope: TreeScope) -> Vec<TreeNo
             event: e,
             parent,
             depth,
-            name: callpath_leaf(&profile.event(e).name).to_string(),
+            name: callpath_leaf(&profile.event_name(e)).to_string(),
             inclusive,
             exclusive: scoped(profile, e, ValueKind::Exclusive, m, scope).unwrap_or(0.0),
             calls: scoped(profile, e, ValueKind::Calls, m, scope).unwrap_or(0.0),

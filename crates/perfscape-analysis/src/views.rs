@@ -76,7 +76,7 @@ impl RowSet {
             .collect();
         match order {
             RowOrder::File => {}
-            RowOrder::Name => ids.sort_by(|a, b| profile.event(*a).name.cmp(&profile.event(*b).name)),
+            RowOrder::Name => ids.sort_by(|a, b| profile.event_name(*a).cmp(&profile.event_name(*b))),
             RowOrder::Rank => {
                 let totals: Vec<(EventId, f64)> = ids
                     .iter()
@@ -91,7 +91,7 @@ impl RowSet {
             rows: ids
                 .into_iter()
                 .map(|e| Row {
-                    label: profile.event(e).name.clone(),
+                    label: profile.event_name(e),
                     events: vec![e],
                     file: None,
                     line: None,

@@ -93,7 +93,7 @@ fn compare(run: &Run, name: &str) -> (usize, usize) {
                 close(mine, reference),
                 "{name} {} `{}` {kind:?} total over threads: perfscape {mine}, pycubexr {reference}",
                 f[0],
-                p.event(e).name
+                p.event_name(e)
             );
             assert_eq!(tree, mine, "{name} {} call tree total", f[0]);
             n += 1;

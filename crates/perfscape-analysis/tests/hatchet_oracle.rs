@@ -34,7 +34,8 @@ struct Sums {
 /// Hatchet's key for a perfscape call-tree node: (callpath of routine names, leaf line).
 fn hatchet_key(p: &Profile, e: EventId) -> (String, u32) {
     let ev = p.event(e);
-    let frames: Vec<&str> = ev.name.split(" => ").map(routine_name).collect();
+    let name = p.event_name(e);
+    let frames: Vec<&str> = name.split(" => ").map(routine_name).collect();
     let line = ev.source.as_ref().map_or(0, |s| s.line);
     (frames.join(" => "), line)
 }

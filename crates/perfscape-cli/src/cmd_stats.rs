@@ -61,7 +61,7 @@ pub struct StatsArgs {
 #[derive(Serialize)]
 struct StatsRow<'a> {
     metric: &'a str,
-    event: &'a str,
+    event: String,
     threads: usize,
     calls_total: f64,
     exclusive_total: f64,
@@ -96,7 +96,7 @@ fn stats_row<'a>(p: &'a Profile, s: &EventStats) -> StatsRow<'a> {
     let ev = p.event(s.event);
     StatsRow {
         metric: &p.metric(s.metric).name,
-        event: &ev.name,
+        event: p.event_name(s.event),
         threads: x.threads,
         calls_total: s.calls.total,
         exclusive_total: x.total,
@@ -218,7 +218,7 @@ fn all_events(
                 for s in sorted_stats(p, m) {
                     let (x, i) = (&s.exclusive, &s.inclusive);
                     t.add_row(vec![
-                        fmt::name(&p.event(s.event).name, args.common.wide),
+                        fmt::name(&p.event_name(s.event), args.common.wide),
                         x.threads.to_string(),
                         fmt::count(s.calls.total),
                         fmt::value(x.total, unit),
@@ -311,7 +311,7 @@ fn one_event(
                 })
                 .collect();
             let doc = serde_json::json!({
-                "event": ev.name, "groups": p.event_groups_joined(e), "kind": ev.kind, "source": ev.source,
+                "event": p.event_name(e), "groups": p.event_groups_joined(e), "kind": ev.kind, "source": ev.source,
                 "attributes": p.event_attributes(e).map(|(k, v)| serde_json::json!({"name": k, "value": v})).collect::<Vec<_>>(),
                 "statistics": per_metric,
                 "values": { "metric": p.metric(m).name, "kind": kind.as_str(),
@@ -322,7 +322,7 @@ fn one_event(
             writeln!(out)?;
         }
         OutputFormat::Table => {
-            writeln!(out, "Event: {}", ev.name)?;
+            writeln!(out, "Event: {}", p.event_name(e))?;
             writeln!(out, "Groups: {}", p.event_groups_joined(e))?;
             if let Some(src) = &ev.source {
                 writeln!(out, "Source: {} line {}", src.file, src.line)?;

@@ -39,9 +39,9 @@ pub struct TopArgs {
 }
 
 #[derive(Serialize)]
-struct Row<'a> {
+struct Row {
     rank: usize,
-    event: &'a str,
+    event: String,
     source_file: String,
     groups: String,
     sum: f64,
@@ -56,14 +56,14 @@ struct Row<'a> {
     imbalance: f64,
 }
 
-fn rows<'a>(p: &'a Profile, ranked: &[RankedEvent], by: RankBy) -> Vec<Row<'a>> {
+fn rows(p: &Profile, ranked: &[RankedEvent], by: RankBy) -> Vec<Row> {
     ranked
         .iter()
         .map(|r| {
             let s = r.stats.get(by.kind());
             Row {
                 rank: r.rank,
-                event: &p.event(r.event).name,
+                event: p.event_name(r.event),
                 source_file: fmt::source_file(p, r.event),
                 groups: p.event_groups_joined(r.event),
                 sum: r.sum,
@@ -147,7 +147,7 @@ pub fn run(args: &TopArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
             for r in &rows {
                 t.add_row(vec![
                     r.rank.to_string(),
-                    fmt::name(r.event, args.common.wide),
+                    fmt::name(&r.event, args.common.wide),
                     r.source_file.clone(),
                     fmt::value(r.sum, unit),
                     fmt::percent_of_run(r.percent),

@@ -193,7 +193,7 @@ pub fn event(p: &Profile, query: &str) -> anyhow::Result<EventId> {
     }
     let matches: Vec<EventId> = p
         .event_ids()
-        .filter(|&e| p.event(e).name.contains(query.trim()))
+        .filter(|&e| p.event_name(e).contains(query.trim()))
         .collect();
     match matches.len() {
         1 => Ok(matches[0]),
@@ -202,7 +202,7 @@ pub fn event(p: &Profile, query: &str) -> anyhow::Result<EventId> {
             let shown: Vec<String> = matches
                 .iter()
                 .take(10)
-                .map(|&e| format!("  {}", p.event(e).name))
+                .map(|&e| format!("  {}", p.event_name(e)))
                 .collect();
             bail!(
                 "`{query}` matches {n} events; give the full name. Candidates:\n{}{}",

@@ -116,8 +116,8 @@ fn my_sum(p: &Profile, path: &str, rank: u32, metric: &str, kind: ValueKind) -> 
     p.event_ids()
         .filter(|&e| {
             let ev = p.event(e);
-            let key: Vec<&str> = ev
-                .name
+            let name = p.event_name(e);
+            let key: Vec<&str> = name
                 .split(" => ")
                 .filter(|f| !f.starts_with("[SAMPLE] "))
                 .collect();
@@ -468,7 +468,7 @@ fn the_same_run_as_cali_and_json_has_the_same_tree() {
             .events()
             .iter()
             .filter(|e| !e.is_callpath())
-            .map(|e| e.name.clone())
+            .map(|e| e.frame.clone())
             .collect();
         v.sort();
         v

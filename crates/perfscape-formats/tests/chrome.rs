@@ -339,7 +339,7 @@ fn callpaths_and_lanes_are_consistent() {
                         (inc - exc - kids).abs() <= 1e-6 * inc.max(1.0),
                         "{}: {}",
                         f.display(),
-                        p.event(e).name
+                        p.event_name(e)
                     );
                 }
             }
@@ -365,7 +365,7 @@ fn tau_trace_equals_tau_trace2profile() {
     assert_eq!(chrome.threads(), tau.threads());
     let mut cells = 0;
     for e in tau.event_ids() {
-        let name = &tau.event(e).name;
+        let name = &tau.event_name(e);
         let col = tau.interval(e);
         for (r, t) in col.threads().iter().enumerate() {
             let ce = chrome

@@ -268,10 +268,11 @@ fn sparse_ping_pong_database_equals_hatchet_summary() {
     let mut mine: HashMap<String, [f64; 2]> = HashMap::new();
     for e in p.event_ids() {
         let ev = p.event(e);
-        if !ev.is_callpath() && ev.name != "main thread" {
+        let name = p.event_name(e);
+        if !ev.is_callpath() && name != "main thread" {
             continue; // flat routine events; the root `main thread` is the tree's root node
         }
-        let key: Vec<String> = ev.name.split(" => ").map(hatchet_name).collect();
+        let key: Vec<String> = name.split(" => ").map(hatchet_name).collect();
         let s = mine.entry(key.join(" ;; ")).or_default();
         s[0] += fscope(p, e, m, &children);
         s[1] += p.interval(e).inclusive(m).iter().sum::<f64>();

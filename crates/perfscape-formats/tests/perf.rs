@@ -191,7 +191,8 @@ fn leaf_files_and_call_chains_equal_perf_script() {
             if x == 0.0 || ev.kind != EventKind::Timer {
                 continue;
             }
-            let mut frames: Vec<&str> = ev.name.split(" => ").collect();
+            let name = p.event_name(e);
+            let mut frames: Vec<&str> = name.split(" => ").collect();
             frames.reverse();
             *got.entry(frames.join(";")).or_default() += x;
         }
@@ -413,8 +414,7 @@ fn both_readers_agree_on_the_same_recording() {
         .filter(|&e| from_data.event(e).is_callpath())
     {
         let name: Vec<String> = from_data
-            .event(e)
-            .name
+            .event_name(e)
             .split(" => ")
             .map(|f| sym_of[f].clone())
             .collect();
@@ -431,7 +431,7 @@ fn both_readers_agree_on_the_same_recording() {
     {
         let col = from_text.interval(e);
         for (r, t) in col.threads().iter().enumerate() {
-            *b.entry((from_text.thread(*t).thread, from_text.event(e).name.clone()))
+            *b.entry((from_text.thread(*t).thread, from_text.event_name(e)))
                 .or_default() += col.values(ValueKind::Exclusive, sm)[r];
         }
     }

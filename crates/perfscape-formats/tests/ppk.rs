@@ -142,11 +142,11 @@ fn check_invariants(p: &Profile, name: &str) {
                     p.value(e, t, ValueKind::Exclusive, m),
                     p.value(e, t, ValueKind::Inclusive, m),
                 ) {
-                    assert!(i <= top, "{name}: {} above the top-level value", p.event(e).name);
+                    assert!(i <= top, "{name}: {} above the top-level value", p.event_name(e));
                     assert!(
                         x <= i * (1.0 + 1e-9) + 1e-6,
                         "{name}: exclusive > inclusive in {}",
-                        p.event(e).name
+                        p.event_name(e)
                     );
                 }
             }
@@ -179,7 +179,7 @@ fn check_callpaths_add_up(p: &Profile, name: &str) -> usize {
         }
         let routine = ev
             .routine
-            .unwrap_or_else(|| panic!("{name}: no flat event for {}", ev.name));
+            .unwrap_or_else(|| panic!("{name}: no flat event for {}", p.event_name(e)));
         let col = p.interval(e);
         for (r, &t) in col.threads().iter().enumerate() {
             let s = sums.entry((routine.index(), t)).or_default();
@@ -191,11 +191,11 @@ fn check_callpaths_add_up(p: &Profile, name: &str) -> usize {
         let e = perfscape_model::EventId::from(routine);
         let flat_calls = p.value(e, t, ValueKind::Calls, m).unwrap();
         let flat_excl = p.value(e, t, ValueKind::Exclusive, m).unwrap();
-        assert_eq!(flat_calls, calls, "{name}: calls of {}", p.event(e).name);
+        assert_eq!(flat_calls, calls, "{name}: calls of {}", p.event_name(e));
         assert!(
             (flat_excl - excl).abs() <= 1e-9 * flat_excl.abs().max(1.0),
             "{name}: exclusive of {}: {flat_excl} vs {excl}",
-            p.event(e).name
+            p.event_name(e)
         );
     }
     sums.len()
@@ -265,7 +265,7 @@ fn mpas_five_metrics_equal_the_java_decoding() {
     for e in p.event_ids() {
         let col = p.interval(e);
         for (a, b) in col.inclusive(fp).iter().zip(col.inclusive(tot)) {
-            assert!(a <= b, "{}", p.event(e).name);
+            assert!(a <= b, "{}", p.event_name(e));
             cells += 1;
         }
     }

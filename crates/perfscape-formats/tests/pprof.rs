@@ -219,7 +219,7 @@ fn totals_flat_and_cum_equal_independent_sums() {
                 (x + sum - i).abs() <= 1e-9 * i.abs().max(1.0),
                 "{}: {}",
                 f.display(),
-                p.event(e).name
+                p.event_name(e)
             );
         }
     }
@@ -256,7 +256,7 @@ fn cpu_time_is_samples_times_period() {
             for kind in [ValueKind::Exclusive, ValueKind::Inclusive] {
                 let c = p.interval(e).values(kind, cpu)[0];
                 let s = p.interval(e).values(kind, samples)[0];
-                assert_eq!(c, s * period, "{name}: {}", p.event(e).name);
+                assert_eq!(c, s * period, "{name}: {}", p.event_name(e));
             }
         }
     }
@@ -314,7 +314,7 @@ fn stripped_profiles_name_frames_by_address() {
             .events()
             .iter()
             .filter(|e| !e.is_callpath())
-            .map(|e| e.name.as_str())
+            .map(|e| e.frame.as_str())
             .collect();
         assert!(!flat.is_empty());
         for n in &flat {

@@ -68,7 +68,7 @@ fn dumps_are_grouped_by_each_ranks_own_order_not_by_their_names() {
         let p = snaps.profile_at(SampleId(k), SampleMode::Cumulative).unwrap();
         assert_eq!(d.threads(), p.threads());
         for e in d.event_ids() {
-            let name = &d.event(e).name;
+            let name = &d.event_name(e);
             let col = d.interval(e);
             let pe = p.event_by_name(name).unwrap();
             let pcol = p.interval(pe);

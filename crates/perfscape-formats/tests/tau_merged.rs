@@ -31,7 +31,7 @@ fn every_cell_equals_paraprofs_conversion() {
     assert_eq!(p.threads().len(), 4);
     let mut cells = 0;
     for e in q.event_ids() {
-        let name = &q.event(e).name;
+        let name = &q.event_name(e);
         let col = q.interval(e);
         let pe = p.event_by_name(name).unwrap_or_else(|| panic!("no `{name}`"));
         let pcol = p.interval(pe);

@@ -211,7 +211,7 @@ fn paths_cut_by_callpath_depth_are_roots() {
         .collect();
     for &&e in &cut {
         assert!(p.event(e).parent.is_none());
-        assert!(!p.event(e).name.starts_with(".TAU application"));
+        assert!(!p.event_name(e).starts_with(".TAU application"));
     }
     // Context user events whose path is cut still attach.
     let attached = p.atomic_events().iter().filter(|a| a.context.is_some()).count();
@@ -569,13 +569,13 @@ fn a_file_cut_in_its_user_events_keeps_the_timers() {
     let t = ThreadId::new(1, 0, 0);
     let (a, b) = (&l.profile, &reference.profile);
     for e in b.event_ids() {
-        let ea = a.event_by_name(&b.event(e).name).unwrap();
+        let ea = a.event_by_name(&b.event_name(e)).unwrap();
         for k in [ValueKind::Exclusive, ValueKind::Inclusive, ValueKind::Calls] {
             assert_eq!(
                 a.value(ea, a.thread_index(t).unwrap(), k, MetricId(0)),
                 b.value(e, b.thread_index(t).unwrap(), k, MetricId(0)),
                 "{}",
-                b.event(e).name
+                b.event_name(e)
             );
         }
     }

@@ -79,7 +79,7 @@ fn assert_same_cells(ours: &Profile, theirs: &Profile, ctx: &str) {
         let mut v: Vec<String> = p
             .event_ids()
             .filter(|&e| !p.interval(e).is_empty())
-            .map(|e| p.event(e).name.clone())
+            .map(|e| p.event_name(e))
             .collect();
         v.sort();
         v
@@ -91,7 +91,7 @@ fn assert_same_cells(ours: &Profile, theirs: &Profile, ctx: &str) {
     );
     let mut cells = 0;
     for e in theirs.event_ids() {
-        let name = &theirs.event(e).name;
+        let name = &theirs.event_name(e);
         let col = theirs.interval(e);
         if col.is_empty() {
             continue;
@@ -368,7 +368,7 @@ fn last_snapshot_differs_from_the_final_profile_only_where_timers_were_running()
     let m = MetricId(0);
     let mut equal = 0;
     for e in fin.event_ids() {
-        let name = &fin.event(e).name;
+        let name = &fin.event_name(e);
         let col = fin.interval(e);
         if name.contains("MPI_Finalize()") {
             assert!(

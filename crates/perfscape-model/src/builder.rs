@@ -10,11 +10,12 @@ use crate::event::{
     AtomicEvent, CALLPATH_SEPARATOR, Event, EventKind, SourceLocation, callpath_frames, callpath_leaf,
     callpath_parent, normalize_timer_name,
 };
+use crate::event_index::{EventIndex, write_name};
 use crate::ids::{AtomicEventId, EventId, GroupId, ThreadId, ThreadIndex};
 use crate::metadata::MetadataBuilder;
 use crate::metric::Metric;
 use crate::profile::{CallTree, Profile};
-use crate::thread_data::{BuildError, ThreadData};
+use crate::thread_data::{BuildError, RowEvent, ThreadData};
 use rustc_hash::FxHashMap as HashMap;
 
 /// Something the builder did that a user should know about (reported with the load).
@@ -26,12 +27,6 @@ pub struct BuildNote {
     pub message: String,
 }
 
-#[derive(Debug)]
-struct EventDraft {
-    event: Event,
-    raw_groups: String,
-}
-
 /// Incrementally builds a [`Profile`]; see the module documentation.
 #[derive(Debug)]
 pub struct ProfileBuilder {
@@ -40,8 +35,14 @@ pub struct ProfileBuilder {
     metadata: MetadataBuilder,
     groups: Vec<String>,
     group_index: HashMap<String, GroupId>,
-    events: Vec<EventDraft>,
-    event_index: HashMap<String, EventId>,
+    events: Vec<Event>,
+    /// The group text last applied to each event (to skip re-parsing it on every thread).
+    raw_groups: Vec<String>,
+    /// Events keyed by (parent, frame). Events interned by a whole callpath name are keyed
+    /// (None, whole name) until [`ProfileBuilder::finish`] links them to their parents.
+    event_index: EventIndex,
+    /// Callpath events interned by whole name, to link in `finish`.
+    named_callpaths: Vec<EventId>,
     interval: Vec<IntervalColumn>,
     atomic_names: Vec<String>,
     atomic_index: HashMap<String, AtomicEventId>,
@@ -62,7 +63,9 @@ impl ProfileBuilder {
             groups: Vec::new(),
             group_index: HashMap::default(),
             events: Vec::new(),
-            event_index: HashMap::default(),
+            raw_groups: Vec::new(),
+            event_index: EventIndex::default(),
+            named_callpaths: Vec::new(),
             interval: Vec::new(),
             atomic_names: Vec::new(),
             atomic_index: HashMap::default(),
@@ -94,17 +97,17 @@ impl ProfileBuilder {
     }
 
     fn add_groups(&mut self, e: EventId, raw: &str) {
-        if self.events[e.index()].raw_groups == raw {
+        if self.raw_groups[e.index()] == raw {
             return;
         }
         for g in raw.split('|').map(str::trim).filter(|g| !g.is_empty()) {
             let id = self.intern_group(g);
-            let groups = &mut self.events[e.index()].event.groups;
+            let groups = &mut self.events[e.index()].groups;
             if !groups.contains(&id) {
                 groups.push(id);
             }
         }
-        self.events[e.index()].raw_groups = raw.to_string();
+        self.raw_groups[e.index()] = raw.to_string();
     }
 
     /// Declares an event without giving it a value on any thread (e.g. a TAU line with zero
@@ -120,6 +123,13 @@ impl ProfileBuilder {
     /// keeps every distinct value, joined with `, ` in the order given; nothing is dropped.
     pub fn set_event_attribute(&mut self, raw_name: &str, name: &str, value: &str) -> EventId {
         let e = self.declare_event(raw_name, "");
+        self.set_attribute(e, name, value);
+        e
+    }
+
+    /// Sets attribute `name` of event `e` (an id this builder returned) to `value`, as
+    /// [`ProfileBuilder::set_event_attribute`] does.
+    pub fn set_attribute(&mut self, e: EventId, name: &str, value: &str) {
         match self.attribute_index.get(&(e, name.to_string())) {
             Some(&i) => {
                 let current = &mut self.event_attributes[i].2;
@@ -135,38 +145,72 @@ impl ProfileBuilder {
                     .push((e, name.to_string(), value.to_string()));
             }
         }
-        e
     }
 
-    /// Interns an already normalized event name.
+    /// Interns an already normalized event name: an event without parent of that whole name,
+    /// else the call-tree node the name resolves to, else a new event (linked to its parent
+    /// in [`ProfileBuilder::finish`]).
     fn intern_event(&mut self, name: &str, raw_groups: &str) -> EventId {
-        let id = match self.event_index.get(name) {
-            Some(&id) => id,
+        let found = self.event_index.get(&self.events, None, name).or_else(|| {
+            if name.contains(CALLPATH_SEPARATOR) {
+                self.event_index.resolve(&self.events, name)
+            } else {
+                None
+            }
+        });
+        let id = match found {
+            Some(id) => id,
             None => {
-                let id = EventId::from(self.events.len());
-                let leaf = callpath_leaf(name);
-                let throttled = leaf.ends_with("[THROTTLED]");
-                let event = Event {
-                    name: name.to_string(),
-                    groups: Vec::new(),
-                    kind: EventKind::of_leaf(leaf),
-                    source: SourceLocation::parse_from_name(leaf),
-                    throttled,
-                    depth: u32::try_from(callpath_frames(name).count()).unwrap_or(u32::MAX),
-                    parent: None,
-                    routine: None,
-                };
-                self.events.push(EventDraft {
-                    event,
-                    raw_groups: String::from("\u{0}"),
-                });
-                self.event_index.insert(name.to_string(), id);
-                self.interval
-                    .push(IntervalColumn::with_metrics(self.metrics.len()));
+                let depth = u32::try_from(callpath_frames(name).count()).unwrap_or(u32::MAX);
+                let id = self.push_event(None, name, depth);
+                if depth > 1 {
+                    self.named_callpaths.push(id);
+                }
                 id
             }
         };
         self.add_groups(id, raw_groups);
+        id
+    }
+
+    /// Interns the call-tree node with frame `frame` under node `parent` (`None`: a root, or a
+    /// flat event) and returns its id; `raw_groups` (TAU's `|`-separated list) are added to
+    /// its groups. The way call-tree readers build their events: no whole name is stored.
+    /// `frame` is one frame (it is trimmed; a `=>` in it would make it a path, so readers
+    /// write it otherwise, e.g. `= >`).
+    pub fn intern_node(&mut self, parent: Option<EventId>, frame: &str, raw_groups: &str) -> EventId {
+        let frame = frame.trim();
+        let Some(p) = parent else {
+            return self.intern_event(&normalize_timer_name(frame), raw_groups);
+        };
+        let id = match self.event_index.get(&self.events, Some(p), frame) {
+            Some(id) => id,
+            None => {
+                let depth = self.events[p.index()].depth.saturating_add(1);
+                self.push_event(Some(p), frame, depth)
+            }
+        };
+        self.add_groups(id, raw_groups);
+        id
+    }
+
+    fn push_event(&mut self, parent: Option<EventId>, frame: &str, depth: u32) -> EventId {
+        let id = EventId::from(self.events.len());
+        let leaf = callpath_leaf(frame);
+        self.events.push(Event {
+            frame: frame.to_string(),
+            groups: Vec::new(),
+            kind: EventKind::of_leaf(leaf),
+            source: SourceLocation::parse_from_name(leaf),
+            throttled: leaf.ends_with("[THROTTLED]"),
+            depth,
+            parent,
+            routine: None,
+        });
+        self.raw_groups.push(String::from("\u{0}"));
+        self.event_index.insert(&self.events, id);
+        self.interval
+            .push(IntervalColumn::with_metrics(self.metrics.len()));
         id
     }
 
@@ -196,10 +240,30 @@ impl ProfileBuilder {
         let n_metrics = self.metrics.len();
         if data.n_metrics() != n_metrics && data.timer_count() > 0 {
             return Err(BuildError::MetricCount {
-                event: data.timer_name(0).to_string(),
+                event: match data.timer_rows().next() {
+                    Some((RowEvent::Id(e), ..)) => {
+                        let mut name = String::new();
+                        write_name(&self.events, e, &mut name);
+                        name
+                    }
+                    _ => data.timer_name(0).to_string(),
+                },
                 expected: n_metrics,
                 got: data.n_metrics(),
             });
+        }
+        let n_events = self.events.len();
+        let unknown = data
+            .declared_ids()
+            .iter()
+            .copied()
+            .chain(data.timer_rows().filter_map(|r| match r.0 {
+                RowEvent::Id(e) => Some(e),
+                RowEvent::Name(..) => None,
+            }))
+            .find(|e| e.index() >= n_events);
+        if let Some(e) = unknown {
+            return Err(BuildError::UnknownEvent { event: e.0 });
         }
         let t = ThreadIndex::from(self.threads.len());
         self.threads.push(id);
@@ -207,8 +271,11 @@ impl ProfileBuilder {
         for (name, groups) in data.declared_rows() {
             self.intern_event(name, groups);
         }
-        for (name, groups, calls, subcalls, exclusive, inclusive) in data.timer_rows() {
-            let e = self.intern_event(name, groups);
+        for (row, calls, subcalls, exclusive, inclusive) in data.timer_rows() {
+            let e = match row {
+                RowEvent::Name(name, groups) => self.intern_event(name, groups),
+                RowEvent::Id(e) => e,
+            };
             let col = &mut self.interval[e.index()];
             if col.threads.last() == Some(&t) {
                 let last = col.threads.len() - 1;
@@ -218,6 +285,8 @@ impl ProfileBuilder {
                     col.exclusive[m][last] += x;
                     col.inclusive[m][last] += i;
                 }
+                let mut name = String::new();
+                write_name(&self.events, e, &mut name);
                 self.notes.push(BuildNote {
                     thread: id,
                     message: format!("timer `{name}` is listed more than once; its values were summed"),
@@ -277,8 +346,9 @@ impl ProfileBuilder {
             threads,
             metadata,
             groups,
-            events,
+            mut events,
             event_index,
+            named_callpaths,
             mut interval,
             atomic_names,
             atomic_index,
@@ -289,70 +359,32 @@ impl ProfileBuilder {
         } = self;
         // Stable: each event's attributes keep the order they were set in.
         event_attributes.sort_by_key(|(e, ..)| *e);
-        let mut events: Vec<Event> = events.into_iter().map(|d| d.event).collect();
-        for (i, e) in events.iter_mut().enumerate() {
-            if e.depth > 1 {
-                e.parent = callpath_parent(&e.name).and_then(|p| event_index.get(p).copied());
-                e.routine = event_index.get(callpath_leaf(&e.name)).copied();
-            } else {
-                e.routine = Some(EventId::from(i));
-            }
-        }
-        // Paths without their first frame, to attach context user events (TAU writes their
-        // callpath without the `.TAU application` root). Ambiguous keys map to None.
-        let mut without_root: HashMap<&str, Option<EventId>> = HashMap::default();
-        for (i, e) in events.iter().enumerate() {
-            if let Some(pos) = e.name.find(CALLPATH_SEPARATOR) {
-                let key = &e.name[pos + CALLPATH_SEPARATOR.len()..];
-                without_root
-                    .entry(key)
-                    .and_modify(|v| *v = None)
-                    .or_insert(Some(EventId::from(i)));
-            }
-        }
-        let resolve = |path: &str| -> Option<EventId> {
-            let path = normalize_timer_name(path);
-            event_index
-                .get(path.as_ref())
-                .copied()
-                .or_else(|| without_root.get(path.as_ref()).copied().flatten())
-        };
-        let atomic_events: Vec<AtomicEvent> = atomic_names
+        // Callpaths interned by whole name: link each to the event named by its path without
+        // the last frame, when there is one, and keep only its own frame.
+        let links: Vec<(EventId, EventId)> = named_callpaths
             .iter()
-            .map(|name| {
-                // Split at the first ` : ` whose right side names an interval event; failing
-                // that, at the first one followed by a callpath (`a => b`), unresolved.
-                let splits: Vec<usize> = name.match_indices(" : ").map(|(i, _)| i).collect();
-                let resolved = splits
-                    .iter()
-                    .find_map(|&i| resolve(&name[i + 3..]).map(|ctx| (i, Some(ctx))));
-                let found = resolved.or_else(|| {
-                    splits
-                        .iter()
-                        .find(|&&i| name[i + 3..].contains("=>"))
-                        .map(|&i| (i, None))
-                });
-                match found {
-                    Some((split, ctx)) => {
-                        let base_name = name[..split].to_string();
-                        AtomicEvent {
-                            name: name.clone(),
-                            context: ctx,
-                            context_path: Some(normalize_timer_name(&name[split + 3..]).into_owned()),
-                            base: atomic_index.get(base_name.as_str()).copied(),
-                            base_name: Some(base_name),
-                        }
-                    }
-                    None => AtomicEvent {
-                        name: name.clone(),
-                        context: None,
-                        context_path: None,
-                        base: None,
-                        base_name: None,
-                    },
-                }
+            .filter_map(|&e| {
+                let parent = callpath_parent(&events[e.index()].frame)?;
+                event_index.resolve(&events, parent).map(|p| (e, p))
             })
             .collect();
+        for (e, p) in links {
+            let ev = &mut events[e.index()];
+            let cut = callpath_parent(&ev.frame).map_or(0, str::len) + CALLPATH_SEPARATOR.len();
+            ev.frame.drain(..cut);
+            ev.parent = Some(p);
+        }
+        let event_index = EventIndex::build(&events);
+        for i in 0..events.len() {
+            let routine = if events[i].depth > 1 {
+                let leaf = callpath_leaf(&events[i].frame);
+                event_index.get(&events, None, leaf)
+            } else {
+                Some(EventId::from(i))
+            };
+            events[i].routine = routine;
+        }
+        let atomic_events = link_context_events(&events, &event_index, &atomic_names, &atomic_index);
         for c in &mut interval {
             c.shrink_to_fit();
         }
@@ -376,6 +408,78 @@ impl ProfileBuilder {
         };
         (profile, notes)
     }
+}
+
+/// The user events of `atomic_names`, with context events (`base : a => b`) linked to the
+/// interval event of their callpath and to their base event.
+fn link_context_events(
+    events: &[Event],
+    event_index: &EventIndex,
+    atomic_names: &[String],
+    atomic_index: &HashMap<String, AtomicEventId>,
+) -> Vec<AtomicEvent> {
+    // Paths without their first frame, to attach context user events (TAU writes their
+    // callpath without the `.TAU application` root). Ambiguous keys map to None. Built only
+    // when some user event has a context.
+    let mut without_root: HashMap<String, Option<EventId>> = HashMap::default();
+    if atomic_names.iter().any(|n| n.contains(" : ")) {
+        let mut name = String::new();
+        for i in 0..events.len() {
+            if events[i].depth < 2 {
+                continue;
+            }
+            name.clear();
+            write_name(events, EventId::from(i), &mut name);
+            if let Some(pos) = name.find(CALLPATH_SEPARATOR) {
+                without_root
+                    .entry(name[pos + CALLPATH_SEPARATOR.len()..].to_string())
+                    .and_modify(|v| *v = None)
+                    .or_insert(Some(EventId::from(i)));
+            }
+        }
+    }
+    let resolve = |path: &str| -> Option<EventId> {
+        let path = normalize_timer_name(path);
+        event_index
+            .resolve(events, path.as_ref())
+            .or_else(|| without_root.get(path.as_ref()).copied().flatten())
+    };
+    atomic_names
+        .iter()
+        .map(|name| {
+            // Split at the first ` : ` whose right side names an interval event; failing
+            // that, at the first one followed by a callpath (`a => b`), unresolved.
+            let splits: Vec<usize> = name.match_indices(" : ").map(|(i, _)| i).collect();
+            let resolved = splits
+                .iter()
+                .find_map(|&i| resolve(&name[i + 3..]).map(|ctx| (i, Some(ctx))));
+            let found = resolved.or_else(|| {
+                splits
+                    .iter()
+                    .find(|&&i| name[i + 3..].contains("=>"))
+                    .map(|&i| (i, None))
+            });
+            match found {
+                Some((split, ctx)) => {
+                    let base_name = name[..split].to_string();
+                    AtomicEvent {
+                        name: name.clone(),
+                        context: ctx,
+                        context_path: Some(normalize_timer_name(&name[split + 3..]).into_owned()),
+                        base: atomic_index.get(base_name.as_str()).copied(),
+                        base_name: Some(base_name),
+                    }
+                }
+                None => AtomicEvent {
+                    name: name.clone(),
+                    context: None,
+                    context_path: None,
+                    base: None,
+                    base_name: None,
+                },
+            }
+        })
+        .collect()
 }
 
 #[cfg(test)]

@@ -202,11 +202,17 @@ pub fn routine_name(leaf: &str) -> &str {
 }
 
 /// One interval event (timer) of a profile. Flat timers and callpath timers are both events;
-/// a callpath event's structure is in [`Event::parent`] and [`Event::routine`].
+/// a callpath event is a call-tree node: its [`Event::parent`] node and its own
+/// [`Event::frame`]. Its whole name (`a => b => c`, as ParaProf shows it) is not stored: it is
+/// built when shown, by [`crate::Profile::event_name`], so that deep call trees (10^5–10^6
+/// calling contexts) do not hold names that grow with the square of their depth.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Event {
-    /// Name as ParaProf shows it (see [`normalize_timer_name`]).
-    pub name: String,
+    /// The event's own part of its name (normalized, see [`normalize_timer_name`]): for an
+    /// event with a [`Event::parent`], the frames after the parent's name (one frame: `c` of
+    /// `a => b => c`); for a flat event, or a callpath whose parent is not in the profile (a
+    /// path cut by TAU_CALLPATH_DEPTH), the whole name.
+    pub frame: String,
     /// Groups the event belongs to (TAU's `GROUP="a|b"`), in the order first written.
     pub groups: Vec<GroupId>,
     /// Kind, from the leaf name's prefix.
@@ -217,8 +223,9 @@ pub struct Event {
     pub throttled: bool,
     /// Number of frames: 1 for a flat event, n for `f1 => ... => fn`.
     pub depth: u32,
-    /// For a callpath event, the event named by the path without its last frame, when the
-    /// profile has it. `None` for flat events and for paths cut by TAU_CALLPATH_DEPTH.
+    /// For a callpath event, its parent call-tree node: the event named by the path without
+    /// its last frame, when the profile has it. `None` for flat events and for paths cut by
+    /// TAU_CALLPATH_DEPTH (whose [`Event::frame`] is then the whole path).
     pub parent: Option<EventId>,
     /// For a callpath event, the flat event of its last frame when the profile has it; for a
     /// flat event, itself.
@@ -231,9 +238,9 @@ impl Event {
         self.depth > 1
     }
 
-    /// The last frame of the name.
+    /// The last frame of the name: the routine the event measures.
     pub fn leaf(&self) -> &str {
-        callpath_leaf(&self.name)
+        callpath_leaf(&self.frame)
     }
 }
 

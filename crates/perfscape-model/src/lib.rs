@@ -24,6 +24,9 @@
 //! # Design constraints
 //! - Must scale to 10^6 threads x 10^3 events: values live in per-event columns (one array per
 //!   value kind and metric), never in a heap object per cell; names are interned once.
+//! - Must hold call trees of 10^6 calling contexts: a callpath event is a call-tree node
+//!   (parent + own frame, [`Event::frame`]); whole names are built only when shown
+//!   ([`Profile::event_name`]).
 //! - Pure: readers (crate `perfscape-formats`) build profiles through [`ProfileBuilder`];
 //!   analyses (crate `perfscape-analysis`) read them.
 
@@ -31,6 +34,7 @@ pub mod binary;
 mod builder;
 mod columns;
 pub mod event;
+mod event_index;
 mod ids;
 mod integrate;
 mod metadata;

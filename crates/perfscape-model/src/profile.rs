@@ -2,6 +2,7 @@
 
 use crate::columns::{AtomicColumn, IntervalColumn, ValueKind};
 use crate::event::{AtomicEvent, Event};
+use crate::event_index::EventIndex;
 use crate::ids::{AtomicEventId, EventId, GroupId, MetricId, ThreadId, ThreadIndex};
 use crate::metadata::Metadata;
 use crate::metric::Metric;
@@ -22,7 +23,7 @@ pub struct Profile {
     pub(crate) metrics: Vec<Metric>,
     pub(crate) groups: Vec<String>,
     pub(crate) events: Vec<Event>,
-    pub(crate) event_index: HashMap<String, EventId>,
+    pub(crate) event_index: EventIndex,
     pub(crate) interval: Vec<IntervalColumn>,
     pub(crate) atomic_events: Vec<AtomicEvent>,
     pub(crate) atomic_index: HashMap<String, AtomicEventId>,
@@ -118,11 +119,30 @@ impl Profile {
         (0..self.events.len()).map(EventId::from)
     }
 
-    /// The event of that name. The name may be given in any TAU spacing (`a  => b  ` finds
-    /// `a => b`).
+    /// The event of that whole name (`a => b => c` for a callpath), resolved through the call
+    /// tree. The name may be given in any TAU spacing (`a  => b  ` finds `a => b`).
     pub fn event_by_name(&self, name: &str) -> Option<EventId> {
         let n = crate::event::normalize_timer_name(name);
-        self.event_index.get(n.as_ref()).copied()
+        self.event_index.resolve(&self.events, n.as_ref())
+    }
+
+    /// The child of call-tree node `parent` (or, for `None`, the event without parent) whose
+    /// own frame is `frame` (normalized text, see [`Event::frame`]).
+    pub fn event_child(&self, parent: Option<EventId>, frame: &str) -> Option<EventId> {
+        self.event_index.get(&self.events, parent, frame)
+    }
+
+    /// The whole name of event `e` as ParaProf shows it: its ancestors' frames and its own,
+    /// joined by `" => "` (`a => b => c`). Built on each call, O(depth).
+    pub fn event_name(&self, e: EventId) -> String {
+        let mut out = String::new();
+        crate::event_index::write_name(&self.events, e, &mut out);
+        out
+    }
+
+    /// Appends the whole name of event `e` (see [`Profile::event_name`]) to `out`.
+    pub fn write_event_name(&self, e: EventId, out: &mut String) {
+        crate::event_index::write_name(&self.events, e, out);
     }
 
     /// The group names of event `e`, joined by `" | "` as ParaProf writes them.

@@ -5,7 +5,7 @@
 //! parallel, one thread each.
 
 use crate::event::{normalize_timer_name, normalize_user_event_name};
-use crate::ids::ThreadId;
+use crate::ids::{EventId, ThreadId};
 
 /// Errors of [`crate::ProfileBuilder::add_thread`]: the caller broke the builder's contract.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -20,6 +20,12 @@ pub enum BuildError {
         previous: ThreadId,
         /// The thread that came out of order.
         got: ThreadId,
+    },
+    /// A row named an event id the builder did not return (see [`ThreadData::push_event`]).
+    #[error("timer row names event #{event}, which the builder did not intern")]
+    UnknownEvent {
+        /// The event id given.
+        event: u32,
     },
     /// A row carried a number of metric values different from the profile's metric count.
     #[error("event `{event}` has {got} values per kind but the profile has {expected} metrics")]
@@ -42,10 +48,23 @@ struct Span {
 
 #[derive(Clone, Copy, Debug)]
 struct TimerRow {
+    /// The event, when the reader interned it in the builder ([`ThreadData::push_event`]);
+    /// otherwise it is named by `name`.
+    event: Option<EventId>,
     name: Span,
     groups: Span,
     calls: f64,
     subcalls: f64,
+}
+
+/// How a timer row names its event: by whole name (TAU text) or by an event the reader
+/// interned in the builder (call-tree formats, [`crate::ProfileBuilder::intern_node`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) enum RowEvent<'a> {
+    /// Normalized whole name and `|`-separated groups.
+    Name(&'a str, &'a str),
+    /// An interned event.
+    Id(EventId),
 }
 
 /// The exclusive and inclusive value of one timer in one metric.
@@ -71,6 +90,7 @@ pub struct ThreadData {
     inclusive: Vec<f64>,
     atomics: Vec<(Span, [f64; 5])>,
     declared: Vec<(Span, Span)>,
+    declared_ids: Vec<EventId>,
 }
 
 impl ThreadData {
@@ -171,10 +191,47 @@ impl ThreadData {
         }
     }
 
+    /// Appends a timer row for event `e`, interned beforehand in the builder this data is
+    /// added to ([`crate::ProfileBuilder::intern_node`]): no name is stored. Errors like
+    /// [`ThreadData::push_timer`].
+    pub fn push_event(
+        &mut self,
+        e: EventId,
+        calls: f64,
+        subcalls: f64,
+        exclusive: &[f64],
+        inclusive: &[f64],
+    ) -> Result<(), BuildError> {
+        if exclusive.len() != self.n_metrics || inclusive.len() != self.n_metrics {
+            return Err(BuildError::MetricCount {
+                event: format!("#{}", e.0),
+                expected: self.n_metrics,
+                got: exclusive.len().min(inclusive.len()),
+            });
+        }
+        self.timers.push(TimerRow {
+            event: Some(e),
+            name: Span::default(),
+            groups: Span::default(),
+            calls,
+            subcalls,
+        });
+        self.exclusive.extend_from_slice(exclusive);
+        self.inclusive.extend_from_slice(inclusive);
+        Ok(())
+    }
+
+    /// Declares interned event `e` without a value on this thread (see
+    /// [`ThreadData::declare_timer`]).
+    pub fn declare_event(&mut self, e: EventId) {
+        self.declared_ids.push(e);
+    }
+
     fn push_row(&mut self, name: &str, groups: &str, calls: f64, subcalls: f64) {
         let name = self.store(&normalize_timer_name(name));
         let groups = self.store(groups);
         self.timers.push(TimerRow {
+            event: None,
             name,
             groups,
             calls,
@@ -208,7 +265,7 @@ impl ThreadData {
         self.atomics.len()
     }
 
-    /// Normalized name of timer row `i` (empty if out of range).
+    /// Normalized name of timer row `i` (empty if out of range or pushed by event id).
     pub fn timer_name(&self, i: usize) -> &str {
         self.timers.get(i).map_or("", |r| self.get(r.name))
     }
@@ -229,13 +286,15 @@ impl ThreadData {
         }
     }
 
-    /// Timer rows: (name, groups, calls, subcalls, exclusive per metric, inclusive per metric).
-    pub(crate) fn timer_rows(&self) -> impl Iterator<Item = (&str, &str, f64, f64, &[f64], &[f64])> + '_ {
+    /// Timer rows: (event, calls, subcalls, exclusive per metric, inclusive per metric).
+    pub(crate) fn timer_rows(&self) -> impl Iterator<Item = (RowEvent<'_>, f64, f64, &[f64], &[f64])> + '_ {
         let n = self.n_metrics;
         self.timers.iter().enumerate().map(move |(i, r)| {
             (
-                self.get(r.name),
-                self.get(r.groups),
+                match r.event {
+                    Some(e) => RowEvent::Id(e),
+                    None => RowEvent::Name(self.get(r.name), self.get(r.groups)),
+                },
                 r.calls,
                 r.subcalls,
                 &self.exclusive[i * n..(i + 1) * n],
@@ -252,5 +311,10 @@ impl ThreadData {
     /// Declared timers: (name, groups).
     pub(crate) fn declared_rows(&self) -> impl Iterator<Item = (&str, &str)> + '_ {
         self.declared.iter().map(|&(n, g)| (self.get(n), self.get(g)))
+    }
+
+    /// Declared interned events.
+    pub(crate) fn declared_ids(&self) -> &[EventId] {
+        &self.declared_ids
     }
 }

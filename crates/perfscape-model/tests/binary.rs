@@ -24,13 +24,13 @@ fn assert_same_bits(a: &Profile, b: &Profile) {
     assert_eq!(a.call_tree(), b.call_tree());
     for e in a.event_ids() {
         let (x, y) = (a.interval(e), b.interval(e));
-        assert_eq!(x.threads(), y.threads(), "event {}", a.event(e).name);
+        assert_eq!(x.threads(), y.threads(), "event {}", a.event_name(e));
         for kind in ValueKind::ALL {
             for m in a.metric_ids() {
                 assert_eq!(bits(x.values(kind, m)), bits(y.values(kind, m)), "{kind:?} {m:?}");
             }
         }
-        assert_eq!(b.event_by_name(&a.event(e).name), Some(e));
+        assert_eq!(b.event_by_name(&a.event_name(e)), Some(e));
     }
     for i in 0..a.atomic_events().len() {
         let id = AtomicEventId::from(i);

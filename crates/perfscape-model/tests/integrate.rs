@@ -207,7 +207,7 @@ fn deltas_sum_back_to_cumulative_and_profiles_keep_event_ids() {
     let p = series.profile_at(SampleId(2), SampleMode::Cumulative).unwrap();
     for e in 0..series.timer_count() {
         let e = EventId::from(e);
-        assert_eq!(p.event(e).name, series.timer_name(e));
+        assert_eq!(p.event_name(e), series.timer_name(e));
     }
     let work = p.event_by_name("work").unwrap();
     assert_eq!(

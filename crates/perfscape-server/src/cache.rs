@@ -34,7 +34,7 @@ pub fn default_budget(profile_bytes: u64) -> u64 {
 
 /// Approximate heap bytes of a profile: its value columns, names and threads.
 pub fn profile_bytes(p: &Profile) -> u64 {
-    let names: usize = p.events().iter().map(|e| e.name.len() + 96).sum();
+    let names: usize = p.events().iter().map(|e| e.frame.len() + 96).sum();
     (p.value_heap_bytes() + names) as u64
 }
 

@@ -92,7 +92,6 @@ pub fn event_detail(
     points: Option<u32>,
 ) -> Result<EventDetail, ViewError> {
     let e = event_id(profile.events().len(), id)?;
-    let ev = profile.event(e);
     let st = event_stats(profile, e, values.metric);
     let sorted = thread_values_sorted(profile, e, values.kind, values.metric);
     let raw: Vec<f64> = sorted.iter().map(|v| v.1).collect();
@@ -129,7 +128,7 @@ pub fn event_detail(
     };
     Ok(EventDetail {
         id,
-        name: ev.name.clone(),
+        name: profile.event_name(e),
         groups: groups(profile, e),
         source: source(profile, e),
         attributes: profile

@@ -131,7 +131,7 @@ pub fn events(profile: &Profile, values: Values, callpaths: bool) -> EventsRespo
             EventRow {
                 id: e.0,
                 rank: (i + 1) as u32,
-                name: ev.name.clone(),
+                name: profile.event_name(*e),
                 groups: groups(profile, *e),
                 source_file: ev.source.as_ref().map(|s| s.file.clone()),
                 source_line: ev.source.as_ref().map(|s| s.line),

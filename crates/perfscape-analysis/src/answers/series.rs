@@ -499,7 +499,7 @@ pub fn point_cloud(
             [x, y, z, c]
         })
         .collect();
-    let mut axes: Vec<String> = events.iter().map(|&e| profile.event(e).name.clone()).collect();
+    let mut axes: Vec<String> = events.iter().map(|&e| profile.event_name(e)).collect();
     if axes.len() == 3 {
         axes.push(match rule {
             Combine::Sum => "x + y + z".into(),

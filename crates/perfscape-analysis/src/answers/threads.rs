@@ -77,7 +77,7 @@ pub fn threads(profile: &Profile, info: &AxisInfo, m: MetricId) -> ThreadsRespon
             .map(|c| {
                 c.features
                     .iter()
-                    .map(|e| profile.event(*e).name.clone())
+                    .map(|e| profile.event_name(*e).clone())
                     .collect()
             })
             .unwrap_or_default(),

@@ -56,7 +56,7 @@ pub fn assert_same_bits(a: &Profile, b: &Profile, what: &str) {
                 );
             }
         }
-        assert_eq!(b.event_by_name(&a.event(e).name), Some(e), "{what}");
+        assert_eq!(b.event_by_name(&a.event_name(e)), Some(e), "{what}");
     }
     for i in 0..a.atomic_events().len() {
         let id = AtomicEventId::from(i);

@@ -8,6 +8,7 @@ use super::{
 };
 use crate::columns::{AtomicColumn, IntervalColumn};
 use crate::event::{AtomicEvent, Event, SourceLocation};
+use crate::event_index::EventIndex;
 use crate::ids::{AtomicEventId, EventId, GroupId, ThreadId, ThreadIndex};
 use crate::metadata::Metadata;
 use crate::metric::{Combine, Metric, Unit};
@@ -252,11 +253,11 @@ impl Decoder<'_> {
             groups.push(self.r.str("group name")?);
         }
         let mut events = Vec::with_capacity(n_events);
-        let mut event_index: HashMap<String, EventId> = HashMap::default();
-        event_index.reserve(n_events);
-        for i in 0..n_events {
+        let mut event_at = Vec::with_capacity(n_events);
+        for _ in 0..n_events {
             let at = self.r.offset();
-            let name = self.r.str("event name")?;
+            event_at.push(at);
+            let frame = self.r.str("event frame")?;
             let n = self.r.count(4, "event group count")?;
             let mut eg = Vec::with_capacity(n);
             for _ in 0..n {
@@ -304,11 +305,8 @@ impl Decoder<'_> {
             } else {
                 None
             };
-            if event_index.insert(name.clone(), EventId::from(i)).is_some() {
-                return Err(DecodeError::at(at, format!("event name `{name}` appears twice")));
-            }
             events.push(Event {
-                name,
+                frame,
                 groups: eg,
                 kind,
                 source,
@@ -318,6 +316,7 @@ impl Decoder<'_> {
                 routine,
             });
         }
+        let event_index = check_call_tree(&events, &event_at)?;
         let mut interval = Vec::with_capacity(n_events);
         for _ in 0..n_events {
             let threads_of = self.threads(n_threads)?;
@@ -471,4 +470,41 @@ impl Decoder<'_> {
             event_attributes,
         })
     }
+}
+
+/// Checks the call-tree links of decoded events and indexes them: each parent's depth plus the
+/// frames of the event's own frame must give the event's depth (so parent chains end and
+/// cannot loop), and no two events may share a (parent, frame) key. `event_at` holds each
+/// event's byte offset, for errors.
+fn check_call_tree(events: &[Event], event_at: &[u64]) -> Result<EventIndex, DecodeError> {
+    for (i, e) in events.iter().enumerate() {
+        let own = crate::event::callpath_frames(&e.frame).count() as u64;
+        let base = e.parent.map_or(0, |p| u64::from(events[p.index()].depth));
+        if u64::from(e.depth) != base + own {
+            return Err(DecodeError::at(
+                event_at[i],
+                format!(
+                    "event `{}` has depth {} but its parent's depth and its own frames give {}",
+                    e.frame,
+                    e.depth,
+                    base + own
+                ),
+            ));
+        }
+    }
+    let index = EventIndex::build(events);
+    if index.len() != events.len() {
+        let mut seen = EventIndex::default();
+        for i in 0..events.len() {
+            let id = EventId::from(i);
+            if seen.get(events, events[i].parent, &events[i].frame).is_some() {
+                return Err(DecodeError::at(
+                    event_at[i],
+                    format!("event `{}` appears twice under the same parent", events[i].frame),
+                ));
+            }
+            seen.insert(events, id);
+        }
+    }
+    Ok(index)
 }

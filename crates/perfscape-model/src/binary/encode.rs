@@ -121,7 +121,7 @@ impl Profile {
             w.str(g)?;
         }
         for e in &self.events {
-            w.str(&e.name)?;
+            w.str(&e.frame)?;
             w.count(e.groups.len())?;
             w.u32s(e.groups.iter().map(|g| g.0))?;
             w.u8(kind_tag(e.kind))?;

@@ -1,0 +1,125 @@
+//! [`EventIndex`]: finds an interval event by its call-tree key (parent node, own frame) or by
+//! its whole callpath name, without storing whole names.
+//!
+//! Every event is keyed by `(parent, frame)` ([`crate::Event::parent`],
+//! [`crate::Event::frame`]); the table holds only event ids and hashes the key from the
+//! events themselves, so its size does not depend on name lengths. A whole name
+//! `f1 => ... => fn` is resolved as TAU's naming defines it: either an event without parent
+//! whose frame is the whole name (a flat event, or a path whose prefix is not in the profile),
+//! or the event with frame `fn` under the event named `f1 => ... => fn-1`.
+
+use crate::event::{CALLPATH_SEPARATOR, Event};
+use crate::ids::EventId;
+use hashbrown::HashTable;
+use std::hash::{BuildHasher, Hash, Hasher};
+
+/// Hash table over events keyed by `(parent, frame)`; see the module documentation.
+#[derive(Clone, Default)]
+pub struct EventIndex {
+    table: HashTable<EventId>,
+    hasher: rustc_hash::FxBuildHasher,
+}
+
+impl std::fmt::Debug for EventIndex {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("EventIndex")
+            .field("len", &self.table.len())
+            .finish()
+    }
+}
+
+/// Two indexes are equal when they hold the same number of events: an index is a function of
+/// the events it was built from, which [`crate::Profile`]'s equality compares.
+impl PartialEq for EventIndex {
+    fn eq(&self, other: &Self) -> bool {
+        self.table.len() == other.table.len()
+    }
+}
+
+impl EventIndex {
+    fn hash(&self, parent: Option<EventId>, frame: &str) -> u64 {
+        let mut h = self.hasher.build_hasher();
+        parent.map_or(u32::MAX, |p| p.0).hash(&mut h);
+        frame.hash(&mut h);
+        h.finish()
+    }
+
+    /// An index of `events`. When two events share a key (which readers avoid), the first is
+    /// found.
+    pub fn build(events: &[Event]) -> Self {
+        let mut index = Self::default();
+        index.table.reserve(events.len(), |_| 0);
+        for i in 0..events.len() {
+            index.insert(events, EventId::from(i));
+        }
+        index
+    }
+
+    /// Adds event `id` (which must be in `events`) under its current key, unless an event
+    /// with that key is already indexed.
+    pub fn insert(&mut self, events: &[Event], id: EventId) {
+        let e = &events[id.index()];
+        let (parent, frame) = (e.parent, e.frame.as_str());
+        if self.get(events, parent, frame).is_some() {
+            return;
+        }
+        let hash = self.hash(parent, frame);
+        let hasher = self.hasher.clone();
+        self.table.insert_unique(hash, id, |&x| {
+            let e = &events[x.index()];
+            let mut h = hasher.build_hasher();
+            e.parent.map_or(u32::MAX, |p| p.0).hash(&mut h);
+            e.frame.as_str().hash(&mut h);
+            h.finish()
+        });
+    }
+
+    /// Number of indexed events.
+    pub fn len(&self) -> usize {
+        self.table.len()
+    }
+
+    /// The event with that parent and frame (exact, normalized text).
+    pub fn get(&self, events: &[Event], parent: Option<EventId>, frame: &str) -> Option<EventId> {
+        let hash = self.hash(parent, frame);
+        self.table
+            .find(hash, |&x| {
+                let e = &events[x.index()];
+                e.parent == parent && e.frame == frame
+            })
+            .copied()
+    }
+
+    /// The event whose whole name is `name` (normalized: frames joined by `" => "`).
+    ///
+    /// Tries the whole name as an event without parent, then the last frame under the
+    /// resolved prefix, and so on down the path: O(depth) lookups.
+    pub fn resolve(&self, events: &[Event], name: &str) -> Option<EventId> {
+        if let Some(e) = self.get(events, None, name) {
+            return Some(e);
+        }
+        let cut = name.rfind(CALLPATH_SEPARATOR)?;
+        let parent = self.resolve(events, &name[..cut])?;
+        self.get(events, Some(parent), &name[cut + CALLPATH_SEPARATOR.len()..])
+    }
+}
+
+/// Appends the whole name of event `e` (its ancestors' frames and its own, joined by
+/// `" => "`) to `out`.
+pub(crate) fn write_name(events: &[Event], e: EventId, out: &mut String) {
+    let mut chain = Vec::new();
+    let mut at = Some(e);
+    while let Some(x) = at {
+        chain.push(x);
+        at = events[x.index()].parent;
+        if chain.len() > events.len() {
+            break; // a cycle (only in corrupt input): stop rather than loop
+        }
+    }
+    for (i, x) in chain.iter().rev().enumerate() {
+        if i > 0 {
+            out.push_str(CALLPATH_SEPARATOR);
+        }
+        out.push_str(&events[x.index()].frame);
+    }
+}
