@@ -16,7 +16,7 @@
 //! - subcalls of a node = the sum of the calls of its children present on the thread.
 
 use crate::problem::Problem;
-use perfscape_model::{Combine, Combiner, Profile, ProfileBuilder, ThreadData};
+use perfscape_model::{Combine, Combiner, EventId, Profile, ProfileBuilder, ThreadData};
 use rustc_hash::FxHashMap as HashMap;
 
 /// The shape of a call tree, shared by every thread.
@@ -46,97 +46,101 @@ impl Tree {
     }
 }
 
-/// What [`Layout::new`] derives from a [`Tree`]: event names and the node -> event maps.
+/// The parent of a callpath (see [`Layout`]): the flat event of a routine (for a node whose
+/// parent is a root) or another callpath.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+enum PathParent {
+    Routine(usize),
+    Path(usize),
+}
+
+/// What [`Layout::new`] derives from a [`Tree`]: the routines (flat events) and the distinct
+/// callpaths (non-root nodes with the same frames from the root are one callpath), and the
+/// events they become, interned in the profile builder as call-tree nodes the first time a
+/// thread needs them (so no callpath name is ever built, and nodes no thread has are not
+/// events unless declared or the parent of one that is). A layout interns into one builder:
+/// every call of [`thread_data`] and [`Layout::node_event`] must pass the same one.
 #[derive(Debug, Clone)]
 pub(crate) struct Layout {
     n_nodes: usize,
     parent: Vec<Option<usize>>,
-    /// Callpath event of each node (`None` for roots).
-    slot_of: Vec<Option<usize>>,
-    slot_names: Vec<String>,
-    slot_groups: Vec<String>,
+    /// Callpath of each node (`None` for roots).
+    path_of: Vec<Option<usize>>,
+    path_parent: Vec<PathParent>,
+    path_routine: Vec<usize>,
+    path_groups: Vec<String>,
+    path_event: Vec<Option<EventId>>,
     /// Routine (flat event) of each node.
     routine_of: Vec<usize>,
     routine_names: Vec<String>,
     routine_groups: Vec<String>,
+    routine_event: Vec<Option<EventId>>,
     /// Per node, the range of `ancestor_list` holding its ancestors of the same routine.
     same_routine_ancestors: Vec<(usize, usize)>,
     ancestor_list: Vec<usize>,
-    /// Event name of each node: its callpath, or for a root its routine (flat) name.
-    node_names: Vec<String>,
-    /// Nodes combined into an event another node already had: (path, count).
-    pub merged_paths: Vec<(String, usize)>,
+    /// Nodes combined into a callpath another node already had: (callpath, count).
+    merged: Vec<(usize, usize)>,
 }
 
 impl Layout {
-    /// Computes names and maps. Frame names containing `=>` would be split into frames by
-    /// the model, so `=>` inside a frame is written `= >` (counted in the second value).
+    /// Computes routines and callpaths. Frame names containing `=>` would be split into
+    /// frames by the model, so `=>` inside a frame is written `= >` (counted in the second
+    /// value).
     pub(crate) fn new(tree: &Tree) -> (Self, usize) {
         let n = tree.len();
         let mut renamed = 0;
-        let frames: Vec<String> = tree
-            .frame
-            .iter()
-            .map(|f| {
-                let f = f.trim();
-                if f.contains("=>") {
-                    renamed += 1;
-                    f.replace("=>", "= >")
-                } else if f.is_empty() {
-                    "(unnamed)".to_string()
-                } else {
-                    f.to_string()
-                }
-            })
-            .collect();
-        let mut routine_index: HashMap<&str, usize> = HashMap::default();
+        let mut routine_index: HashMap<String, usize> = HashMap::default();
         let mut routine_of = Vec::with_capacity(n);
         let mut routine_names = Vec::new();
         let mut routine_groups = Vec::new();
-        for (i, f) in frames.iter().enumerate() {
-            let r = *routine_index.entry(f.as_str()).or_insert_with(|| {
-                routine_names.push(f.clone());
-                routine_groups.push(tree.groups[i].clone());
-                routine_names.len() - 1
-            });
+        for (i, f) in tree.frame.iter().enumerate() {
+            let f = f.trim();
+            let frame = if f.contains("=>") {
+                renamed += 1;
+                f.replace("=>", "= >")
+            } else if f.is_empty() {
+                "(unnamed)".to_string()
+            } else {
+                f.to_string()
+            };
+            let r = match routine_index.get(&frame) {
+                Some(&r) => r,
+                None => {
+                    routine_index.insert(frame.clone(), routine_names.len());
+                    routine_names.push(frame);
+                    routine_groups.push(tree.groups[i].clone());
+                    routine_names.len() - 1
+                }
+            };
             routine_of.push(r);
         }
-        let mut path: Vec<String> = Vec::with_capacity(n);
-        let mut slot_index: HashMap<String, usize> = HashMap::default();
-        let mut slot_of = Vec::with_capacity(n);
-        let mut slot_names = Vec::new();
-        let mut slot_groups = Vec::new();
-        let mut merged: HashMap<usize, usize> = HashMap::default();
-        for (i, frame) in frames.iter().enumerate() {
-            let p = match tree.parent[i] {
-                Some(p) if p < i => Some(p),
-                _ => None,
-            };
-            let name = match p {
-                Some(p) => format!("{} => {}", path[p], frame),
-                None => frame.clone(),
-            };
-            if p.is_some() {
-                let next = slot_names.len();
-                let s = *slot_index.entry(name.clone()).or_insert(next);
-                if s == next {
-                    slot_names.push(name.clone());
-                    slot_groups.push(tree.groups[i].clone());
-                } else {
-                    *merged.entry(s).or_insert(0) += 1;
-                }
-                slot_of.push(Some(s));
-            } else {
-                slot_of.push(None);
-            }
-            path.push(name);
-        }
-        let mut merged_paths: Vec<(String, usize)> = merged
-            .into_iter()
-            .map(|(s, c)| (slot_names[s].clone(), c))
-            .collect();
-        merged_paths.sort();
         let parent: Vec<Option<usize>> = (0..n).map(|i| tree.parent[i].filter(|&p| p < i)).collect();
+        let mut path_index: HashMap<(PathParent, usize), usize> = HashMap::default();
+        let mut path_of = Vec::with_capacity(n);
+        let (mut path_parent, mut path_routine, mut path_groups) = (Vec::new(), Vec::new(), Vec::new());
+        let mut merged: HashMap<usize, usize> = HashMap::default();
+        for i in 0..n {
+            let Some(p) = parent[i] else {
+                path_of.push(None);
+                continue;
+            };
+            let pp = match path_of[p] {
+                Some(q) => PathParent::Path(q),
+                None => PathParent::Routine(routine_of[p]),
+            };
+            let next = path_parent.len();
+            let k = *path_index.entry((pp, routine_of[i])).or_insert(next);
+            if k == next {
+                path_parent.push(pp);
+                path_routine.push(routine_of[i]);
+                path_groups.push(tree.groups[i].clone());
+            } else {
+                *merged.entry(k).or_insert(0) += 1;
+            }
+            path_of.push(Some(k));
+        }
+        let mut merged: Vec<(usize, usize)> = merged.into_iter().collect();
+        merged.sort_unstable();
         let mut same_routine_ancestors = Vec::with_capacity(n);
         let mut ancestor_list = Vec::new();
         for (i, &first) in parent.iter().enumerate() {
@@ -150,20 +154,24 @@ impl Layout {
             }
             same_routine_ancestors.push((start, ancestor_list.len()));
         }
+        let n_paths = path_parent.len();
+        let n_routines = routine_names.len();
         (
             Self {
                 n_nodes: n,
                 parent,
-                same_routine_ancestors,
-                ancestor_list,
-                slot_of,
-                node_names: path,
-                slot_names,
-                slot_groups,
+                path_of,
+                path_parent,
+                path_routine,
+                path_groups,
+                path_event: vec![None; n_paths],
                 routine_of,
                 routine_names,
                 routine_groups,
-                merged_paths,
+                routine_event: vec![None; n_routines],
+                same_routine_ancestors,
+                ancestor_list,
+                merged,
             },
             renamed,
         )
@@ -174,10 +182,82 @@ impl Layout {
         self.n_nodes
     }
 
-    /// The event that represents node `i`: its callpath event, or for a root the flat event
-    /// of its routine.
-    pub(crate) fn node_names(&self) -> &[String] {
-        &self.node_names
+    /// The flat event of routine `r`, interned in `builder` on first use.
+    fn routine_event(&mut self, builder: &mut ProfileBuilder, r: usize) -> EventId {
+        if let Some(e) = self.routine_event[r] {
+            return e;
+        }
+        let e = builder.intern_node(None, &self.routine_names[r], &self.routine_groups[r]);
+        self.routine_event[r] = Some(e);
+        e
+    }
+
+    /// The callpath event of path `k`, interned in `builder` (after its ancestors) on first
+    /// use.
+    fn path_event(&mut self, builder: &mut ProfileBuilder, k: usize) -> EventId {
+        if let Some(e) = self.path_event[k] {
+            return e;
+        }
+        // The chain of not yet interned ancestors, outermost last, and the event above it.
+        let mut chain = vec![k];
+        let mut top = self.path_parent[k];
+        let mut parent = loop {
+            match top {
+                PathParent::Routine(r) => break self.routine_event(builder, r),
+                PathParent::Path(q) => match self.path_event[q] {
+                    Some(e) => break e,
+                    None => {
+                        chain.push(q);
+                        top = self.path_parent[q];
+                    }
+                },
+            }
+        };
+        for &q in chain.iter().rev() {
+            let frame = &self.routine_names[self.path_routine[q]];
+            let e = builder.intern_node(Some(parent), frame, &self.path_groups[q]);
+            self.path_event[q] = Some(e);
+            parent = e;
+        }
+        parent
+    }
+
+    /// The event that represents node `i` (its callpath event, or for a root the flat event
+    /// of its routine), interned in `builder` on first use.
+    pub(crate) fn node_event(&mut self, builder: &mut ProfileBuilder, i: usize) -> EventId {
+        match self.path_of[i] {
+            Some(k) => self.path_event(builder, k),
+            None => self.routine_event(builder, self.routine_of[i]),
+        }
+    }
+
+    /// The whole name of path `k` (for warnings).
+    fn path_name(&self, k: usize) -> String {
+        let mut frames = vec![self.routine_names[self.path_routine[k]].as_str()];
+        let mut at = self.path_parent[k];
+        loop {
+            match at {
+                PathParent::Path(q) => {
+                    frames.push(&self.routine_names[self.path_routine[q]]);
+                    at = self.path_parent[q];
+                }
+                PathParent::Routine(r) => {
+                    frames.push(&self.routine_names[r]);
+                    break;
+                }
+            }
+        }
+        frames.reverse();
+        frames.join(" => ")
+    }
+
+    /// Callpaths that several nodes share, with the number of nodes combined into each
+    /// beyond the first: (callpath name, count), sorted by name.
+    pub(crate) fn merged_paths(&self) -> Vec<(String, usize)> {
+        let mut out: Vec<(String, usize)> =
+            self.merged.iter().map(|&(k, c)| (self.path_name(k), c)).collect();
+        out.sort();
+        out
     }
 }
 
@@ -268,7 +348,7 @@ pub(crate) fn finish(
     what: &str,
     warnings: &mut Vec<Problem>,
 ) -> Profile {
-    for (path, count) in &layout.merged_paths {
+    for (path, count) in &layout.merged_paths() {
         warnings.push(Problem::whole(format!(
             "{count} more {what} share the callpath `{path}` with a sibling; their values were combined"
         )));
@@ -288,7 +368,8 @@ pub(crate) fn finish(
 /// events of nodes this thread does not have are declared (named, no values), so that call
 /// tree nodes no thread measured still appear in the profile.
 pub(crate) fn thread_data(
-    layout: &Layout,
+    layout: &mut Layout,
+    builder: &mut ProfileBuilder,
     combine: &[Combine],
     values: &ThreadValues,
     metadata: &[(String, String)],
@@ -304,7 +385,7 @@ pub(crate) fn thread_data(
             subcalls[p] += values.calls[i];
         }
     }
-    let mut slots = vec![Acc::new(combine); layout.slot_names.len()];
+    let mut slots = vec![Acc::new(combine); layout.path_parent.len()];
     let mut routines = vec![Acc::new(combine); layout.routine_names.len()];
     for (i, &sub) in subcalls.iter().enumerate() {
         if !values.present[i] {
@@ -313,7 +394,7 @@ pub(crate) fn thread_data(
         let r = layout.routine_of[i];
         let x = &values.exclusive[i * m..(i + 1) * m];
         let inc = &values.inclusive[i * m..(i + 1) * m];
-        if let Some(s) = layout.slot_of[i] {
+        if let Some(s) = layout.path_of[i] {
             slots[s].add_exclusive(x, values.calls[i], sub);
             slots[s].add_inclusive(inc);
         }
@@ -324,30 +405,36 @@ pub(crate) fn thread_data(
             routines[r].add_inclusive(inc);
         }
     }
-    let text: usize = layout.slot_names.iter().map(String::len).sum::<usize>()
-        + layout.routine_names.iter().map(String::len).sum::<usize>();
-    let mut data = ThreadData::with_capacity(m, slots.len() + routines.len(), text);
+    let mut data = ThreadData::with_capacity(m, slots.len() + routines.len(), 0);
     let rows = routines
         .iter()
-        .zip(layout.routine_names.iter().zip(&layout.routine_groups))
+        .enumerate()
+        .map(|(r, acc)| (PathParent::Routine(r), acc))
         .chain(
             slots
                 .iter()
-                .zip(layout.slot_names.iter().zip(&layout.slot_groups)),
+                .enumerate()
+                .map(|(k, acc)| (PathParent::Path(k), acc)),
         );
-    for (acc, (name, groups)) in rows {
+    for (which, acc) in rows {
+        if !acc.set && !declare_absent {
+            continue;
+        }
+        let e = match which {
+            PathParent::Routine(r) => layout.routine_event(builder, r),
+            PathParent::Path(k) => layout.path_event(builder, k),
+        };
         if acc.set {
             // Cannot fail: both slices have `m` values.
-            let _ = data.push_timer(
-                name,
-                groups,
+            let _ = data.push_event(
+                e,
                 acc.calls,
                 acc.subcalls,
                 &Acc::finish(&acc.exclusive),
                 &Acc::finish(&acc.inclusive),
             );
-        } else if declare_absent {
-            data.declare_timer(name, groups);
+        } else {
+            data.declare_event(e);
         }
     }
     for (k, v) in metadata {
@@ -377,9 +464,9 @@ mod tests {
     #[test]
     fn flat_events_do_not_double_count_recursion_and_duplicates_combine() {
         let t = tree();
-        let (layout, renamed) = Layout::new(&t);
+        let (mut layout, renamed) = Layout::new(&t);
         assert_eq!(renamed, 0);
-        assert_eq!(layout.merged_paths, vec![("main => c".to_string(), 1)]);
+        assert_eq!(layout.merged_paths(), vec![("main => c".to_string(), 1)]);
         let mut v = ThreadValues::new(t.len(), 2);
         // exclusive (metric 0 sum, metric 1 min), inclusive
         let excl = [
@@ -406,14 +493,15 @@ mod tests {
             v.exclusive[i * 2..i * 2 + 2].copy_from_slice(&excl[i]);
             v.inclusive[i * 2..i * 2 + 2].copy_from_slice(&incl[i]);
         }
+        let mut b = ProfileBuilder::new(vec![Metric::tau("TIME"), Metric::tau("MIN")]);
         let d = thread_data(
-            &layout,
+            &mut layout,
+            &mut b,
             &[Combine::Sum, Combine::Min],
             &v,
             &[("k".into(), "v".into())],
             false,
         );
-        let mut b = ProfileBuilder::new(vec![Metric::tau("TIME"), Metric::tau("MIN")]);
         b.add_thread(ThreadId::new(0, 0, 0), d).unwrap();
         let (p, notes) = b.finish();
         assert!(notes.is_empty(), "{notes:?}");
@@ -447,18 +535,25 @@ mod tests {
         t.push(Some(main), "b".into(), String::new());
         let x = t.push(Some(main), "x".into(), String::new());
         t.push(Some(x), "b".into(), String::new());
-        let (layout, _) = Layout::new(&t);
+        let (mut layout, _) = Layout::new(&t);
         let mut v = ThreadValues::new(4, 2);
         for (i, x) in [10.0, 2.0, 3.0, 6.0].into_iter().enumerate() {
             v.present[i] = true;
             v.exclusive[i * 2..i * 2 + 2].copy_from_slice(&[x, x]);
             v.inclusive[i * 2..i * 2 + 2].copy_from_slice(&[x, x]);
         }
-        let d = thread_data(&layout, &[Combine::Mean, Combine::NotCombinable], &v, &[], false);
         let mut b = ProfileBuilder::new(vec![
             Metric::tau("AVG").combined_by(Combine::Mean),
             Metric::tau("RATIO").combined_by(Combine::NotCombinable),
         ]);
+        let d = thread_data(
+            &mut layout,
+            &mut b,
+            &[Combine::Mean, Combine::NotCombinable],
+            &v,
+            &[],
+            false,
+        );
         b.add_thread(ThreadId::new(0, 0, 0), d).unwrap();
         let (p, _) = b.finish();
         let get = |name: &str, kind: ValueKind, m: u32| {
@@ -482,7 +577,7 @@ mod tests {
         let a = t.push(Some(main), "a".into(), String::new());
         t.push(Some(main), "b".into(), String::new());
         t.push(Some(a), "a".into(), String::new());
-        let (layout, _) = Layout::new(&t);
+        let (mut layout, _) = Layout::new(&t);
         let mut v = ThreadValues::new(4, 1);
         for (i, (x, inc)) in [(1.0, 10.0), (2.0, 6.0), (3.0, 3.0), (4.0, 4.0)]
             .into_iter()
@@ -492,8 +587,8 @@ mod tests {
             v.exclusive[i] = x;
             v.inclusive[i] = inc;
         }
-        let d = thread_data(&layout, &[Combine::Sum], &v, &[], false);
         let mut b = ProfileBuilder::new(vec![Metric::tau("TIME")]);
+        let d = thread_data(&mut layout, &mut b, &[Combine::Sum], &v, &[], false);
         b.add_thread(ThreadId::new(0, 0, 0), d).unwrap();
         let (p, _) = b.finish();
         let a = p.event_by_name("a").unwrap();
@@ -501,8 +596,9 @@ mod tests {
         assert_eq!(p.interval(a).inclusive(MetricId(0)), &[6.0]);
         // Without its outer `a` on this thread, the inner one is outermost.
         v.present[1] = false;
-        let d = thread_data(&layout, &[Combine::Sum], &v, &[], false);
+        let (mut layout, _) = Layout::new(&t);
         let mut b = ProfileBuilder::new(vec![Metric::tau("TIME")]);
+        let d = thread_data(&mut layout, &mut b, &[Combine::Sum], &v, &[], false);
         b.add_thread(ThreadId::new(0, 0, 0), d).unwrap();
         let (p, _) = b.finish();
         let a = p.event_by_name("a").unwrap();
@@ -514,14 +610,22 @@ mod tests {
         let mut t = Tree::default();
         let r = t.push(None, "operator=>".into(), String::new());
         t.push(Some(r), "x".into(), String::new());
-        let (layout, renamed) = Layout::new(&t);
+        let (mut layout, renamed) = Layout::new(&t);
         assert_eq!(renamed, 1);
         let mut v = ThreadValues::new(2, 1);
         v.present[1] = true;
         v.exclusive[1] = 2.0;
         v.inclusive[1] = 2.0;
-        let d = thread_data(&layout, &[Combine::Sum], &v, &[], false);
+        let mut b = ProfileBuilder::new(vec![Metric::tau("TIME")]);
+        let d = thread_data(&mut layout, &mut b, &[Combine::Sum], &v, &[], false);
         assert_eq!(d.timer_count(), 2);
-        assert_eq!(d.timer_name(1), "operator= > => x");
+        b.add_thread(ThreadId::new(0, 0, 0), d).unwrap();
+        let (p, _) = b.finish();
+        let x = p.event_by_name("operator= > => x").unwrap();
+        assert_eq!(p.interval(x).exclusive(MetricId(0)), &[2.0]);
+        // The absent root is the node's parent, without values.
+        let root = p.event(x).parent.unwrap();
+        assert_eq!(p.event_name(root), "operator= >");
+        assert!(p.interval(root).is_empty());
     }
 }

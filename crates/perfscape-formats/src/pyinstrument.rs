@@ -667,7 +667,7 @@ fn build(r: Reader<'_>) -> Result<Parsed, Problem> {
             r.path(above)
         )));
     }
-    let (layout, renamed) = Layout::new(&r.tree);
+    let (mut layout, renamed) = Layout::new(&r.tree);
     if renamed > 0 {
         warnings.push(Problem::whole(format!(
             "{renamed} frame name(s) contain `=>`; written as `= >`"
@@ -677,8 +677,15 @@ fn build(r: Reader<'_>) -> Result<Parsed, Problem> {
     values.present = vec![true; n];
     values.exclusive = exclusive;
     values.inclusive = r.time;
-    let data = thread_data(&layout, &[Combine::Sum], &values, &r.metadata, true);
     let mut builder = ProfileBuilder::new(vec![Metric::new("time", Unit::Seconds)]);
+    let data = thread_data(
+        &mut layout,
+        &mut builder,
+        &[Combine::Sum],
+        &values,
+        &r.metadata,
+        true,
+    );
     builder
         .add_thread(ThreadId::new(0, 0, 0), data)
         .map_err(|e| Problem::whole(format!("thread 0.0.0: {e}")))?;

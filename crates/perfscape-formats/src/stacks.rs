@@ -3,8 +3,10 @@
 //! `samples` readers).
 //!
 //! Mapping (see `helper-common.md`, "Mapping call-tree formats into the model"):
-//! - one **callpath event** per call-tree node, named by its frames from the root joined by
-//!   `" => "` (a root node is a flat, single-frame name); its exclusive value is what the
+//! - one **callpath event** per call-tree node, interned in the builder as a node (parent
+//!   node + frame, [`ProfileBuilder::intern_node`]; its name, the frames from the root joined
+//!   by `" => "`, is built only when shown; a root node is the flat event of its frame); its
+//!   exclusive value is what the
 //!   samples ending in that node measured, its inclusive value adds every descendant;
 //! - one **flat event** per routine (frame name): exclusive = sum of the exclusive values of
 //!   its nodes, inclusive = sum of the inclusive values of its nodes that have no ancestor of the
@@ -19,7 +21,7 @@
 //!   TAU's `[SAMPLE]` events, and so count the leaf values a second time beside the routine's
 //!   own flat event (as in a TAU sampling profile).
 
-use perfscape_model::ThreadData;
+use perfscape_model::{EventId, ProfileBuilder, ThreadData};
 use rustc_hash::FxHashMap as HashMap;
 
 /// Interned frames (routine names with a group), shared by the call trees of all threads.
@@ -220,9 +222,16 @@ impl StackTree {
     /// Emits the tree as timer rows of a [`ThreadData`] (see the module documentation):
     /// first the flat rows (one per routine, in order of first appearance), then one callpath
     /// row per node below a root (a root node is represented by its routine's flat row, as
-    /// TAU represents `.TAU application`), then the `[SAMPLE]` line rows. `frames` names the
-    /// frames; `line_group` is the group of the line rows.
-    pub(crate) fn emit(&self, frames: &FrameTable, data: &mut ThreadData, line_group: &str) {
+    /// TAU represents `.TAU application`), then the `[SAMPLE]` line rows. Events are interned
+    /// in `builder` (the one `data` is then added to) as call-tree nodes, so no callpath name
+    /// is built. `frames` names the frames; `line_group` is the group of the line rows.
+    pub(crate) fn emit(
+        &self,
+        frames: &FrameTable,
+        builder: &mut ProfileBuilder,
+        data: &mut ThreadData,
+        line_group: &str,
+    ) {
         let n = self.n_metrics;
         let count = self.frame.len();
         // Inclusive values bottom-up: children are always created after their parents.
@@ -277,41 +286,38 @@ impl StackTree {
         // have `n` values), so its result is ignored.
         for &f in &flat_order {
             let fi = f as usize;
-            let _ = data.push_timer(
-                frames.name(f),
-                frames.group(f),
+            let e = builder.intern_node(None, frames.name(f), frames.group(f));
+            let _ = data.push_event(
+                e,
                 flat_calls[fi],
                 flat_subcalls[fi],
                 &flat_excl[fi * n..(fi + 1) * n],
                 &flat_incl[fi * n..(fi + 1) * n],
             );
         }
-        let mut path = String::new();
-        let mut lens: Vec<usize> = Vec::new();
+        // Event of each node: a root is its frame's flat event.
+        let mut event: Vec<Option<EventId>> = vec![None; count];
         let mut group = String::new();
         for &node in &preorder {
             let ni = node as usize;
             let d = depth[ni] as usize;
-            lens.truncate(d - 1);
-            path.truncate(lens.last().copied().unwrap_or(0));
-            if d > 1 {
-                path.push_str(" => ");
-            }
-            path.push_str(frames.name(self.frame[ni]));
-            lens.push(path.len());
+            let f = self.frame[ni];
             if d == 1 {
+                event[ni] = Some(builder.intern_node(None, frames.name(f), frames.group(f)));
                 continue;
             }
             group.clear();
-            let g = frames.group(self.frame[ni]);
+            let g = frames.group(f);
             if !g.is_empty() {
                 group.push_str(g);
                 group.push('|');
             }
             group.push_str("TAU_CALLPATH");
-            let _ = data.push_timer(
-                &path,
-                &group,
+            let parent = event[self.parent[ni] as usize];
+            let e = builder.intern_node(parent, frames.name(f), &group);
+            event[ni] = Some(e);
+            let _ = data.push_event(
+                e,
                 self.calls[ni],
                 child_calls[ni],
                 &self.self_values[ni * n..(ni + 1) * n],

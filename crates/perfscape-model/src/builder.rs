@@ -81,6 +81,15 @@ impl ProfileBuilder {
         &self.metrics
     }
 
+    /// The whole name of event `e` (an id this builder returned): its frames from the root
+    /// joined by `" => "`. Callpaths interned by name are linked to their parents only in
+    /// [`ProfileBuilder::finish`]; until then their whole name is their frame.
+    pub fn event_name(&self, e: EventId) -> String {
+        let mut out = String::new();
+        write_name(&self.events, e, &mut out);
+        out
+    }
+
     /// Number of threads added so far.
     pub fn thread_count(&self) -> usize {
         self.threads.len()

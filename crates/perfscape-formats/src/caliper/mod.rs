@@ -262,7 +262,7 @@ pub fn build(data: &CaliperData) -> Result<(Profile, Vec<Problem>, Vec<String>),
         }
         node_of_row.push(parent);
     }
-    let (layout, renamed) = Layout::new(&tree);
+    let (mut layout, renamed) = Layout::new(&tree);
     if renamed > 0 {
         warnings.push(Problem::whole(format!(
             "{renamed} region name(s) contain `=>`; written as `= >`"
@@ -369,13 +369,14 @@ pub fn build(data: &CaliperData) -> Result<(Profile, Vec<Problem>, Vec<String>),
         if data.rows.iter().any(|r| r.rank.is_some()) {
             meta.push(("mpi.rank".to_string(), rank.to_string()));
         }
-        let td = thread_data(&layout, &combine, &v, &meta, k == 0);
+        let td = thread_data(&mut layout, &mut builder, &combine, &v, &meta, k == 0);
         builder
             .add_thread(ThreadId::new(rank, 0, 0), td)
             .map_err(|e| Problem::whole(format!("rank {rank}: {e}")))?;
     }
     for (node, name, value) in &node_attributes {
-        builder.set_event_attribute(&layout.node_names()[*node], name, value);
+        let e = layout.node_event(&mut builder, *node);
+        builder.set_attribute(e, name, value);
     }
     let profile = crate::calltree::finish(builder, &layout, "node(s)", &mut warnings);
     Ok((profile, warnings, notes))

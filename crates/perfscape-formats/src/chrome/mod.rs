@@ -211,7 +211,7 @@ fn derive_profile(
         let mut data = ThreadData::new(n_metrics);
         emit_lane(trace, lane, &mut data, 0, &mut frames);
         if let Some(tree) = tree {
-            tree.emit(&frames, &mut data, "TAU_SAMPLE");
+            tree.emit(&frames, &mut builder, &mut data, "TAU_SAMPLE");
         }
         data.push_metadata("Source format", "Chrome Trace Event Format");
         data.push_metadata("Chrome pid", &th.process);

@@ -393,8 +393,14 @@ pub fn read_anchor(bytes: &[u8]) -> Result<Anchor, Problem> {
 /// The name of the event each cnode of `anchor` (document order) becomes in the profile
 /// [`parse_cubex`] builds: its callpath, or for a root cnode the flat event of its region.
 pub fn cnode_event_names(anchor: &Anchor) -> Vec<String> {
-    let (layout, _) = Layout::new(&cnode_tree(anchor));
-    layout.node_names().to_vec()
+    let (mut layout, _) = Layout::new(&cnode_tree(anchor));
+    let mut builder = ProfileBuilder::new(Vec::new());
+    (0..layout.n_nodes())
+        .map(|i| {
+            let e = layout.node_event(&mut builder, i);
+            builder.event_name(e)
+        })
+        .collect()
 }
 
 fn cnode_tree(anchor: &Anchor) -> Tree {
@@ -574,7 +580,7 @@ fn build_profile(
     if visits.is_none() {
         notes.push("no `visits` metric: calls and subcalls are 0".to_string());
     }
-    let (layout, renamed) = Layout::new(&cnode_tree(anchor));
+    let (mut layout, renamed) = Layout::new(&cnode_tree(anchor));
     if renamed > 0 {
         warnings.push(Problem::whole(format!(
             "{renamed} region name(s) contain `=>`, which separates callpath frames; written as `= >`"
@@ -638,7 +644,7 @@ fn build_profile(
             }
         }
         meta.extend(common_meta.iter().cloned());
-        let data = thread_data(&layout, &combine, &v, &meta, false);
+        let data = thread_data(&mut layout, &mut builder, &combine, &v, &meta, false);
         builder.add_thread(ids[i], data).map_err(|e| {
             Problem::whole(format!(
                 "location `{}` (Id {}) maps to thread {} like another location: {e}",

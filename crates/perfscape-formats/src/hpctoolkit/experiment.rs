@@ -22,7 +22,7 @@
 //! (exclusive) values from the tree. A node counts for a thread when any value is non-zero;
 //! nodes without values on any thread are listed as events without values.
 
-use super::{NodeKind, combine_of, frame_name, metric_name_and_unit, node_event_names, report};
+use super::{NodeKind, combine_of, frame_name, metric_name_and_unit, report};
 use crate::calltree::{Layout, ThreadValues, Tree, thread_data};
 use crate::error::{FileError, LoadError};
 use crate::format::{OpenOptions, Opened};
@@ -369,7 +369,7 @@ fn metric_pairs(exp: &Experiment) -> Vec<(String, Option<usize>, Option<usize>)>
 pub fn build_experiment(
     exp: &Experiment,
     dbs: &[(ThreadId, MetricDb)],
-) -> Result<(Profile, Vec<String>, Vec<Problem>), Problem> {
+) -> Result<(Profile, Vec<Problem>), Problem> {
     let pairs = metric_pairs(exp);
     if pairs.is_empty() {
         return Err(Problem::whole("experiment.xml lists no MetricDB"));
@@ -378,7 +378,7 @@ pub fn build_experiment(
     for s in &exp.scopes {
         tree.push(s.parent, s.frame.clone(), String::new());
     }
-    let (layout, _) = Layout::new(&tree);
+    let (mut layout, _) = Layout::new(&tree);
     let n = exp.scopes.len();
     let m = pairs.len();
     let mut warnings = Vec::new();
@@ -466,7 +466,7 @@ pub fn build_experiment(
             ("HPCToolkit rank".to_string(), tid.node.to_string()),
             ("HPCToolkit thread".to_string(), tid.thread.to_string()),
         ];
-        let data = thread_data(&layout, &combine, &v, &meta, k == 0);
+        let data = thread_data(&mut layout, &mut builder, &combine, &v, &meta, k == 0);
         builder
             .add_thread(*tid, data)
             .map_err(|e| Problem::whole(format!("thread {tid}: {e}")))?;
@@ -477,7 +477,7 @@ pub fn build_experiment(
         "calling-context node(s) (the same procedure reached from different call sites, or unresolved procedures)",
         &mut warnings,
     );
-    Ok((profile, node_event_names(&tree), warnings))
+    Ok((profile, warnings))
 }
 
 /// Reads a classic database directory (see the module documentation).
@@ -551,7 +551,7 @@ pub fn read_experiment(dir: &Path, opts: &OpenOptions<'_>) -> Result<Opened, Loa
             },
         });
     }
-    let (profile, _, warnings) = build_experiment(&exp, &dbs).map_err(|e| nothing(e.in_file(&xml_path)))?;
+    let (profile, warnings) = build_experiment(&exp, &dbs).map_err(|e| nothing(e.in_file(&xml_path)))?;
     opts.progress_finish();
     report.bad_files = bad;
     report.warnings = warnings.into_iter().map(|w| w.in_file(&xml_path)).collect();

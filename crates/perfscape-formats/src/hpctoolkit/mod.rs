@@ -24,7 +24,6 @@
 pub mod experiment;
 pub mod sparse;
 
-use crate::calltree::{Layout, Tree};
 use crate::error::{LoadError, LoadReport};
 use crate::format::{self, FileScope, Format, OpenOptions, Opened, Parts, Probe};
 use perfscape_model::{Combine, Unit};
@@ -102,11 +101,6 @@ pub fn combine_of(function: &str) -> Combine {
         "max" | "2" => Combine::Max,
         _ => Combine::NotCombinable,
     }
-}
-
-/// The event name each node of a tree becomes (for tests and tools that map nodes back).
-pub(crate) fn node_event_names(tree: &Tree) -> Vec<String> {
-    Layout::new(tree).0.node_names().to_vec()
 }
 
 /// True when `dir` holds a classic HPCToolkit database (`experiment.xml`).

@@ -28,7 +28,7 @@
 //! same address, the threads of that rank are numbered in profile order instead (noted). The
 //! whole identifier tuple is kept in each thread's metadata.
 
-use super::{NodeKind, combine_of, frame_name, metric_name_and_unit, node_event_names, report};
+use super::{NodeKind, combine_of, frame_name, metric_name_and_unit, report};
 use crate::calltree::{Layout, ThreadValues, Tree, thread_data};
 use crate::error::LoadError;
 use crate::format::{OpenOptions, Opened};
@@ -502,7 +502,7 @@ pub fn parse_profiles(b: &[u8]) -> R<Vec<ThreadProfile>> {
 }
 
 /// Builds the profile; returns it, the event name of each context, and warnings.
-pub fn build_sparse(meta: &MetaDb, profiles: &[ThreadProfile]) -> R<(Profile, Vec<String>, Vec<Problem>)> {
+pub fn build_sparse(meta: &MetaDb, profiles: &[ThreadProfile]) -> R<(Profile, Vec<Problem>)> {
     let mut warnings = Vec::new();
     let metrics: Vec<&SparseMetric> = meta
         .metrics
@@ -535,7 +535,7 @@ pub fn build_sparse(meta: &MetaDb, profiles: &[ThreadProfile]) -> R<(Profile, Ve
         tree.push(c.parent, c.frame.clone(), String::new());
         index_of_ctx.insert(c.id, i);
     }
-    let (layout, _) = Layout::new(&tree);
+    let (mut layout, _) = Layout::new(&tree);
     let n = meta.contexts.len();
     let nm = metrics.len();
     let kind_name = |k: u8| {
@@ -611,7 +611,7 @@ pub fn build_sparse(meta: &MetaDb, profiles: &[ThreadProfile]) -> R<(Profile, Ve
             ("HPCToolkit database".to_string(), meta.title.clone()),
             ("HPCToolkit id tuple".to_string(), tuple.join(", ")),
         ];
-        let data = thread_data(&layout, &combine, &v, &meta_pairs, pos == 0);
+        let data = thread_data(&mut layout, &mut builder, &combine, &v, &meta_pairs, pos == 0);
         builder
             .add_thread(ids[k], data)
             .map_err(|e| Problem::whole(format!("thread {}: {e}", ids[k])))?;
@@ -622,7 +622,7 @@ pub fn build_sparse(meta: &MetaDb, profiles: &[ThreadProfile]) -> R<(Profile, Ve
         "context(s) (the same function reached from different call sites)",
         &mut warnings,
     );
-    Ok((profile, node_event_names(&tree), warnings))
+    Ok((profile, warnings))
 }
 
 /// Reads a sparse database directory (see the module documentation).
@@ -643,7 +643,7 @@ pub fn read_sparse(dir: &Path, opts: &OpenOptions<'_>) -> Result<Opened, LoadErr
             Problem::whole("no thread profile (only the summary)"),
         ));
     }
-    let (profile, _, warnings) = build_sparse(&meta, &profiles).map_err(|e| fail("meta.db", e))?;
+    let (profile, warnings) = build_sparse(&meta, &profiles).map_err(|e| fail("meta.db", e))?;
     opts.progress_advance(2);
     opts.progress_finish();
     let mut rep = report("hpctoolkit", 2, (meta_bytes.len() + prof_bytes.len()) as u64);

@@ -463,7 +463,7 @@ fn build(decoded: Decoded) -> Result<Parsed, Problem> {
     let common = common_metadata(&p, &strings);
     for (id, (tree, pv, tv)) in &trees {
         let mut data = ThreadData::with_capacity(n_metrics, tree.node_count() * 2, 0);
-        tree.emit(&frames, &mut data, "TAU_SAMPLE");
+        tree.emit(&frames, &mut builder, &mut data, "TAU_SAMPLE");
         for (k, v) in &common {
             data.push_metadata(k, v);
         }
