@@ -223,7 +223,8 @@ pub struct ThreadTotals {
     pub thread: ThreadIndex,
     /// The thread's whole measured value. For an additive metric its largest inclusive value:
     /// the inclusive value of its top-level timer (`.TAU application`), ParaProf's
-    /// `getMaxInclusive`. For a metric that does not add up, the combination under its rule
+    /// `getMaxInclusive`; when the reader gave the thread's total
+    /// ([`Profile::thread_total`]: a sampled call tree, whose roots add up), that total. For a metric that does not add up, the combination under its rule
     /// of the inclusive values of the thread's top-level events (the call tree's roots, or the
     /// flat events of a profile without callpaths): a minimum metric's smallest root value,
     /// not its largest node. NaN for a not combinable metric with several roots; 0 for a
@@ -278,9 +279,12 @@ pub fn thread_totals(profile: &Profile, m: MetricId) -> Vec<ThreadTotals> {
                 None if c.count() == 0 => 0.0,
                 None => f64::NAN,
             };
+            let given = profile.thread_total(ThreadIndex::from(i), m);
             ThreadTotals {
                 thread: ThreadIndex::from(i),
-                inclusive: if rule.is_additive() {
+                inclusive: if let Some(total) = given {
+                    total
+                } else if rule.is_additive() {
                     largest[i].unwrap_or(0.0)
                 } else {
                     combined(&roots[i])

@@ -13,7 +13,9 @@
 //!   on that thread (so recursion is not counted twice), calls and subcalls = the sums over all
 //!   its nodes (every entry counts, as in TAU); nodes that share a callpath name are combined
 //!   the same way;
-//! - subcalls of a node = the sum of the calls of its children present on the thread.
+//! - subcalls of a node = the sum of the calls of its children present on the thread;
+//! - a thread's total is its present roots' inclusive values combined under the metric's
+//!   rule (summed for an additive metric): a tree may have several roots.
 
 use crate::problem::Problem;
 use perfscape_model::{Combine, Combiner, EventId, Profile, ProfileBuilder, ThreadData};
@@ -406,6 +408,19 @@ pub(crate) fn thread_data(
         }
     }
     let mut data = ThreadData::with_capacity(m, slots.len() + routines.len(), 0);
+    // The thread's total: its present roots' inclusive values combined under each metric's
+    // rule (a call tree may have several roots; they add up for an additive metric).
+    let mut roots: Vec<Combiner> = combine.iter().map(|&c| Combiner::new(c)).collect();
+    for i in 0..n {
+        if values.present[i] && layout.parent[i].is_none() {
+            for (c, &v) in roots.iter_mut().zip(&values.inclusive[i * m..(i + 1) * m]) {
+                c.push(v);
+            }
+        }
+    }
+    if roots.first().is_some_and(|c| c.count() > 0) {
+        data.set_total(&Acc::finish(&roots));
+    }
     let rows = routines
         .iter()
         .enumerate()

@@ -15,6 +15,8 @@
 //!   sampling profile has no call counts; TAU's event-based sampling writes the sample count in
 //!   the calls column too); flat calls like flat inclusive; **subcalls** = the calls of the
 //!   node's children.
+//! - the **thread's total** is the sum of its roots' inclusive values (every sample is under
+//!   one root; [`ThreadData::set_total`]), as pprof and Hatchet count it;
 //! - **line events** `[SAMPLE] routine [{file} {line}]` (TAU's event-based-sampling convention,
 //!   kind [`perfscape_model::EventKind::Sample`]) carry the values of the samples whose leaf
 //!   frame is at that source line, when the input knows the line. They are flat only, like
@@ -295,6 +297,17 @@ impl StackTree {
                 &flat_incl[fi * n..(fi + 1) * n],
             );
         }
+        // The thread's total: its roots add up (every sample is under exactly one root).
+        let mut total = vec![0.0; n];
+        for &node in &preorder {
+            let ni = node as usize;
+            if depth[ni] == 1 {
+                for (t, v) in total.iter_mut().zip(&inclusive[ni * n..(ni + 1) * n]) {
+                    *t += v;
+                }
+            }
+        }
+        data.set_total(&total);
         // Event of each node: a root is its frame's flat event.
         let mut event: Vec<Option<EventId>> = vec![None; count];
         let mut group = String::new();

@@ -73,14 +73,18 @@ fn metrics_of(p: &Profile, event: &str) -> (MetricId, Option<MetricId>) {
 /// sample lands in exactly one leaf routine.
 fn thread_total(p: &Profile, t: ThreadId, m: MetricId) -> f64 {
     let Some(ti) = p.thread_index(t) else { return 0.0 };
-    p.event_ids()
+    let leaves: f64 = p
+        .event_ids()
         .filter(|&e| !p.event(e).is_callpath() && p.event(e).kind == EventKind::Timer)
         .filter_map(|e| p.value(e, ti, ValueKind::Exclusive, m))
-        .sum()
+        .sum();
+    // The thread's total (the sum of its call tree's roots) counts every sample once too.
+    assert_eq!(p.thread_total(ti, m), Some(leaves), "thread {t}");
+    leaves
 }
 
 #[test]
-fn perf_data_equals_perf_script_per_thread_cpu_and_event() {
+fn perf_data_equals_perf_script_per_thread_and_event() {
     for (path, name) in perf_data_files() {
         assert_eq!(detect(&path).unwrap().name, "perf-data", "{name}");
         let l = open(&path, &OpenOptions::default()).unwrap_or_else(|e| panic!("{name}: {e}"));
@@ -95,23 +99,41 @@ fn perf_data_equals_perf_script_per_thread_cpu_and_event() {
         let p = &l.profile;
         let rows = csv(&format!("{name}.threads.csv"));
         let mut want_threads = 0;
-        let mut sum: BTreeMap<ThreadId, (f64, f64)> = BTreeMap::new();
+        // perf script's rows are per (pid, tid, cpu, event); a thread is (pid, tid) on
+        // whichever CPUs it ran: its values are the sums over its CPUs, and its metadata
+        // `cpus` lists them.
+        let mut sum: BTreeMap<(ThreadId, String), (f64, f64)> = BTreeMap::new();
+        let mut cpus: BTreeMap<ThreadId, std::collections::BTreeSet<u32>> = BTreeMap::new();
         for r in &rows {
             let (pid, tid): (u32, u32) = (r[0].parse().unwrap(), r[1].parse().unwrap());
-            let cpu: u32 = if r[2].is_empty() { 0 } else { r[2].parse().unwrap() };
-            let t = ThreadId::new(pid, cpu, tid);
-            let (samples, period): (f64, f64) = (r[4].parse().unwrap(), r[5].parse().unwrap());
-            let (ms, mp) = metrics_of(p, &r[3]);
-            assert_eq!(thread_total(p, t, ms), samples, "{name} {t} {}", r[3]);
-            if let Some(mp) = mp {
-                assert_eq!(thread_total(p, t, mp), period, "{name} {t} {} period", r[3]);
+            let t = ThreadId::new(pid, 0, tid);
+            if !r[2].is_empty() {
+                cpus.entry(t).or_default().insert(r[2].parse().unwrap());
             }
-            let e = sum.entry(t).or_default();
+            let (samples, period): (f64, f64) = (r[4].parse().unwrap(), r[5].parse().unwrap());
+            let e = sum.entry((t, r[3].clone())).or_default();
             e.0 += samples;
             e.1 += period;
             want_threads += 1;
         }
         assert!(want_threads > 0);
+        for ((t, event), (samples, period)) in &sum {
+            let (ms, mp) = metrics_of(p, event);
+            assert_eq!(thread_total(p, *t, ms), *samples, "{name} {t} {event}");
+            if let Some(mp) = mp {
+                assert_eq!(thread_total(p, *t, mp), *period, "{name} {t} {event} period");
+            }
+        }
+        for (t, set) in &cpus {
+            let list: Vec<String> = set.iter().map(u32::to_string).collect();
+            let ti = p.thread_index(*t).unwrap();
+            assert_eq!(
+                p.metadata().get(ti, "cpus"),
+                Some(list.join(", ").as_str()),
+                "{name} {t}"
+            );
+        }
+        let sum: std::collections::BTreeSet<ThreadId> = sum.keys().map(|(t, _)| *t).collect();
         assert_eq!(
             p.threads().len(),
             sum.len(),
@@ -241,14 +263,13 @@ fn old_perf_versions_load_with_their_metadata() {
         Some("/usr/sbin/perf record -o perf.data.callgraph.next -a -g -- sleep 2")
     );
     assert_eq!(p.metric(MetricId(1)).unit, perfscape_model::Unit::Cycles);
-    // System-wide: CPU in the context, the idle task (pid 0) on every CPU.
-    let idle: Vec<u32> = p
-        .threads()
-        .iter()
-        .filter(|t| t.node == 0)
-        .map(|t| t.context)
-        .collect();
-    assert!(idle.len() >= 2, "{idle:?}");
+    // System-wide: the idle task (pid 0, tid 0) is one thread that ran on every CPU.
+    assert!(p.threads().iter().all(|t| t.context == 0));
+    let idle_cpus = p
+        .metadata()
+        .get(p.thread_index(ThreadId::new(0, 0, 0)).unwrap(), "cpus")
+        .unwrap();
+    assert!(idle_cpus.split(", ").count() >= 2, "{idle_cpus}");
     for &id in p.threads() {
         let t = p.thread_index(id).unwrap();
         assert!(md.get(t, "comm").is_some(), "{id}");
@@ -369,11 +390,17 @@ fn perf_script_corpus_equals_independent_counts() {
         assert_eq!(again.profile, l.profile);
     }
     assert_eq!(files, 4);
-    // The forks file prints `[cpu]`: the context is the CPU.
+    // The forks file prints `[cpu]`: each thread's CPUs are in its metadata.
     let p = open(&dir.join("forks.linux-perf.txt"), &OpenOptions::default())
         .unwrap()
         .profile;
-    let cpus: std::collections::BTreeSet<u32> = p.threads().iter().map(|t| t.context).collect();
+    let mut cpus = std::collections::BTreeSet::new();
+    for t in 0..p.threads().len() {
+        assert_eq!(p.threads()[t].context, 0);
+        if let Some(list) = p.metadata().get(t.into(), "cpus") {
+            cpus.extend(list.split(", ").map(str::to_string));
+        }
+    }
     assert!(cpus.len() >= 3, "{cpus:?}");
     // With pid/tid, the node is the pid.
     let p = open(

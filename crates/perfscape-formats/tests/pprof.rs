@@ -172,6 +172,17 @@ fn totals_flat_and_cum_equal_independent_sums() {
                 f.display(),
                 o.total[k]
             );
+            // The threads' totals (the sums of their call trees' roots) add up to it too:
+            // `no-python` has 4 samples under 3 roots, of which the largest holds 2.
+            let threads_total: f64 = (0..p.threads().len())
+                .map(|t| p.thread_total(t.into(), m).unwrap_or(0.0))
+                .sum();
+            assert!(
+                close(threads_total, o.total[k]),
+                "{} {ty}: threads' totals {threads_total} vs {}",
+                f.display(),
+                o.total[k]
+            );
             for (name, v) in &o.flat {
                 let got = event_sum(&p, name, ValueKind::Exclusive, m).unwrap_or(0.0);
                 assert!(

@@ -48,6 +48,9 @@ pub struct ProfileBuilder {
     atomic_index: HashMap<String, AtomicEventId>,
     atomic: Vec<AtomicColumn>,
     notes: Vec<BuildNote>,
+    /// Thread totals given by the reader: T x M values, NaN-free flags in `has_total`.
+    totals: Vec<f64>,
+    has_total: Vec<bool>,
     /// (event, attribute name) -> index in `event_attributes`.
     attribute_index: HashMap<(EventId, String), usize>,
     event_attributes: Vec<(EventId, String, String)>,
@@ -71,6 +74,8 @@ impl ProfileBuilder {
             atomic_index: HashMap::default(),
             atomic: Vec::new(),
             notes: Vec::new(),
+            totals: Vec::new(),
+            has_total: Vec::new(),
             attribute_index: HashMap::default(),
             event_attributes: Vec::new(),
         }
@@ -277,6 +282,13 @@ impl ProfileBuilder {
         let t = ThreadIndex::from(self.threads.len());
         self.threads.push(id);
         self.metadata.add(t, data.metadata());
+        let given = data.total();
+        self.has_total.push(given.len() == n_metrics && n_metrics > 0);
+        if given.len() == n_metrics {
+            self.totals.extend_from_slice(given);
+        } else {
+            self.totals.extend(std::iter::repeat_n(0.0, n_metrics));
+        }
         for (name, groups) in data.declared_rows() {
             self.intern_event(name, groups);
         }
@@ -364,8 +376,15 @@ impl ProfileBuilder {
             mut atomic,
             notes,
             mut event_attributes,
+            totals,
+            has_total,
             ..
         } = self;
+        let (totals, has_total) = if has_total.iter().any(|&h| h) {
+            (totals, has_total)
+        } else {
+            (Vec::new(), Vec::new())
+        };
         // Stable: each event's attributes keep the order they were set in.
         event_attributes.sort_by_key(|(e, ..)| *e);
         // Callpaths interned by whole name: link each to the event named by its path without
@@ -414,6 +433,8 @@ impl ProfileBuilder {
             atomic,
             call_tree,
             event_attributes,
+            totals,
+            has_total,
         };
         (profile, notes)
     }
@@ -517,5 +538,75 @@ mod tests {
             [("BlockSize", "256")]
         );
         assert!(p.interval(setup).is_empty());
+    }
+
+    #[test]
+    fn callpaths_by_name_and_by_node_are_one_tree() {
+        let mut b = ProfileBuilder::new(vec![Metric::tau("TIME")]);
+        let mut d = ThreadData::new(1);
+        // A child listed before its parent, and a path cut by TAU_CALLPATH_DEPTH.
+        d.push_timer("main => f  => g", "", 1.0, 0.0, &[1.0], &[1.0])
+            .unwrap();
+        d.push_timer("main => f", "", 1.0, 1.0, &[2.0], &[3.0]).unwrap();
+        d.push_timer("main", "", 1.0, 1.0, &[4.0], &[7.0]).unwrap();
+        d.push_timer("x => y => z", "", 1.0, 0.0, &[5.0], &[5.0]).unwrap();
+        b.add_thread(ThreadId::new(0, 0, 0), d).unwrap();
+        // A call-tree reader adds a node under the named `main => f`: found, not duplicated.
+        let (p0, _) = {
+            let mut b2 = ProfileBuilder::new(vec![Metric::tau("TIME")]);
+            let main = b2.intern_node(None, "main", "");
+            let f = b2.intern_node(Some(main), "f", "");
+            assert_eq!(b2.intern_node(Some(main), " f ", ""), f);
+            let mut d = ThreadData::new(1);
+            d.push_event(f, 1.0, 0.0, &[2.0], &[2.0]).unwrap();
+            d.push_timer("main => f", "", 1.0, 0.0, &[1.0], &[1.0]).unwrap();
+            b2.add_thread(ThreadId::new(0, 0, 0), d).unwrap();
+            assert_eq!(b2.event_name(f), "main => f");
+            b2.finish()
+        };
+        let f = p0.event_by_name("main => f").unwrap();
+        assert_eq!(p0.events().len(), 2);
+        assert_eq!(p0.interval(f).exclusive(crate::MetricId(0)), &[3.0]);
+
+        let (p, _) = b.finish();
+        let g = p.event_by_name("main=>f=>g").unwrap();
+        let f = p.event_by_name("main => f").unwrap();
+        let main = p.event_by_name("main").unwrap();
+        assert_eq!(p.event(g).frame, "g");
+        assert_eq!(p.event(g).parent, Some(f));
+        assert_eq!(p.event(f).parent, Some(main));
+        assert_eq!(p.event_name(g), "main => f => g");
+        assert_eq!(p.event_child(Some(f), "g"), Some(g));
+        // The cut path keeps its whole name as its frame and is a root of the tree.
+        let z = p.event_by_name("x => y => z").unwrap();
+        assert_eq!(
+            (p.event(z).frame.as_str(), p.event(z).parent),
+            ("x => y => z", None)
+        );
+        assert_eq!(p.event(z).depth, 3);
+        assert!(p.call_tree().roots().contains(&z));
+        assert_eq!(p.event_by_name("main => g"), None);
+        assert_eq!(p.event_by_name("y => z"), None);
+    }
+
+    #[test]
+    fn thread_totals_given_by_the_reader_are_kept_per_thread() {
+        let mut b = ProfileBuilder::new(vec![Metric::tau("A"), Metric::tau("B")]);
+        let mut d = ThreadData::new(2);
+        d.push_timer("r1", "", 1.0, 0.0, &[1.0, 2.0], &[1.0, 2.0])
+            .unwrap();
+        d.set_total(&[4.0, 6.0]);
+        b.add_thread(ThreadId::new(0, 0, 0), d).unwrap();
+        let mut d = ThreadData::new(2);
+        d.push_timer("r1", "", 1.0, 0.0, &[1.0, 2.0], &[1.0, 2.0])
+            .unwrap();
+        d.set_total(&[1.0]); // wrong length: ignored
+        b.add_thread(ThreadId::new(1, 0, 0), d).unwrap();
+        let (p, _) = b.finish();
+        assert_eq!(p.thread_total(ThreadIndex(0), crate::MetricId(1)), Some(6.0));
+        assert_eq!(p.thread_total(ThreadIndex(1), crate::MetricId(0)), None);
+        let q = Profile::decode(&p.encode()).unwrap();
+        assert_eq!(q.thread_total(ThreadIndex(0), crate::MetricId(0)), Some(4.0));
+        assert_eq!(q.thread_total(ThreadIndex(1), crate::MetricId(0)), None);
     }
 }

@@ -32,6 +32,10 @@ pub struct Profile {
     /// Per-event attributes (event, name, value), ascending by event, each event's in the
     /// order they were first set.
     pub(crate) event_attributes: Vec<(EventId, String, String)>,
+    /// Thread totals given by the reader ([`crate::ThreadData::set_total`]): T x M values,
+    /// thread-major, valid where `has_total` is set; both empty when no thread has one.
+    pub(crate) totals: Vec<f64>,
+    pub(crate) has_total: Vec<bool>,
 }
 
 impl Profile {
@@ -64,6 +68,18 @@ impl Profile {
             .iter()
             .take_while(move |(x, ..)| *x == e)
             .map(|(_, k, v)| (k.as_str(), v.as_str()))
+    }
+
+    /// The total of thread `t` in metric `m` as its reader gave it (the sum of a sampled call
+    /// tree's roots, see [`crate::ThreadData::set_total`]), or `None` when the reader gave
+    /// none (TAU: a thread's total is then its largest inclusive value, ParaProf's rule).
+    pub fn thread_total(&self, t: ThreadIndex, m: MetricId) -> Option<f64> {
+        if !*self.has_total.get(t.index())? {
+            return None;
+        }
+        self.totals
+            .get(t.index() * self.metrics.len() + m.index())
+            .copied()
     }
 
     /// Metrics, in display order.
@@ -195,6 +211,10 @@ impl Profile {
             return self;
         }
         self.metrics[m.index()] = metric;
+        let n = self.metrics.len();
+        for v in self.totals.iter_mut().skip(m.index()).step_by(n) {
+            *v = f(*v);
+        }
         for col in &mut self.interval {
             for v in col.exclusive[m.index()]
                 .iter_mut()

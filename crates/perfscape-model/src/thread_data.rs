@@ -91,6 +91,7 @@ pub struct ThreadData {
     atomics: Vec<(Span, [f64; 5])>,
     declared: Vec<(Span, Span)>,
     declared_ids: Vec<EventId>,
+    total: Vec<f64>,
 }
 
 impl ThreadData {
@@ -219,6 +220,23 @@ impl ThreadData {
         self.exclusive.extend_from_slice(exclusive);
         self.inclusive.extend_from_slice(inclusive);
         Ok(())
+    }
+
+    /// Sets the thread's total per metric (`n_metrics` values; ignored otherwise): what the
+    /// thread measured in all, when the reader knows it better than the largest inclusive
+    /// value does. A sampled call tree has several roots (the stacks of threads, signal
+    /// handlers, unwinds that failed), so its total is the sum of its roots' inclusive
+    /// values (pprof's and Hatchet's total), not the largest one (ParaProf's rule for TAU's
+    /// single `.TAU application` root). See [`crate::Profile::thread_total`].
+    pub fn set_total(&mut self, total: &[f64]) {
+        if total.len() == self.n_metrics {
+            self.total = total.to_vec();
+        }
+    }
+
+    /// The total set by [`ThreadData::set_total`] (empty when none was set).
+    pub(crate) fn total(&self) -> &[f64] {
+        &self.total
     }
 
     /// Declares interned event `e` without a value on this thread (see

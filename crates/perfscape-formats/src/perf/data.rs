@@ -231,8 +231,10 @@ pub fn parse_perf_data(bytes: &[u8]) -> Result<Parsed, Problem> {
                     no_tid += 1;
                 }
                 any_cpu |= cpu.is_some();
-                let thread =
-                    ThreadId::new(id_part(i64::from(pid)), cpu.unwrap_or(0), id_part(i64::from(tid)));
+                let thread = ThreadId::new(id_part(i64::from(pid)), 0, id_part(i64::from(tid)));
+                if let Some(c) = cpu {
+                    agg.cpu(thread, c);
+                }
                 stack.clear();
                 let mut push = |ip: u64, kernel: bool, agg: &mut Aggregator, unmapped: &mut u64| {
                     let id = *frame_cache
@@ -309,7 +311,7 @@ pub fn parse_perf_data(bytes: &[u8]) -> Result<Parsed, Problem> {
     }
     if any_cpu {
         notes.push(
-            "the samples name their CPU: threads are `pid.cpu.tid`, the context being the CPU (a thread that migrated appears once per CPU)"
+            "the samples name their CPU: each thread's CPUs are in its metadata `cpus` (threads are `pid.0.tid`)"
                 .to_string(),
         );
     }

@@ -2,13 +2,13 @@
 //! file ([`data`]).
 //!
 //! # Mapping into the model (both forms)
-//! - **Threads**: `ThreadId { node: pid, context: cpu, thread: tid }`. The context is the CPU
-//!   the samples ran on when the input records it (`perf record -a`, `--sample-cpu`, or the
-//!   `[cpu]` column of `perf script`), else 0: a thread that migrated between CPUs appears
-//!   once per CPU, so per-thread values are the sum over contexts and per-CPU values the sum
-//!   over the threads with that context. When `perf script` printed only thread ids (its
-//!   default without `-F +pid`) the node is 0. Negative ids (perf's -1 = unknown) become
-//!   4294967295. The thread's command name is kept in its metadata (`comm`).
+//! - **Threads**: `ThreadId { node: pid, context: 0, thread: tid }`: one thread per (pid, tid),
+//!   as `perf report --sort pid,tid` counts them, wherever the thread ran. The CPUs its
+//!   samples ran on, when the input records them (`perf record -a`, `--sample-cpu`, or the
+//!   `[cpu]` column of `perf script`), are in its metadata (`cpus`). When `perf script`
+//!   printed only thread ids (its default without `-F +pid`) the node is 0. Negative ids
+//!   (perf's -1 = unknown) become 4294967295. The thread's command name is kept in its
+//!   metadata (`comm`).
 //! - **Metrics**: each sample counts 1 in `samples`, and adds its period to `period` when the
 //!   input has periods (`cpu-clock`/`task-clock` periods are nanoseconds, `cycles` periods
 //!   cycles, other events counts). With several events the metrics are per event:
@@ -99,6 +99,8 @@ pub(crate) struct Aggregator {
     pub frames: FrameTable,
     trees: BTreeMap<ThreadId, StackTree>,
     comms: HashMap<ThreadId, String>,
+    /// CPUs each thread's samples ran on.
+    cpus: HashMap<ThreadId, std::collections::BTreeSet<u32>>,
     values: Vec<f64>,
     /// Samples added.
     pub samples: u64,
@@ -116,6 +118,7 @@ impl Aggregator {
             frames: FrameTable::default(),
             trees: BTreeMap::new(),
             comms: HashMap::default(),
+            cpus: HashMap::default(),
             values: vec![0.0; n],
             samples: 0,
             line_samples: 0,
@@ -153,6 +156,11 @@ impl Aggregator {
         }
     }
 
+    /// Records that `thread` had a sample on CPU `cpu`.
+    pub(crate) fn cpu(&mut self, thread: ThreadId, cpu: u32) {
+        self.cpus.entry(thread).or_default().insert(cpu);
+    }
+
     /// Records the command name of a thread (the first one given wins).
     pub(crate) fn comm(&mut self, thread: ThreadId, comm: &str) {
         self.comms
@@ -180,6 +188,10 @@ impl Aggregator {
             }
             if let Some(c) = self.comms.get(id) {
                 data.push_metadata("comm", c);
+            }
+            if let Some(cpus) = self.cpus.get(id) {
+                let list: Vec<String> = cpus.iter().map(u32::to_string).collect();
+                data.push_metadata("cpus", &list.join(", "));
             }
             builder
                 .add_thread(*id, data)

@@ -201,6 +201,8 @@ pub fn looks_like_perf_script(head: &[u8]) -> bool {
 
 struct RawSample {
     thread: ThreadId,
+    /// The CPU the sample ran on, when `perf script` printed it.
+    cpu: Option<u32>,
     event: usize,
     period: Option<u64>,
     frames: std::ops::Range<usize>,
@@ -343,7 +345,8 @@ pub fn parse_perf_script(bytes: &[u8]) -> Result<Parsed, Problem> {
             frame_ids.push(frames.intern(&name, f.dso.map(basename).unwrap_or("")));
         }
         samples.push(RawSample {
-            thread: ThreadId::new(h.pid.map_or(0, id_part), h.cpu.unwrap_or(0), id_part(h.tid)),
+            thread: ThreadId::new(h.pid.map_or(0, id_part), 0, id_part(h.tid)),
+            cpu: h.cpu,
             event,
             period: h.period,
             frames: start..frame_ids.len(),
@@ -394,6 +397,9 @@ pub fn parse_perf_script(bytes: &[u8]) -> Result<Parsed, Problem> {
             .leaf_line
             .and_then(|(f, l)| files.get(f as usize).map(|f| (routine.as_str(), f.as_str(), l)));
         agg.add(s.thread, s.event, s.period, &stack, line);
+        if let Some(c) = s.cpu {
+            agg.cpu(s.thread, c);
+        }
         if let Some(c) = comms.get(s.comm as usize) {
             agg.comm(s.thread, c);
         }
@@ -406,7 +412,7 @@ pub fn parse_perf_script(bytes: &[u8]) -> Result<Parsed, Problem> {
     }
     if any_cpu {
         notes.push(
-            "the samples name their CPU: threads are `pid.cpu.tid`, the context being the CPU (a thread that migrated appears once per CPU)"
+            "the samples name their CPU: each thread's CPUs are in its metadata `cpus` (threads are `pid.0.tid`)"
                 .to_string(),
         );
     }

@@ -454,6 +454,34 @@ impl Decoder<'_> {
                 self.r.str("event attribute value")?,
             ));
         }
+        let (mut totals, mut has_total) = (Vec::new(), Vec::new());
+        let at = self.r.offset();
+        match self.r.u8("thread totals flag")? {
+            0 => {}
+            1 => {
+                totals.reserve(n_threads * n_metrics);
+                for _ in 0..n_threads {
+                    let at = self.r.offset();
+                    has_total.push(match self.r.u8("thread total flag")? {
+                        0 => false,
+                        1 => true,
+                        x => {
+                            return Err(DecodeError::at(
+                                at,
+                                format!("thread total flag {x} (expected 0 or 1)"),
+                            ));
+                        }
+                    });
+                    totals.extend(self.r.f64s(n_metrics, "thread totals")?);
+                }
+            }
+            x => {
+                return Err(DecodeError::at(
+                    at,
+                    format!("thread totals flag {x} (expected 0 or 1)"),
+                ));
+            }
+        }
         let call_tree = CallTree::build(&events);
         Ok(Profile {
             metadata: Metadata::from_parts(common, varying),
@@ -468,6 +496,8 @@ impl Decoder<'_> {
             atomic,
             call_tree,
             event_attributes,
+            totals,
+            has_total,
         })
     }
 }

@@ -204,6 +204,15 @@ impl Profile {
             w.str(k)?;
             w.str(v)?;
         }
+        // Thread totals: a flag, then per thread a given-flag byte and M values.
+        w.u8(u8::from(!self.has_total.is_empty()))?;
+        if !self.has_total.is_empty() {
+            for (t, &has) in self.has_total.iter().enumerate() {
+                w.u8(u8::from(has))?;
+                let m = self.metrics.len();
+                w.f64s(&self.totals[t * m..(t + 1) * m])?;
+            }
+        }
         Ok(())
     }
 }

@@ -127,10 +127,11 @@ fn compact_encodings_are_used_and_decode_exactly() {
     // header 16 + counts 40 + threads 12000 + metric `TIME` 10 (name 8, unit, rule) + group 15 + event 32 (name
     // 10, group list 12, kind, flags, depth 4, routine 4) + column:
     // rows 8 + range 5 + calls 9 + subcalls 9 + metric counts 16 + exclusive 1+4000 +
-    // inclusive 1 + metadata counts 16 + event attribute count 8 + trailer 16.
+    // inclusive 1 + metadata counts 16 + event attribute count 8 + thread totals flag 1 +
+    // trailer 16.
     assert_eq!(
         bytes.len(),
-        16 + 40 + 12_000 + 10 + 15 + 32 + 8 + 5 + 9 + 9 + 16 + 4001 + 1 + 16 + 8 + 16
+        16 + 40 + 12_000 + 10 + 15 + 32 + 8 + 5 + 9 + 9 + 16 + 4001 + 1 + 16 + 8 + 1 + 16
     );
     let q = Profile::decode(&bytes).unwrap();
     assert_bitwise_equal(&p, &q);
