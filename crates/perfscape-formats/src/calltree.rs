@@ -2,8 +2,9 @@
 //! thread data: one callpath event per call-tree node and one flat event per routine.
 //!
 //! Rules (the "mapping call-tree formats" convention of perfscape):
-//! - a node at depth d >= 2 becomes the callpath event `f1 => ... => fd` (frames joined by
-//!   `" => "`); a root node (depth 1) is represented by the flat event of its routine;
+//! - a node at depth d >= 2 becomes the callpath event `f1 => ... => fd`, interned as a
+//!   call-tree node (parent event + frame; the name is built only when shown); a root node
+//!   (depth 1) is represented by the flat event of its routine;
 //! - nodes whose paths have the same name (siblings that differ only in something the name
 //!   does not show, e.g. a call site) are combined into one event;
 //! - the flat event of a routine has exclusive = the combination under the metric's rule

@@ -38,8 +38,8 @@
 //!   `group_id` (pyinstrument's display grouping) and `class_name` (Hatchet's reader keeps
 //!   `is_application_code` as a column and ignores the others). Other frame keys are named
 //!   in a note.
-//! - **Depth**: the tree is kept to at most [`MAX_DEPTH`] frames (a callpath name holds every
-//!   frame above it, so unbounded depth would cost memory quadratic in it): the frames at
+//! - **Depth**: the tree is kept to at most [`MAX_DEPTH`] frames (a callpath's whole name,
+//!   built when a view shows it, holds every frame above it): the frames at
 //!   depth [`MAX_DEPTH`] and below are replaced by one frame [`CUT_FRAME`] holding their
 //!   time, with a warning; only the `time` of the frames at depth [`MAX_DEPTH`] is read, the
 //!   frames below them are checked as JSON only. (Hatchet cannot read a tree of 600 frames

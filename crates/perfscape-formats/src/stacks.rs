@@ -96,9 +96,9 @@ pub(crate) fn cut_warning(n: u64) -> Option<crate::problem::Problem> {
 }
 
 /// Deepest stack kept whole. Deeper stacks keep their `MAX_DEPTH - 2` outermost frames, then
-/// [`CUT_FRAME`], then the leaf: the leaf routine keeps its exclusive value and callpath names
-/// stay bounded (a name holds every frame of its path, so unbounded depth would cost memory
-/// quadratic in it). Readers warn about the samples cut.
+/// [`CUT_FRAME`], then the leaf: the leaf routine keeps its exclusive value and the names
+/// views show stay bounded (a callpath's whole name, built when shown, holds every frame of
+/// its path). Readers warn about the samples cut.
 pub const MAX_DEPTH: usize = 1024;
 
 /// The name of the frame that stands for the frames cut from a stack deeper than
@@ -148,8 +148,7 @@ impl StackTree {
     ///
     /// Stacks deeper than [`MAX_DEPTH`] frames keep their `MAX_DEPTH - 2` outermost frames,
     /// then `cut` (a frame saying frames were cut), then the leaf: the leaf routine keeps its
-    /// exclusive value, and callpath names stay bounded (a name holds every frame of its path,
-    /// so unbounded depth would cost memory quadratic in it). Returns whether the stack was
+    /// exclusive value, and the callpath names views show stay bounded. Returns whether the stack was
     /// cut; [`StackTree::cut_samples`] counts such samples.
     pub(crate) fn add_sample(&mut self, root_to_leaf: &[u32], values: &[f64], cut: u32) -> bool {
         self.samples += 1;

@@ -5,7 +5,7 @@
 //! values to the per-event columns and, in [`ProfileBuilder::finish`], links callpaths to
 //! their parents and routines and context user events to their callpaths.
 
-use crate::columns::{AtomicColumn, IntervalColumn};
+use crate::columns::{AtomicColumn, ColumnDraft, IntervalColumn};
 use crate::event::{
     AtomicEvent, CALLPATH_SEPARATOR, Event, EventKind, SourceLocation, callpath_frames, callpath_leaf,
     callpath_parent, normalize_timer_name,
@@ -43,7 +43,7 @@ pub struct ProfileBuilder {
     event_index: EventIndex,
     /// Callpath events interned by whole name, to link in `finish`.
     named_callpaths: Vec<EventId>,
-    interval: Vec<IntervalColumn>,
+    interval: Vec<ColumnDraft>,
     atomic_names: Vec<String>,
     atomic_index: HashMap<String, AtomicEventId>,
     atomic: Vec<AtomicColumn>,
@@ -223,8 +223,7 @@ impl ProfileBuilder {
         });
         self.raw_groups.push(String::from("\u{0}"));
         self.event_index.insert(&self.events, id);
-        self.interval
-            .push(IntervalColumn::with_metrics(self.metrics.len()));
+        self.interval.push(ColumnDraft::default());
         id
     }
 
@@ -299,12 +298,15 @@ impl ProfileBuilder {
             };
             let col = &mut self.interval[e.index()];
             if col.threads.last() == Some(&t) {
-                let last = col.threads.len() - 1;
-                col.calls[last] += calls;
-                col.subcalls[last] += subcalls;
+                // Row-major: the thread's row is the last `2 + 2M` values.
+                let width = 2 + 2 * n_metrics;
+                let start = col.rows.len() - width;
+                let row = &mut col.rows[start..];
+                row[0] += calls;
+                row[1] += subcalls;
                 for (m, (x, i)) in exclusive.iter().zip(inclusive).enumerate() {
-                    col.exclusive[m][last] += x;
-                    col.inclusive[m][last] += i;
+                    row[2 + 2 * m] += x;
+                    row[3 + 2 * m] += i;
                 }
                 let mut name = String::new();
                 write_name(&self.events, e, &mut name);
@@ -314,11 +316,11 @@ impl ProfileBuilder {
                 });
             } else {
                 col.threads.push(t);
-                col.calls.push(calls);
-                col.subcalls.push(subcalls);
-                for (m, (x, i)) in exclusive.iter().zip(inclusive).enumerate() {
-                    col.exclusive[m].push(*x);
-                    col.inclusive[m].push(*i);
+                col.rows.push(calls);
+                col.rows.push(subcalls);
+                for (x, i) in exclusive.iter().zip(inclusive) {
+                    col.rows.push(*x);
+                    col.rows.push(*i);
                 }
             }
         }
@@ -370,7 +372,7 @@ impl ProfileBuilder {
             mut events,
             event_index,
             named_callpaths,
-            mut interval,
+            interval,
             atomic_names,
             atomic_index,
             mut atomic,
@@ -413,9 +415,11 @@ impl ProfileBuilder {
             events[i].routine = routine;
         }
         let atomic_events = link_context_events(&events, &event_index, &atomic_names, &atomic_index);
-        for c in &mut interval {
-            c.shrink_to_fit();
-        }
+        let n_metrics = metrics.len();
+        let interval: Vec<IntervalColumn> = interval
+            .into_iter()
+            .map(|d| IntervalColumn::from_rows(d.threads, &d.rows, n_metrics))
+            .collect();
         for c in &mut atomic {
             c.shrink_to_fit();
         }

@@ -52,22 +52,78 @@ impl ValueKind {
 ///
 /// Row `r` holds thread `threads()[r]`; rows are sorted by thread index, so a thread's row is
 /// found by binary search. `exclusive(m)` and `inclusive(m)` are in metric `m`'s unit.
+///
+/// Storage: two allocations per event whatever the number of metrics: the threads, and one
+/// array of `(2 + 2M) x n` values, kind-major (calls, subcalls, then per metric exclusive and
+/// inclusive), so each kind is a contiguous slice. A call tree of 10^6 nodes measured on one
+/// thread costs ~100 bytes per node here, not one allocation per kind and metric.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct IntervalColumn {
-    pub(crate) threads: Vec<ThreadIndex>,
-    pub(crate) calls: Vec<f64>,
-    pub(crate) subcalls: Vec<f64>,
-    pub(crate) exclusive: Vec<Vec<f64>>,
-    pub(crate) inclusive: Vec<Vec<f64>>,
+    threads: Box<[ThreadIndex]>,
+    values: Box<[f64]>,
+}
+
+/// Where kind `k` of [`IntervalColumn`] starts, in units of rows: calls 0, subcalls 1,
+/// exclusive of metric m `2 + 2m`, inclusive `3 + 2m`.
+fn slot(kind: ValueKind, m: MetricId) -> usize {
+    match kind {
+        ValueKind::Calls => 0,
+        ValueKind::Subcalls => 1,
+        ValueKind::Exclusive => 2 + 2 * m.index(),
+        ValueKind::Inclusive => 3 + 2 * m.index(),
+    }
 }
 
 impl IntervalColumn {
-    pub(crate) fn with_metrics(n_metrics: usize) -> Self {
-        Self {
-            exclusive: vec![Vec::new(); n_metrics],
-            inclusive: vec![Vec::new(); n_metrics],
-            ..Self::default()
+    /// A column from its parts: per row calls and subcalls, per metric the exclusive and
+    /// inclusive values (every array as long as `threads`).
+    pub(crate) fn from_parts(
+        threads: Vec<ThreadIndex>,
+        calls: &[f64],
+        subcalls: &[f64],
+        exclusive: &[Vec<f64>],
+        inclusive: &[Vec<f64>],
+    ) -> Self {
+        let mut values = Vec::with_capacity(threads.len() * (2 + 2 * exclusive.len()));
+        values.extend_from_slice(calls);
+        values.extend_from_slice(subcalls);
+        for (x, i) in exclusive.iter().zip(inclusive) {
+            values.extend_from_slice(x);
+            values.extend_from_slice(i);
         }
+        Self {
+            threads: threads.into_boxed_slice(),
+            values: values.into_boxed_slice(),
+        }
+    }
+
+    /// A column from row-major values: per row `2 + 2M` values (calls, subcalls, then per
+    /// metric exclusive and inclusive), as [`crate::ProfileBuilder`] collects them.
+    pub(crate) fn from_rows(threads: Vec<ThreadIndex>, rows: &[f64], n_metrics: usize) -> Self {
+        let n = threads.len();
+        let width = 2 + 2 * n_metrics;
+        let mut values = vec![0.0; n * width];
+        for (r, row) in rows.chunks_exact(width).enumerate() {
+            for (k, &v) in row.iter().enumerate() {
+                values[k * n + r] = v;
+            }
+        }
+        Self {
+            threads: threads.into_boxed_slice(),
+            values: values.into_boxed_slice(),
+        }
+    }
+
+    fn slice(&self, k: usize) -> &[f64] {
+        let n = self.threads.len();
+        self.values.get(k * n..(k + 1) * n).unwrap_or(&[])
+    }
+
+    /// Mutable values of kind slot `k` (see [`slot`]); empty when out of range.
+    pub(crate) fn slice_mut(&mut self, kind: ValueKind, m: MetricId) -> &mut [f64] {
+        let n = self.threads.len();
+        let k = slot(kind, m);
+        self.values.get_mut(k * n..(k + 1) * n).unwrap_or(&mut [])
     }
 
     /// Number of threads that have the event.
@@ -87,32 +143,27 @@ impl IntervalColumn {
 
     /// Calls per row.
     pub fn calls(&self) -> &[f64] {
-        &self.calls
+        self.slice(0)
     }
 
     /// Subcalls (child calls) per row.
     pub fn subcalls(&self) -> &[f64] {
-        &self.subcalls
+        self.slice(1)
     }
 
     /// Exclusive values per row for metric `m` (empty if `m` is out of range).
     pub fn exclusive(&self, m: MetricId) -> &[f64] {
-        self.exclusive.get(m.index()).map_or(&[], Vec::as_slice)
+        self.slice(slot(ValueKind::Exclusive, m))
     }
 
     /// Inclusive values per row for metric `m` (empty if `m` is out of range).
     pub fn inclusive(&self, m: MetricId) -> &[f64] {
-        self.inclusive.get(m.index()).map_or(&[], Vec::as_slice)
+        self.slice(slot(ValueKind::Inclusive, m))
     }
 
     /// Values per row of the given kind (metric ignored for calls and subcalls).
     pub fn values(&self, kind: ValueKind, m: MetricId) -> &[f64] {
-        match kind {
-            ValueKind::Exclusive => self.exclusive(m),
-            ValueKind::Inclusive => self.inclusive(m),
-            ValueKind::Calls => self.calls(),
-            ValueKind::Subcalls => self.subcalls(),
-        }
+        self.slice(slot(kind, m))
     }
 
     /// Row of `thread`, if it has the event.
@@ -126,26 +177,18 @@ impl IntervalColumn {
         self.values(kind, m).get(row).copied()
     }
 
-    pub(crate) fn shrink_to_fit(&mut self) {
-        self.threads.shrink_to_fit();
-        self.calls.shrink_to_fit();
-        self.subcalls.shrink_to_fit();
-        for v in self.exclusive.iter_mut().chain(self.inclusive.iter_mut()) {
-            v.shrink_to_fit();
-        }
-    }
-
     /// Bytes of heap memory held by the column.
     pub fn heap_bytes(&self) -> usize {
-        self.threads.capacity() * 4
-            + (self.calls.capacity() + self.subcalls.capacity()) * 8
-            + self
-                .exclusive
-                .iter()
-                .chain(self.inclusive.iter())
-                .map(|v| v.capacity() * 8 + 24)
-                .sum::<usize>()
+        self.threads.len() * 4 + self.values.len() * 8
     }
+}
+
+/// An [`IntervalColumn`] while a profile is built: threads and row-major values (`2 + 2M`
+/// per row), so adding a thread's row appends to two arrays.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct ColumnDraft {
+    pub(crate) threads: Vec<ThreadIndex>,
+    pub(crate) rows: Vec<f64>,
 }
 
 /// The summary of one user (atomic) event on every thread that has it, as TAU records it:

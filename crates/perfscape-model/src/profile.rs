@@ -216,11 +216,10 @@ impl Profile {
             *v = f(*v);
         }
         for col in &mut self.interval {
-            for v in col.exclusive[m.index()]
-                .iter_mut()
-                .chain(col.inclusive[m.index()].iter_mut())
-            {
-                *v = f(*v);
+            for kind in [ValueKind::Exclusive, ValueKind::Inclusive] {
+                for v in col.slice_mut(kind, m) {
+                    *v = f(*v);
+                }
             }
         }
         self

@@ -343,13 +343,9 @@ impl Decoder<'_> {
                 exclusive.push(x);
                 inclusive.push(i);
             }
-            interval.push(IntervalColumn {
-                threads: threads_of,
-                calls,
-                subcalls,
-                exclusive,
-                inclusive,
-            });
+            interval.push(IntervalColumn::from_parts(
+                threads_of, &calls, &subcalls, &exclusive, &inclusive,
+            ));
         }
         let mut atomic_events = Vec::with_capacity(n_atomic);
         let mut atomic_index: HashMap<String, AtomicEventId> = HashMap::default();

@@ -145,22 +145,18 @@ impl Profile {
             opt_u32(w, e.parent.map(|p| p.0))?;
             opt_u32(w, e.routine.map(|r| r.0))?;
         }
+        let n_metrics = self.metrics.len();
         for c in &self.interval {
-            write_threads(w, &c.threads)?;
-            write_array(w, &c.calls, None)?;
-            write_array(w, &c.subcalls, Some(&c.calls))?;
-            w.count(c.exclusive.len())?;
-            w.count(c.inclusive.len())?;
-            let mut previous: &[f64] = &c.subcalls;
-            for m in 0..c.exclusive.len().max(c.inclusive.len()) {
-                if let Some(x) = c.exclusive.get(m) {
-                    write_array(w, x, Some(previous))?;
-                    previous = x;
-                }
-                if let Some(i) = c.inclusive.get(m) {
-                    write_array(w, i, Some(previous))?;
-                    previous = i;
-                }
+            write_threads(w, c.threads())?;
+            write_array(w, c.calls(), None)?;
+            write_array(w, c.subcalls(), Some(c.calls()))?;
+            w.count(n_metrics)?;
+            w.count(n_metrics)?;
+            let mut previous: &[f64] = c.subcalls();
+            for m in self.metric_ids() {
+                write_array(w, c.exclusive(m), Some(previous))?;
+                write_array(w, c.inclusive(m), Some(c.exclusive(m)))?;
+                previous = c.inclusive(m);
             }
         }
         for a in &self.atomic_events {

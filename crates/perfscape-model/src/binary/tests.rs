@@ -70,12 +70,21 @@ fn assert_bitwise_equal(a: &Profile, b: &Profile) {
     assert_eq!(a.atomic_index, b.atomic_index);
     let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
     for (x, y) in a.interval.iter().zip(&b.interval) {
-        assert_eq!(x.threads, y.threads);
-        assert_eq!(bits(&x.calls), bits(&y.calls));
-        assert_eq!(bits(&x.subcalls), bits(&y.subcalls));
-        for m in 0..x.exclusive.len() {
-            assert_eq!(bits(&x.exclusive[m]), bits(&y.exclusive[m]));
-            assert_eq!(bits(&x.inclusive[m]), bits(&y.inclusive[m]));
+        assert_eq!(x.threads(), y.threads());
+        assert_eq!(bits(x.calls()), bits(y.calls()));
+        assert_eq!(bits(x.subcalls()), bits(y.subcalls()));
+        assert_eq!(a.totals.len(), b.totals.len());
+        assert_eq!(bits(&a.totals), bits(&b.totals));
+        assert_eq!(a.has_total, b.has_total);
+        for m in 0..a.metrics.len() {
+            assert_eq!(
+                bits(x.exclusive(crate::MetricId::from(m))),
+                bits(y.exclusive(crate::MetricId::from(m)))
+            );
+            assert_eq!(
+                bits(x.inclusive(crate::MetricId::from(m))),
+                bits(y.inclusive(crate::MetricId::from(m)))
+            );
         }
     }
     assert_eq!(a.atomic, b.atomic);
