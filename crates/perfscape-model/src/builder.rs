@@ -398,13 +398,19 @@ impl ProfileBuilder {
                 event_index.resolve(&events, parent).map(|p| (e, p))
             })
             .collect();
+        let relinked = !links.is_empty();
         for (e, p) in links {
             let ev = &mut events[e.index()];
             let cut = callpath_parent(&ev.frame).map_or(0, str::len) + CALLPATH_SEPARATOR.len();
             ev.frame.drain(..cut);
             ev.parent = Some(p);
         }
-        let event_index = EventIndex::build(&events);
+        // Keys changed only for the relinked events; otherwise the index is already right.
+        let event_index = if relinked {
+            EventIndex::build(&events)
+        } else {
+            event_index
+        };
         for i in 0..events.len() {
             let routine = if events[i].depth > 1 {
                 let leaf = callpath_leaf(&events[i].frame);

@@ -251,30 +251,59 @@ impl Profile {
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct CallTree {
     roots: Vec<EventId>,
-    children: HashMap<EventId, Vec<EventId>>,
+    /// Children of event `e`: `children[offsets[e]..offsets[e + 1]]` (compressed rows: two
+    /// arrays for the whole tree, none per node).
+    offsets: Vec<u32>,
+    children: Vec<EventId>,
 }
 
 impl CallTree {
     pub(crate) fn build(events: &[Event]) -> Self {
-        let mut children: HashMap<EventId, Vec<EventId>> = HashMap::default();
+        let n = events.len();
+        let mut count = vec![0u32; n + 1];
         let mut roots = Vec::new();
         for (i, e) in events.iter().enumerate() {
             if !e.is_callpath() {
                 continue;
             }
             match e.parent {
-                Some(p) => children.entry(p).or_default().push(EventId::from(i)),
-                None => roots.push(EventId::from(i)),
+                Some(p) if p.index() < n => count[p.index()] += 1,
+                _ => roots.push(EventId::from(i)),
             }
         }
         for (i, e) in events.iter().enumerate() {
-            let id = EventId::from(i);
-            if !e.is_callpath() && children.contains_key(&id) {
-                roots.push(id);
+            if !e.is_callpath() && count[i] > 0 {
+                roots.push(EventId::from(i));
             }
         }
         roots.sort_unstable();
-        Self { roots, children }
+        if roots.is_empty() {
+            return Self::default();
+        }
+        // Prefix sums: offsets[e] = first child slot of e.
+        let mut offsets = Vec::with_capacity(n + 1);
+        let mut total = 0u32;
+        for &c in &count[..n] {
+            offsets.push(total);
+            total += c;
+        }
+        offsets.push(total);
+        let mut next = offsets.clone();
+        let mut children = vec![EventId(0); total as usize];
+        for (i, e) in events.iter().enumerate() {
+            if let (true, Some(p)) = (e.is_callpath(), e.parent)
+                && p.index() < n
+            {
+                let slot = &mut next[p.index()];
+                children[*slot as usize] = EventId::from(i);
+                *slot += 1;
+            }
+        }
+        Self {
+            roots,
+            offsets,
+            children,
+        }
     }
 
     /// True when the profile has callpath events.
@@ -289,6 +318,9 @@ impl CallTree {
 
     /// Children of node `e`, ascending by event id (empty for leaves and non-nodes).
     pub fn children(&self, e: EventId) -> &[EventId] {
-        self.children.get(&e).map_or(&[], Vec::as_slice)
+        match (self.offsets.get(e.index()), self.offsets.get(e.index() + 1)) {
+            (Some(&a), Some(&b)) => &self.children[a as usize..b as usize],
+            _ => &[],
+        }
     }
 }
