@@ -37,7 +37,11 @@ pub struct ProfileBuilder {
     group_index: HashMap<String, GroupId>,
     events: Vec<Event>,
     /// The group text last applied to each event (to skip re-parsing it on every thread).
-    raw_groups: Vec<String>,
+    raw_groups: Vec<u32>,
+    /// Distinct group texts (`raw_groups` indexes it; 0 is "none yet"): call trees repeat a
+    /// few texts over 10^5 events.
+    raw_group_texts: Vec<String>,
+    raw_group_index: HashMap<String, u32>,
     /// Events keyed by (parent, frame). Events interned by a whole callpath name are keyed
     /// (None, whole name) until [`ProfileBuilder::finish`] links them to their parents.
     event_index: EventIndex,
@@ -67,6 +71,8 @@ impl ProfileBuilder {
             group_index: HashMap::default(),
             events: Vec::new(),
             raw_groups: Vec::new(),
+            raw_group_texts: vec![String::from("\u{0}")],
+            raw_group_index: HashMap::default(),
             event_index: EventIndex::default(),
             named_callpaths: Vec::new(),
             interval: Vec::new(),
@@ -111,7 +117,7 @@ impl ProfileBuilder {
     }
 
     fn add_groups(&mut self, e: EventId, raw: &str) {
-        if self.raw_groups[e.index()] == raw {
+        if self.raw_group_texts[self.raw_groups[e.index()] as usize] == raw {
             return;
         }
         for g in raw.split('|').map(str::trim).filter(|g| !g.is_empty()) {
@@ -121,7 +127,16 @@ impl ProfileBuilder {
                 groups.push(id);
             }
         }
-        self.raw_groups[e.index()] = raw.to_string();
+        let next = u32::try_from(self.raw_group_texts.len()).unwrap_or(u32::MAX);
+        let k = match self.raw_group_index.get(raw) {
+            Some(&k) => k,
+            None => {
+                self.raw_group_index.insert(raw.to_string(), next);
+                self.raw_group_texts.push(raw.to_string());
+                next
+            }
+        };
+        self.raw_groups[e.index()] = k;
     }
 
     /// Declares an event without giving it a value on any thread (e.g. a TAU line with zero
@@ -221,7 +236,7 @@ impl ProfileBuilder {
             parent,
             routine: None,
         });
-        self.raw_groups.push(String::from("\u{0}"));
+        self.raw_groups.push(0);
         self.event_index.insert(&self.events, id);
         self.interval.push(ColumnDraft::default());
         id

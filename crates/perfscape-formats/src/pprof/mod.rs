@@ -125,12 +125,15 @@ pub fn parse_pprof(bytes: &[u8]) -> Result<Parsed, Problem> {
 
 fn build(decoded: Decoded) -> Result<Parsed, Problem> {
     let Decoded {
-        profile: p,
+        profile: mut p,
         sample_offsets,
         location_offsets,
         function_offsets,
         mut partial,
     } = decoded;
+    // The samples are dropped once the call trees hold them (they are most of a large
+    // profile's decoded size).
+    let samples = std::mem::take(&mut p.sample);
     let mut warnings = Vec::new();
     let mut notes = Vec::new();
     let strings = Strings {
@@ -146,14 +149,14 @@ fn build(decoded: Decoded) -> Result<Parsed, Problem> {
     if p.sample_type.is_empty() {
         let detail = partial.first().map(|w| format!("; {w}")).unwrap_or_default();
         return Err(Problem::whole(
-            if p.sample.is_empty() && p.string_table.is_empty() {
+            if samples.is_empty() && p.string_table.is_empty() {
                 format!(
                     "not a pprof profile (or one truncated before its first field): no sample types were read{detail}"
                 )
             } else {
                 format!(
                     "the profile declares no sample types, so its {} samples measure nothing{detail}",
-                    p.sample.len()
+                    samples.len()
                 )
             },
         ));
@@ -313,7 +316,7 @@ fn build(decoded: Decoded) -> Result<Parsed, Problem> {
         for k in keys {
             if let Some(id) = p.string_table.iter().position(|s| s == k) {
                 let id = id as i64;
-                if p.sample.iter().any(|s| s.label.iter().any(|l| l.key == id)) {
+                if samples.iter().any(|s| s.label.iter().any(|l| l.key == id)) {
                     return Some((id, (*k).to_string()));
                 }
             }
@@ -333,8 +336,7 @@ fn build(decoded: Decoded) -> Result<Parsed, Problem> {
             Some(LabelValue::Num(l.num))
         }
     };
-    let sample_keys: Vec<(Option<LabelValue>, Option<LabelValue>)> = p
-        .sample
+    let sample_keys: Vec<(Option<LabelValue>, Option<LabelValue>)> = samples
         .iter()
         .map(|s| {
             (
@@ -355,7 +357,7 @@ fn build(decoded: Decoded) -> Result<Parsed, Problem> {
     let mut first_skip: Option<Problem> = None;
     let mut stack: Vec<u32> = Vec::new();
     let mut values = vec![0.0; n_metrics];
-    for (si, s) in p.sample.iter().enumerate() {
+    for (si, s) in samples.iter().enumerate() {
         let off = sample_offsets.get(si).copied();
         let skip = |msg: String, first: &mut Option<Problem>| {
             if first.is_none() {
@@ -459,6 +461,7 @@ fn build(decoded: Decoded) -> Result<Parsed, Problem> {
             }
         ));
     }
+    drop(samples);
     let mut builder = ProfileBuilder::new(metrics);
     let common = common_metadata(&p, &strings);
     for (id, (tree, pv, tv)) in &trees {
