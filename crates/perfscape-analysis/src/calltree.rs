@@ -7,7 +7,6 @@
 //! of its children here.
 
 use crate::stats::larger_first;
-use perfscape_model::event::callpath_leaf;
 use perfscape_model::{Combine, EventId, MetricId, Profile, ThreadIndex, ValueKind};
 use serde::Serialize;
 
@@ -102,7 +101,7 @@ pub fn call_tree(profile: &Profile, m: MetricId, scope: TreeScope) -> Vec<TreeNo
             event: e,
             parent,
             depth,
-            name: callpath_leaf(&profile.event_name(e)).to_string(),
+            name: profile.event(e).leaf().to_string(),
             inclusive,
             exclusive: scoped(profile, e, ValueKind::Exclusive, m, scope).unwrap_or(0.0),
             calls: scoped(profile, e, ValueKind::Calls, m, scope).unwrap_or(0.0),

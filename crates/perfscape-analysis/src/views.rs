@@ -76,7 +76,7 @@ impl RowSet {
             .collect();
         match order {
             RowOrder::File => {}
-            RowOrder::Name => ids.sort_by(|a, b| profile.event_name(*a).cmp(&profile.event_name(*b))),
+            RowOrder::Name => ids.sort_by_cached_key(|e| profile.event_name(*e)),
             RowOrder::Rank => {
                 let totals: Vec<(EventId, f64)> = ids
                     .iter()

@@ -50,7 +50,7 @@ fn lines(p: &Profile, section: &'static str, ranked: &[RankedEvent]) -> Vec<Even
             EventLine {
                 section,
                 rank: r.rank,
-                event: p.event_name(r.event).clone(),
+                event: p.event_name(r.event),
                 source_file: fmt::source_file(p, r.event),
                 sum: r.sum,
                 percent: r.percent,

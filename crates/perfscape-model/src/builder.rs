@@ -591,7 +591,7 @@ mod tests {
         };
         let f = p0.event_by_name("main => f").unwrap();
         assert_eq!(p0.events().len(), 2);
-        assert_eq!(p0.interval(f).exclusive(crate::MetricId(0)), &[3.0]);
+        assert_eq!(p0.interval(f).exclusive(crate::ids::MetricId(0)), &[3.0]);
 
         let (p, _) = b.finish();
         let g = p.event_by_name("main=>f=>g").unwrap();
@@ -628,10 +628,10 @@ mod tests {
         d.set_total(&[1.0]); // wrong length: ignored
         b.add_thread(ThreadId::new(1, 0, 0), d).unwrap();
         let (p, _) = b.finish();
-        assert_eq!(p.thread_total(ThreadIndex(0), crate::MetricId(1)), Some(6.0));
-        assert_eq!(p.thread_total(ThreadIndex(1), crate::MetricId(0)), None);
+        assert_eq!(p.thread_total(ThreadIndex(0), crate::ids::MetricId(1)), Some(6.0));
+        assert_eq!(p.thread_total(ThreadIndex(1), crate::ids::MetricId(0)), None);
         let q = Profile::decode(&p.encode()).unwrap();
-        assert_eq!(q.thread_total(ThreadIndex(0), crate::MetricId(0)), Some(4.0));
-        assert_eq!(q.thread_total(ThreadIndex(1), crate::MetricId(0)), None);
+        assert_eq!(q.thread_total(ThreadIndex(0), crate::ids::MetricId(0)), Some(4.0));
+        assert_eq!(q.thread_total(ThreadIndex(1), crate::ids::MetricId(0)), None);
     }
 }

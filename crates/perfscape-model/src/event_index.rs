@@ -64,7 +64,7 @@ impl EventIndex {
             return;
         }
         let hash = self.hash(parent, frame);
-        let hasher = self.hasher.clone();
+        let hasher = self.hasher;
         self.table.insert_unique(hash, id, |&x| {
             let e = &events[x.index()];
             let mut h = hasher.build_hasher();

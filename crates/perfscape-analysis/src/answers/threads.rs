@@ -74,12 +74,7 @@ pub fn threads(profile: &Profile, info: &AxisInfo, m: MetricId) -> ThreadsRespon
         features: info
             .clustering
             .as_ref()
-            .map(|c| {
-                c.features
-                    .iter()
-                    .map(|e| profile.event_name(*e).clone())
-                    .collect()
-            })
+            .map(|c| c.features.iter().map(|e| profile.event_name(*e)).collect())
             .unwrap_or_default(),
     }
 }

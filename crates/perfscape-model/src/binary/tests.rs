@@ -78,12 +78,12 @@ fn assert_bitwise_equal(a: &Profile, b: &Profile) {
         assert_eq!(a.has_total, b.has_total);
         for m in 0..a.metrics.len() {
             assert_eq!(
-                bits(x.exclusive(crate::MetricId::from(m))),
-                bits(y.exclusive(crate::MetricId::from(m)))
+                bits(x.exclusive(crate::ids::MetricId::from(m))),
+                bits(y.exclusive(crate::ids::MetricId::from(m)))
             );
             assert_eq!(
-                bits(x.inclusive(crate::MetricId::from(m))),
-                bits(y.inclusive(crate::MetricId::from(m)))
+                bits(x.inclusive(crate::ids::MetricId::from(m))),
+                bits(y.inclusive(crate::ids::MetricId::from(m)))
             );
         }
     }
