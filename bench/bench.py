@@ -24,8 +24,9 @@ usage: python3 bench/bench.py [--ranks 1024,4096] [--repeat 5] [--out BENCHMARKS
   first draw, on each --serve-ranks run (bench/serve_bench.mjs).
 - Live mode: the live_latency and live_push_latency examples (64 and 1,024 ranks).
 - With --million, the in-memory 1,000,000-thread x 1,000-event pyramid example.
-- Reference figures of TAU's own tools (measured on this kind of machine, given in the issue)
-  are printed beside ours; they are not re-measured here (TAU is not installed).
+- Reference figures of TAU's own tools quoted from the issues are printed beside ours; they are
+  not re-measured here. bench/peers.py measures TAU's `pprof` and ParaProf (built and run from
+  ../shared/tools/tau-ref) side by side with perfscape in one run; its ratios are the ones to cite.
 """
 import argparse
 import json

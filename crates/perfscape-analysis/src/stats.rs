@@ -247,11 +247,22 @@ pub fn thread_totals(profile: &Profile, m: MetricId) -> Vec<ThreadTotals> {
     let mut exclusive = vec![Combiner::new(rule); n];
     let mut events = vec![0usize; n];
     let tree = profile.call_tree();
+    let mut root_flags = vec![
+        false;
+        if tree.is_empty() {
+            0
+        } else {
+            profile.events().len()
+        }
+    ];
+    for &r in tree.roots() {
+        root_flags[r.index()] = true;
+    }
     let is_root = |e: EventId| {
         if tree.is_empty() {
             !profile.event(e).is_callpath()
         } else {
-            tree.roots().contains(&e)
+            root_flags[e.index()]
         }
     };
     for e in profile.event_ids() {

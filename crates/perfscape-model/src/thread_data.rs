@@ -159,16 +159,27 @@ impl ThreadData {
         exclusive: &[f64],
         inclusive: &[f64],
     ) -> Result<(), BuildError> {
+        self.check_values(exclusive, inclusive, || name.to_string())?;
+        self.push_row(name, groups, calls, subcalls);
+        self.exclusive.extend_from_slice(exclusive);
+        self.inclusive.extend_from_slice(inclusive);
+        Ok(())
+    }
+
+    /// Errors unless both slices hold `n_metrics` values; `event` names the row's event.
+    fn check_values(
+        &self,
+        exclusive: &[f64],
+        inclusive: &[f64],
+        event: impl FnOnce() -> String,
+    ) -> Result<(), BuildError> {
         if exclusive.len() != self.n_metrics || inclusive.len() != self.n_metrics {
             return Err(BuildError::MetricCount {
-                event: name.to_string(),
+                event: event(),
                 expected: self.n_metrics,
                 got: exclusive.len().min(inclusive.len()),
             });
         }
-        self.push_row(name, groups, calls, subcalls);
-        self.exclusive.extend_from_slice(exclusive);
-        self.inclusive.extend_from_slice(inclusive);
         Ok(())
     }
 
@@ -203,13 +214,7 @@ impl ThreadData {
         exclusive: &[f64],
         inclusive: &[f64],
     ) -> Result<(), BuildError> {
-        if exclusive.len() != self.n_metrics || inclusive.len() != self.n_metrics {
-            return Err(BuildError::MetricCount {
-                event: format!("#{}", e.0),
-                expected: self.n_metrics,
-                got: exclusive.len().min(inclusive.len()),
-            });
-        }
+        self.check_values(exclusive, inclusive, || format!("#{}", e.0))?;
         self.timers.push(TimerRow {
             event: Some(e),
             name: Span::default(),
