@@ -1,6 +1,7 @@
 // Screenshots of the main page to look at (not a test): the 64-rank example, the np8 snapshot
 // run and the np4 Chrome trace, at 1600×1000 and 1280×800, the viewport and the whole page.
-// Run: `node tests/screenshots.mjs OUTDIR` (PERFSCAPE_BIN as for the browser tests).
+// Run: `node tests/screenshots.mjs OUTDIR` (PERFSCAPE_BIN as for the browser tests); other runs
+// with PERFSCAPE_SHOT_RUNS=name=path,name=path (only those are then taken).
 
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
@@ -8,11 +9,17 @@ import { browser, open, repo, serve, shared } from './harness.mjs';
 
 const out = process.argv[2] ?? path.join(repo, 'target/screenshots');
 mkdirSync(out, { recursive: true });
-const runs = {
-  np64: path.join(repo, 'examples/tau/mpi-stencil-np64-callpath-commmatrix'),
-  np8snapshot: path.join(shared, 'corpus/tau-real/mpi-stencil-np8-snapshot'),
-  np4trace: path.join(shared, 'corpus/tau-real/mpi-stencil-np4-trace/trace.chrome.json'),
-};
+const extra = (process.env.PERFSCAPE_SHOT_RUNS ?? '')
+  .split(',')
+  .filter((s) => s.includes('='))
+  .map((s) => [s.slice(0, s.indexOf('=')), s.slice(s.indexOf('=') + 1)]);
+const runs = extra.length
+  ? Object.fromEntries(extra)
+  : {
+      np64: path.join(repo, 'examples/tau/mpi-stencil-np64-callpath-commmatrix'),
+      np8snapshot: path.join(shared, 'corpus/tau-real/mpi-stencil-np8-snapshot'),
+      np4trace: path.join(shared, 'corpus/tau-real/mpi-stencil-np4-trace/trace.chrome.json'),
+    };
 const sizes = [
   { width: 1600, height: 1000 },
   { width: 1280, height: 800 },

@@ -47,8 +47,11 @@ pub struct TreeNode {
     pub calls: f64,
     /// Number of threads that have the node.
     pub threads: usize,
-    /// Child nodes' events, largest inclusive first.
+    /// Child nodes' events, largest inclusive first (those in the result: see
+    /// [`call_tree_largest`]).
     pub children: Vec<EventId>,
+    /// Children in the scope left out of a limited tree ([`call_tree_largest`]); 0 otherwise.
+    pub omitted_children: usize,
 }
 
 fn scoped(profile: &Profile, e: EventId, kind: ValueKind, m: MetricId, scope: TreeScope) -> Option<f64> {
@@ -107,6 +110,7 @@ pub fn call_tree(profile: &Profile, m: MetricId, scope: TreeScope) -> Vec<TreeNo
             calls: scoped(profile, e, ValueKind::Calls, m, scope).unwrap_or(0.0),
             threads: profile.interval(e).len(),
             children: children.into_iter().map(|(c, _)| c).collect(),
+            omitted_children: 0,
         })
     };
     let mut root_nodes: Vec<TreeNode> = roots.iter().filter_map(|&r| node(r, None, 0)).collect();
@@ -122,6 +126,79 @@ pub fn call_tree(profile: &Profile, m: MetricId, scope: TreeScope) -> Vec<TreeNo
         out.push(n);
     }
     out
+}
+
+/// The call tree limited to its `max_nodes` largest nodes, and the number of nodes the scope
+/// has. Nodes are taken largest inclusive value first among the roots and the children of the
+/// nodes taken (so every node's parent is in the result, and a node is left out only when
+/// `max_nodes` larger ones were taken: hpcviewer's "hot path" order); each node's
+/// [`TreeNode::omitted_children`] counts its children left out. The result is in the order
+/// of [`call_tree`]. A call tree of 10^5-10^6 calling contexts (a sampled profile) is
+/// otherwise too large to send to, or draw in, a browser.
+pub fn call_tree_largest(
+    profile: &Profile,
+    m: MetricId,
+    scope: TreeScope,
+    max_nodes: usize,
+) -> (Vec<TreeNode>, usize) {
+    use std::collections::BinaryHeap;
+    let all = call_tree(profile, m, scope);
+    let total = all.len();
+    if total <= max_nodes {
+        return (all, total);
+    }
+    let index: std::collections::HashMap<EventId, usize> =
+        all.iter().enumerate().map(|(i, n)| (n.event, i)).collect();
+    // (inclusive as ordered bits, position) — larger first; ties by earlier position.
+    struct Key(f64, std::cmp::Reverse<usize>);
+    impl Ord for Key {
+        fn cmp(&self, o: &Self) -> std::cmp::Ordering {
+            larger_first(o.0, self.0).then(self.1.cmp(&o.1))
+        }
+    }
+    impl PartialOrd for Key {
+        fn partial_cmp(&self, o: &Self) -> Option<std::cmp::Ordering> {
+            Some(self.cmp(o))
+        }
+    }
+    impl PartialEq for Key {
+        fn eq(&self, o: &Self) -> bool {
+            self.cmp(o).is_eq()
+        }
+    }
+    impl Eq for Key {}
+    let mut heap: BinaryHeap<Key> = all
+        .iter()
+        .enumerate()
+        .filter(|(_, n)| n.parent.is_none())
+        .map(|(i, n)| Key(n.inclusive, std::cmp::Reverse(i)))
+        .collect();
+    let mut keep = vec![false; total];
+    let mut taken = 0;
+    while taken < max_nodes {
+        let Some(Key(_, std::cmp::Reverse(i))) = heap.pop() else {
+            break;
+        };
+        keep[i] = true;
+        taken += 1;
+        for c in &all[i].children {
+            if let Some(&k) = index.get(c) {
+                heap.push(Key(all[k].inclusive, std::cmp::Reverse(k)));
+            }
+        }
+    }
+    let out = all
+        .into_iter()
+        .enumerate()
+        .filter(|(i, _)| keep[*i])
+        .map(|(_, mut n)| {
+            let before = n.children.len();
+            n.children.retain(|c| index.get(c).is_some_and(|&k| keep[k]));
+            n.omitted_children = before - n.children.len();
+            n
+        })
+        .collect();
+    (out, total)
 }
 
 #[cfg(test)]
@@ -192,5 +269,33 @@ mod tests {
         let mean_all = call_tree(&p, MetricId(0), TreeScope::MeanAll);
         assert_eq!(mean_all[1].inclusive, 3.5);
         assert_eq!(mean_all[0].inclusive, 16.0 / 3.0);
+    }
+
+    #[test]
+    fn a_limited_tree_keeps_the_largest_nodes_with_their_ancestors() {
+        // main(10) -> a(6) -> a1(5), a2(1); main -> b(3) -> b1(3)
+        let mut b = ProfileBuilder::new(vec![Metric::tau("TIME")]);
+        let mut d = ThreadData::new(1);
+        for (name, inc) in [
+            ("main", 10.0),
+            ("main => a", 6.0),
+            ("main => a => a1", 5.0),
+            ("main => a => a2", 1.0),
+            ("main => b", 3.0),
+            ("main => b => b1", 3.0),
+        ] {
+            d.push_timer(name, "", 1.0, 0.0, &[0.0], &[inc]).unwrap();
+        }
+        b.add_thread(ThreadId::new(0, 0, 0), d).unwrap();
+        let (p, _) = b.finish();
+        let (nodes, total) = call_tree_largest(&p, MetricId(0), TreeScope::Total, 4);
+        assert_eq!(total, 6);
+        let names: Vec<String> = nodes.iter().map(|n| p.event_name(n.event)).collect();
+        assert_eq!(names, ["main", "main => a", "main => a => a1", "main => b"]);
+        let omitted: Vec<usize> = nodes.iter().map(|n| n.omitted_children).collect();
+        assert_eq!(omitted, [0, 1, 0, 1]);
+        let (all, total) = call_tree_largest(&p, MetricId(0), TreeScope::Total, 100);
+        assert_eq!((all.len(), total), (6, 6));
+        assert!(all.iter().all(|n| n.omitted_children == 0));
     }
 }

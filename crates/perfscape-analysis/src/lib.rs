@@ -38,7 +38,7 @@ pub mod timeline;
 mod top;
 pub mod views;
 
-pub use calltree::{TreeNode, TreeScope, call_tree};
+pub use calltree::{TreeNode, TreeScope, call_tree, call_tree_largest};
 pub use derived::{CyclesToTimeError, clock_hz_from_metadata, cycles_to_time};
 pub use error::ViewError;
 pub use histogram::{Bins, Histogram, histogram};

@@ -24,6 +24,11 @@ combine: Combine,
  */
 has_callpaths: boolean, 
 /**
- * Nodes in depth-first order.
+ * Nodes in depth-first order: the whole tree, or its [`MAX_TREE_NODES`] largest nodes
+ * (with their ancestors) when the scope has more.
  */
-nodes: Array<TreeNodeJson>, };
+nodes: Array<TreeNodeJson>, 
+/**
+ * Nodes the scope has (more than `nodes.len()` when the tree was limited).
+ */
+nodes_in_scope: number, };

@@ -41,9 +41,13 @@ calls: number,
  */
 threads: number, 
 /**
- * Children ids.
+ * Children ids (those in the response).
  */
 children: Array<number>, 
+/**
+ * Children left out of the response (see [`CallTreeResponse::nodes_in_scope`]).
+ */
+omitted_children: number, 
 /**
  * The flat event of the node's routine, if the profile has it.
  */

@@ -63,8 +63,9 @@ export class CallTreeView extends PanelView {
       const isOpen = this.open.has(n.id);
       const sel = n.id === s.event || n.routine === s.event;
       const toggle = n.children.length ? `<span class="toggle" data-toggle="${n.id}">${isOpen ? '▾' : '▸'}</span>` : '<span class="toggle"></span>';
+      const more = n.omitted_children ? ` <span class="muted">(+${count(n.omitted_children)} smaller)</span>` : '';
       rows.push(
-        `<tr data-id="${n.id}" class="${sel ? 'selected' : ''}"><td class="name" data-depth="${n.depth}">${toggle}${esc(n.name)}</td><td>${esc(n.source ?? '')}</td><td class="num">${value(n.inclusive, u)}</td><td class="num">${value(n.exclusive, u)}</td><td class="num">${count(Math.round(n.calls * 100) / 100)}</td><td class="num">${n.threads}</td></tr>`,
+        `<tr data-id="${n.id}" class="${sel ? 'selected' : ''}"><td class="name" data-depth="${n.depth}">${toggle}${esc(n.name)}${more}</td><td>${esc(n.source ?? '')}</td><td class="num">${value(n.inclusive, u)}</td><td class="num">${value(n.exclusive, u)}</td><td class="num">${count(Math.round(n.calls * 100) / 100)}</td><td class="num">${n.threads}</td></tr>`,
       );
       if (isOpen) for (const c of n.children) {
         const child = this.byId.get(c);
@@ -74,7 +75,8 @@ export class CallTreeView extends PanelView {
     for (const n of d.nodes) if (n.parent === null) visit(n);
     const total = d.combine === 'sum' ? 'total' : d.combine === 'not_combinable' ? 'total (not combinable)' : `${d.combine} over threads`;
     const scopeLabel = d.scope === 'total' ? total : d.scope === 'mean' ? d.scope : d.scope === 'mean_all' ? 'mean over all threads' : `thread ${d.scope}`;
-    this.scroll.innerHTML = `${d.has_callpaths ? '' : '<div class="note">no callpaths in this run: flat profile</div>'}<table class="data calltree"><thead><tr><th>Name</th><th>Source</th><th class="num">Inclusive (${scopeLabel})</th><th class="num">Exclusive</th><th class="num">Calls</th><th class="num">Threads</th></tr></thead><tbody>${rows.join('')}</tbody></table>`;
+    const limited = d.nodes_in_scope > d.nodes.length ? `<div class="note">the ${count(d.nodes.length)} largest of ${count(d.nodes_in_scope)} call-tree nodes (largest inclusive first, with their callers)</div>` : '';
+    this.scroll.innerHTML = `${d.has_callpaths ? '' : '<div class="note">no callpaths in this run: flat profile</div>'}${limited}<table class="data calltree"><thead><tr><th>Name</th><th>Source</th><th class="num">Inclusive (${scopeLabel})</th><th class="num">Exclusive</th><th class="num">Calls</th><th class="num">Threads</th></tr></thead><tbody>${rows.join('')}</tbody></table>`;
     // Indents through the CSSOM (no inline style attributes: the page runs under a CSP).
     this.scroll.querySelectorAll<HTMLElement>('td[data-depth]').forEach((td) => (td.style.paddingLeft = `${6 + Number(td.dataset.depth) * 14}px`));
     this.scroll.querySelectorAll<HTMLElement>('[data-toggle]').forEach((t) =>

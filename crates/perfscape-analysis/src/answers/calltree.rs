@@ -2,7 +2,7 @@
 //! thread.
 
 use super::source;
-use crate::calltree::{TreeScope, call_tree};
+use crate::calltree::{TreeScope, call_tree_largest};
 use crate::error::ViewError;
 use crate::params::thread_index;
 use perfscape_model::{Combine, MetricId, Profile, ThreadId};
@@ -90,8 +90,10 @@ pub struct TreeNodeJson {
     pub calls: f64,
     /// Threads having the node.
     pub threads: u32,
-    /// Children ids.
+    /// Children ids (those in the response).
     pub children: Vec<u32>,
+    /// Children left out of the response (see [`CallTreeResponse::nodes_in_scope`]).
+    pub omitted_children: u32,
     /// The flat event of the node's routine, if the profile has it.
     pub routine: Option<u32>,
 }
@@ -109,12 +111,19 @@ pub struct CallTreeResponse {
     pub combine: Combine,
     /// True when built from callpaths; false = flat list.
     pub has_callpaths: bool,
-    /// Nodes in depth-first order.
+    /// Nodes in depth-first order: the whole tree, or its [`MAX_TREE_NODES`] largest nodes
+    /// (with their ancestors) when the scope has more.
     pub nodes: Vec<TreeNodeJson>,
+    /// Nodes the scope has (more than `nodes.len()` when the tree was limited).
+    pub nodes_in_scope: u32,
 }
 
+/// The most call-tree nodes one `/api/calltree` answer holds: a sampled profile's 10^5-10^6
+/// calling contexts would be tens of MB of JSON and a table no browser draws.
+pub const MAX_TREE_NODES: usize = 20_000;
+
 /// `GET /api/calltree`: the call tree of metric `m` in `scope`, depth first, children by
-/// inclusive value ([`call_tree`]).
+/// inclusive value ([`crate::calltree::call_tree`]), limited to [`MAX_TREE_NODES`] nodes ([`call_tree_largest`]).
 ///
 /// # Errors
 /// [`ViewError::NotFound`] for a thread the profile does not have.
@@ -125,7 +134,8 @@ pub fn call_tree_table(profile: &Profile, m: MetricId, scope: Scope) -> Result<C
         Scope::MeanAll => TreeScope::MeanAll,
         Scope::Thread(t) => TreeScope::Thread(thread_index(profile, t)?),
     };
-    let nodes = call_tree(profile, m, tree_scope)
+    let (nodes, nodes_in_scope) = call_tree_largest(profile, m, tree_scope, MAX_TREE_NODES);
+    let nodes = nodes
         .into_iter()
         .map(|n| TreeNodeJson {
             id: n.event.0,
@@ -138,6 +148,7 @@ pub fn call_tree_table(profile: &Profile, m: MetricId, scope: Scope) -> Result<C
             calls: n.calls,
             threads: n.threads as u32,
             children: n.children.iter().map(|c| c.0).collect(),
+            omitted_children: u32::try_from(n.omitted_children).unwrap_or(u32::MAX),
             routine: profile.event(n.event).routine.map(|r| r.0),
         })
         .collect();
@@ -147,5 +158,6 @@ pub fn call_tree_table(profile: &Profile, m: MetricId, scope: Scope) -> Result<C
         combine: profile.metric(m).combine,
         has_callpaths: !profile.call_tree().is_empty(),
         nodes,
+        nodes_in_scope: u32::try_from(nodes_in_scope).unwrap_or(u32::MAX),
     })
 }
