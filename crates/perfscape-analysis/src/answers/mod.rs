@@ -31,7 +31,7 @@ mod series;
 mod threads;
 mod timeline;
 
-pub use calltree::{CallTreeResponse, Scope, TreeNodeJson, call_tree_table};
+pub use calltree::{CallTreeResponse, MAX_TREE_NODES, Scope, TreeNodeJson, call_tree_table};
 pub use event::{
     EVENT_POINTS_DEFAULT, EventAttribute, EventDetail, HistogramJson, ThreadValue, event_detail,
 };
