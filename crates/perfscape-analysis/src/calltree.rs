@@ -83,15 +83,28 @@ fn scoped(profile: &Profile, e: EventId, kind: ValueKind, m: MetricId, scope: Tr
 /// Nodes absent from the scope (a thread that never ran the path) are left out with their
 /// subtrees. A profile without callpaths gives its flat events as roots without children.
 pub fn call_tree(profile: &Profile, m: MetricId, scope: TreeScope) -> Vec<TreeNode> {
+    walk(profile, m, scope, None)
+}
+
+/// The roots of the table: the call tree's, or every flat event of a profile without
+/// callpaths.
+fn roots(profile: &Profile) -> Vec<EventId> {
     let tree = profile.call_tree();
-    let roots: Vec<EventId> = if tree.is_empty() {
+    if tree.is_empty() {
         profile
             .event_ids()
             .filter(|&e| !profile.event(e).is_callpath())
             .collect()
     } else {
         tree.roots().to_vec()
-    };
+    }
+}
+
+/// [`call_tree`], restricted to the events `keep` marks (indexed by event id) when given:
+/// a node's children outside it are counted in [`TreeNode::omitted_children`].
+fn walk(profile: &Profile, m: MetricId, scope: TreeScope, keep: Option<&[bool]>) -> Vec<TreeNode> {
+    let tree = profile.call_tree();
+    let kept = |e: EventId| keep.is_none_or(|k| k[e.index()]);
     let node = |e: EventId, parent: Option<EventId>, depth: u32| -> Option<TreeNode> {
         let inclusive = scoped(profile, e, ValueKind::Inclusive, m, scope)?;
         let mut children: Vec<(EventId, f64)> = tree
@@ -99,6 +112,8 @@ pub fn call_tree(profile: &Profile, m: MetricId, scope: TreeScope) -> Vec<TreeNo
             .iter()
             .filter_map(|&c| scoped(profile, c, ValueKind::Inclusive, m, scope).map(|v| (c, v)))
             .collect();
+        let in_scope = children.len();
+        children.retain(|&(c, _)| kept(c));
         children.sort_by(|a, b| larger_first(a.1, b.1).then(a.0.cmp(&b.0)));
         Some(TreeNode {
             event: e,
@@ -109,11 +124,15 @@ pub fn call_tree(profile: &Profile, m: MetricId, scope: TreeScope) -> Vec<TreeNo
             exclusive: scoped(profile, e, ValueKind::Exclusive, m, scope).unwrap_or(0.0),
             calls: scoped(profile, e, ValueKind::Calls, m, scope).unwrap_or(0.0),
             threads: profile.interval(e).len(),
+            omitted_children: in_scope - children.len(),
             children: children.into_iter().map(|(c, _)| c).collect(),
-            omitted_children: 0,
         })
     };
-    let mut root_nodes: Vec<TreeNode> = roots.iter().filter_map(|&r| node(r, None, 0)).collect();
+    let mut root_nodes: Vec<TreeNode> = roots(profile)
+        .into_iter()
+        .filter(|&r| kept(r))
+        .filter_map(|r| node(r, None, 0))
+        .collect();
     root_nodes.sort_by(|a, b| larger_first(a.inclusive, b.inclusive).then(a.event.cmp(&b.event)));
     let mut out = Vec::new();
     let mut stack: Vec<TreeNode> = root_nodes.into_iter().rev().collect();
@@ -134,30 +153,24 @@ pub fn call_tree(profile: &Profile, m: MetricId, scope: TreeScope) -> Vec<TreeNo
 /// `max_nodes` larger ones were taken: hpcviewer's "hot path" order); each node's
 /// [`TreeNode::omitted_children`] counts its children left out. The result is in the order
 /// of [`call_tree`]. A call tree of 10^5-10^6 calling contexts (a sampled profile) is
-/// otherwise too large to send to, or draw in, a browser.
+/// otherwise too large to send to, or draw in, a browser. Only the nodes kept are built.
 pub fn call_tree_largest(
     profile: &Profile,
     m: MetricId,
     scope: TreeScope,
     max_nodes: usize,
 ) -> (Vec<TreeNode>, usize) {
+    use std::cmp::{Ordering, Reverse};
     use std::collections::BinaryHeap;
-    let all = call_tree(profile, m, scope);
-    let total = all.len();
-    if total <= max_nodes {
-        return (all, total);
-    }
-    let index: std::collections::HashMap<EventId, usize> =
-        all.iter().enumerate().map(|(i, n)| (n.event, i)).collect();
-    // (inclusive as ordered bits, position) — larger first; ties by earlier position.
-    struct Key(f64, std::cmp::Reverse<usize>);
+    // Heap entry: inclusive value and event; larger value first, then lower event id.
+    struct Key(f64, Reverse<EventId>);
     impl Ord for Key {
-        fn cmp(&self, o: &Self) -> std::cmp::Ordering {
+        fn cmp(&self, o: &Self) -> Ordering {
             larger_first(o.0, self.0).then(self.1.cmp(&o.1))
         }
     }
     impl PartialOrd for Key {
-        fn partial_cmp(&self, o: &Self) -> Option<std::cmp::Ordering> {
+        fn partial_cmp(&self, o: &Self) -> Option<Ordering> {
             Some(self.cmp(o))
         }
     }
@@ -167,38 +180,26 @@ pub fn call_tree_largest(
         }
     }
     impl Eq for Key {}
-    let mut heap: BinaryHeap<Key> = all
-        .iter()
-        .enumerate()
-        .filter(|(_, n)| n.parent.is_none())
-        .map(|(i, n)| Key(n.inclusive, std::cmp::Reverse(i)))
+    let tree = profile.call_tree();
+    let inclusive = |e: EventId| scoped(profile, e, ValueKind::Inclusive, m, scope);
+    let mut heap: BinaryHeap<Key> = roots(profile)
+        .into_iter()
+        .filter_map(|r| inclusive(r).map(|v| Key(v, Reverse(r))))
         .collect();
-    let mut keep = vec![false; total];
-    let mut taken = 0;
-    while taken < max_nodes {
-        let Some(Key(_, std::cmp::Reverse(i))) = heap.pop() else {
-            break;
-        };
-        keep[i] = true;
-        taken += 1;
-        for c in &all[i].children {
-            if let Some(&k) = index.get(c) {
-                heap.push(Key(all[k].inclusive, std::cmp::Reverse(k)));
+    // Every node of the scope passes through the heap once (so it is counted); the first
+    // `max_nodes` taken are kept.
+    let mut keep = vec![false; profile.events().len()];
+    let mut total = 0;
+    while let Some(Key(_, Reverse(e))) = heap.pop() {
+        keep[e.index()] = total < max_nodes;
+        total += 1;
+        for &c in tree.children(e) {
+            if let Some(v) = inclusive(c) {
+                heap.push(Key(v, Reverse(c)));
             }
         }
     }
-    let out = all
-        .into_iter()
-        .enumerate()
-        .filter(|(i, _)| keep[*i])
-        .map(|(_, mut n)| {
-            let before = n.children.len();
-            n.children.retain(|c| index.get(c).is_some_and(|&k| keep[k]));
-            n.omitted_children = before - n.children.len();
-            n
-        })
-        .collect();
-    (out, total)
+    (walk(profile, m, scope, Some(&keep)), total)
 }
 
 #[cfg(test)]

@@ -180,14 +180,7 @@ impl ProfileBuilder {
     /// else the call-tree node the name resolves to, else a new event (linked to its parent
     /// in [`ProfileBuilder::finish`]).
     fn intern_event(&mut self, name: &str, raw_groups: &str) -> EventId {
-        let found = self.event_index.get(&self.events, None, name).or_else(|| {
-            if name.contains(CALLPATH_SEPARATOR) {
-                self.event_index.resolve(&self.events, name)
-            } else {
-                None
-            }
-        });
-        let id = match found {
+        let id = match self.event_index.resolve(&self.events, name) {
             Some(id) => id,
             None => {
                 let depth = u32::try_from(callpath_frames(name).count()).unwrap_or(u32::MAX);
