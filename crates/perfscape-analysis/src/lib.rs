@@ -26,6 +26,7 @@
 
 pub mod answers;
 pub mod axis;
+pub mod compare;
 mod calltree;
 mod derived;
 mod error;
