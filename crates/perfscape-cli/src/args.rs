@@ -22,6 +22,15 @@ pub enum OutputFormat {
 pub struct Input {
     /// Run directory or profile file to read.
     pub run: PathBuf,
+    /// How to read it.
+    #[command(flatten)]
+    pub load: LoadOptions,
+}
+
+/// How to read a run (every option of [`Input`] but the run): commands that read several runs
+/// (`diff`, `compare`, `scaling`) apply them to each.
+#[derive(Args, Debug, Clone)]
+pub struct LoadOptions {
     /// Read the input as this format instead of detecting it from the content.
     #[arg(long, value_name = "NAME")]
     pub input_format: Option<FormatArg>,

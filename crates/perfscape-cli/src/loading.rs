@@ -1,6 +1,6 @@
 //! Loading a run with a progress bar, and telling the user what did not load.
 
-use crate::args::{EXIT_PARTIAL, Input};
+use crate::args::{EXIT_PARTIAL, Input, LoadOptions};
 use anyhow::Context;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use perfscape_formats::{CacheMode, LoadReport, OpenOptions, Opened, Parts, ProgressSink};
@@ -45,6 +45,11 @@ pub struct OpenedRun {
 /// keep cycles while the profile shows time; a note says so); and a Chrome trace gives its
 /// [`perfscape_model::Trace`] for the timeline.
 pub fn open_run(input: &Input, keep_extra: bool) -> anyhow::Result<OpenedRun> {
+    open_path(&input.run, &input.load, keep_extra)
+}
+
+/// [`open_run`] of the run at `run`, read as `load` says.
+pub fn open_path(run: &std::path::Path, load: &LoadOptions, keep_extra: bool) -> anyhow::Result<OpenedRun> {
     let target = if std::io::stderr().is_terminal() {
         ProgressDrawTarget::stderr()
     } else {
@@ -58,44 +63,44 @@ pub fn open_run(input: &Input, keep_extra: bool) -> anyhow::Result<OpenedRun> {
     );
     let sink = Bar(bar);
     let opts = OpenOptions {
-        threads: input.jobs,
+        threads: load.jobs,
         progress: Some(&sink),
-        cache: if input.no_cache {
+        cache: if load.no_cache {
             CacheMode::Off
-        } else if input.refresh_cache {
+        } else if load.refresh_cache {
             CacheMode::Refresh
         } else {
             CacheMode::ReadWrite
         },
-        cache_dir: input.cache_dir.as_deref(),
+        cache_dir: load.cache_dir.as_deref(),
         ..OpenOptions::default()
     };
     let opts = OpenOptions {
-        format: input.input_format.map(|f| f.0),
+        format: load.input_format.map(|f| f.0),
         parts: Parts {
-            series: keep_extra || input.sample.is_some(),
+            series: keep_extra || load.sample.is_some(),
             trace: keep_extra,
         },
         ..opts
     };
-    let opened = perfscape_formats::open(&input.run, &opts)
-        .with_context(|| format!("cannot load {}", input.run.display()))?;
+    let opened = perfscape_formats::open(&run, &opts)
+        .with_context(|| format!("cannot load {}", run.display()))?;
     let Opened {
         profile,
         series,
         trace,
         mut report,
     } = opened;
-    if input.sample.is_some() && series.is_none() {
+    if load.sample.is_some() && series.is_none() {
         anyhow::bail!(
             "--sample: {}: no series of samples here: perfscape reads samples from TAU snapshot files (snapshot.N.C.T) and TAU incremental dumps (dump__<time>__.N.C.T)",
-            input.run.display()
+            run.display()
         );
     }
-    let profile = match (&input.sample, &series) {
+    let profile = match (&load.sample, &series) {
         (Some(sample), Some(series)) => {
             let s = find_sample(series, sample)?;
-            let mode = if input.delta {
+            let mode = if load.delta {
                 SampleMode::Delta
             } else {
                 SampleMode::Cumulative
@@ -111,7 +116,7 @@ pub fn open_run(input: &Input, keep_extra: bool) -> anyhow::Result<OpenedRun> {
                 "sample {} `{name}` of {} ({}){}",
                 s.0,
                 series.len(),
-                if input.delta {
+                if load.delta {
                     "change since each thread's previous sample"
                 } else {
                     "cumulative values"
@@ -126,7 +131,7 @@ pub fn open_run(input: &Input, keep_extra: bool) -> anyhow::Result<OpenedRun> {
         }
         _ => profile,
     };
-    let keep = keep_extra && input.clock_hz.is_none();
+    let keep = keep_extra && load.clock_hz.is_none();
     if keep_extra && !keep && series.is_some() {
         report
             .notes
@@ -135,8 +140,8 @@ pub fn open_run(input: &Input, keep_extra: bool) -> anyhow::Result<OpenedRun> {
     let series = if keep { series } else { None };
     let trace = if keep_extra { trace } else { None };
     let loaded = Opened::profile(profile, report);
-    print_report(&loaded.report, input.verbose);
-    let loaded = match &input.clock_hz {
+    print_report(&loaded.report, load.verbose);
+    let loaded = match &load.clock_hz {
         Some(spec) => cycles_as_time(loaded, spec)?,
         None => loaded,
     };

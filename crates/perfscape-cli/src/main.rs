@@ -5,6 +5,8 @@
 
 mod args;
 mod cmd_cache;
+mod cmd_compare;
+mod cmd_diff;
 mod cmd_serve;
 mod cmd_stats;
 mod cmd_summary;
@@ -27,6 +29,8 @@ some files could not be loaded (they are listed on stderr), 1 on error, 2 on a u
 Examples:\n  perfscape summary ../shared/corpus/tau-real/mpi-stencil-np64-callpath-commmatrix\n  \
 perfscape top RUN --by inclusive -n 10\n  perfscape stats RUN --format csv > stats.csv\n  \
 perfscape stats RUN 'MPI_Allreduce()' --bins 8\n  \
+perfscape diff RUN_A RUN_B --by inclusive   (what changed; --threads EVENT: which ranks)\n  \
+perfscape compare --group before A1 A2 A3 --group after B1 B2 B3\n  \
 perfscape top SNAPSHOT_RUN --sample 'iteration 200' --delta\n  perfscape serve RUN            (then open the printed URL)\n  \
 perfscape watch RUN_DIR --format json   (while the program runs)\n  perfscape replay SNAPSHOT_RUN --speed 10\n  \
 perfscape cache info            (what the profile cache holds; `cache clear` empties it)"
@@ -44,6 +48,12 @@ enum Command {
     Top(cmd_top::TopArgs),
     /// Statistics of every event across threads, or of one EVENT in detail.
     Stats(cmd_stats::StatsArgs),
+    /// Compare two runs event by event (B − A, B / A, share of A's run), or one event thread
+    /// by thread (--threads EVENT).
+    Diff(cmd_diff::DiffArgs),
+    /// Compare groups of repeated runs: per event mean, standard deviation, min and max of each
+    /// group and Welch's t-test of the difference.
+    Compare(cmd_compare::CompareArgs),
     /// Serve linked views of the run in the browser (heat map, overview, call tree, terrain, ...).
     Serve(cmd_serve::ServeArgs),
     /// Follow a running program's TAU snapshots: one line per integrated sample as it arrives;
@@ -84,6 +94,8 @@ fn main() -> ExitCode {
         Command::Summary(a) => cmd_summary::run(a, &mut out),
         Command::Top(a) => cmd_top::run(a, &mut out),
         Command::Stats(a) => cmd_stats::run(a, &mut out),
+        Command::Diff(a) => cmd_diff::run(a, &mut out),
+        Command::Compare(a) => cmd_compare::run(a, &cmd_compare::groups(&matches), &mut out),
         Command::Serve(a) => cmd_serve::run(a),
         Command::Watch(a) => cmd_watch::run_watch(a, &mut out),
         Command::Replay(a) => cmd_watch::run_replay(a, &mut out),
