@@ -26,8 +26,8 @@
 
 pub mod answers;
 pub mod axis;
-pub mod compare;
 mod calltree;
+pub mod compare;
 mod derived;
 mod error;
 mod histogram;

@@ -57,7 +57,11 @@ fn hatchet(pair: &str) -> BTreeMap<String, Node> {
 }
 
 fn key(p: &Profile, e: EventId) -> String {
-    p.event_name(e).split(" => ").map(routine_name).collect::<Vec<_>>().join(" => ")
+    p.event_name(e)
+        .split(" => ")
+        .map(routine_name)
+        .collect::<Vec<_>>()
+        .join(" => ")
 }
 
 /// A call-tree node in Hatchet's sense: a callpath event, or a root with children.
@@ -96,7 +100,11 @@ fn check(pair: &str, run_a: &str, run_b: &str) -> usize {
                 (_, Some(e)) if in_tree(&b, e) => (&b, e),
                 _ => continue,
             };
-            assert!(ours.insert(key(p, e), *r).is_none(), "{pair}: two rows for {}", key(p, e));
+            assert!(
+                ours.insert(key(p, e), *r).is_none(),
+                "{pair}: two rows for {}",
+                key(p, e)
+            );
         }
         assert_eq!(
             ours.keys().collect::<Vec<_>>(),
@@ -106,9 +114,24 @@ fn check(pair: &str, run_a: &str, run_b: &str) -> usize {
         for (k, h) in &theirs {
             let r = &ours[k];
             let what = format!("{pair} {kind:?} {k}");
-            assert!(close(r.value_a, h.sum[col]), "{what}: A {} vs Hatchet {}", r.value_a, h.sum[col]);
-            assert!(close(r.value_b, h.sum[col + 1]), "{what}: B {} vs {}", r.value_b, h.sum[col + 1]);
-            assert!(close(r.delta, h.sum[col + 2]), "{what}: B-A {} vs {}", r.delta, h.sum[col + 2]);
+            assert!(
+                close(r.value_a, h.sum[col]),
+                "{what}: A {} vs Hatchet {}",
+                r.value_a,
+                h.sum[col]
+            );
+            assert!(
+                close(r.value_b, h.sum[col + 1]),
+                "{what}: B {} vs {}",
+                r.value_b,
+                h.sum[col + 1]
+            );
+            assert!(
+                close(r.delta, h.sum[col + 2]),
+                "{what}: B-A {} vs {}",
+                r.delta,
+                h.sum[col + 2]
+            );
             let change = match (h.in_a, h.in_b) {
                 (true, true) => Change::Matched,
                 (true, false) => Change::Removed,
@@ -125,7 +148,13 @@ fn check(pair: &str, run_a: &str, run_b: &str) -> usize {
                 let per = thread_diff(&a, &b, &m, pair, (MetricId(0), MetricId(0)), kind);
                 for t in &per {
                     let want = h.per_rank.get(&t.thread.node).map_or(0.0, |v| v[col / 3]);
-                    assert!(close(t.delta, want), "{what} rank {}: {} vs {}", t.thread.node, t.delta, want);
+                    assert!(
+                        close(t.delta, want),
+                        "{what} rank {}: {} vs {}",
+                        t.thread.node,
+                        t.delta,
+                        want
+                    );
                 }
                 assert_eq!(per.len(), h.per_rank.len(), "{what}: ranks");
             }
@@ -138,7 +167,11 @@ fn check(pair: &str, run_a: &str, run_b: &str) -> usize {
 fn diff_equals_hatchet_subtraction_on_strong_scaling_pairs() {
     let ss = "tau/taucmdr-mm-strong-scaling-1to8rank";
     let mut nodes = 0;
-    for (pair, a, b) in [("mm-np2-np4", "np2", "np4"), ("mm-np4-np4", "np4", "np4"), ("mm-np3-np8", "np3", "np8")] {
+    for (pair, a, b) in [
+        ("mm-np2-np4", "np2", "np4"),
+        ("mm-np4-np4", "np4", "np4"),
+        ("mm-np3-np8", "np3", "np8"),
+    ] {
         nodes += check(pair, &format!("{ss}/{a}"), &format!("{ss}/{b}"));
     }
     assert_eq!(nodes, 33);
@@ -156,10 +189,24 @@ fn hatchet_broadcasts_a_one_rank_run_over_every_rank() {
     let m = match_runs(&a, &b).unwrap();
     let e = a.event_by_name(".TAU application").unwrap();
     let f = b.event_by_name(".TAU application").unwrap();
-    let a0 = a.value(e, perfscape_model::ThreadIndex(0), ValueKind::Exclusive, MetricId(0)).unwrap();
+    let a0 = a
+        .value(
+            e,
+            perfscape_model::ThreadIndex(0),
+            ValueKind::Exclusive,
+            MetricId(0),
+        )
+        .unwrap();
     let h = &hatchet("mm-np1-np8")[".TAU application"];
     for t in 0..8u32 {
-        let bt = b.value(f, perfscape_model::ThreadIndex(t), ValueKind::Exclusive, MetricId(0)).unwrap();
+        let bt = b
+            .value(
+                f,
+                perfscape_model::ThreadIndex(t),
+                ValueKind::Exclusive,
+                MetricId(0),
+            )
+            .unwrap();
         assert_eq!(h.per_rank[&t][0], bt - a0, "rank {t}");
     }
     let opts = DiffOptions {
@@ -172,10 +219,21 @@ fn hatchet_broadcasts_a_one_rank_run_over_every_rank() {
     let d = diff_runs(&a, &b, &m, opts).unwrap();
     let r = d.rows.iter().find(|r| r.a == Some(e)).unwrap();
     let total_b: f64 = (0..8u32)
-        .map(|t| b.value(f, perfscape_model::ThreadIndex(t), ValueKind::Exclusive, MetricId(0)).unwrap())
+        .map(|t| {
+            b.value(
+                f,
+                perfscape_model::ThreadIndex(t),
+                ValueKind::Exclusive,
+                MetricId(0),
+            )
+            .unwrap()
+        })
         .sum();
     assert_eq!(r.delta, total_b - a0);
-    assert_ne!(r.delta, h.sum[2], "Hatchet's broadcast sum differs from the runs' difference");
+    assert_ne!(
+        r.delta, h.sum[2],
+        "Hatchet's broadcast sum differs from the runs' difference"
+    );
 }
 
 #[test]

@@ -70,7 +70,12 @@ const LEAF_ROOTS: [&str; 7] = [
     "MPI_Initialized",
 ];
 
-fn check(set: &str, rows: &[GroupRow], groups: &[Vec<&Profile>], key: impl Fn(&GroupRow) -> Option<String>) -> usize {
+fn check(
+    set: &str,
+    rows: &[GroupRow],
+    groups: &[Vec<&Profile>],
+    key: impl Fn(&GroupRow) -> Option<String>,
+) -> usize {
     let mut theirs = reference(set);
     if set == "caliper-lulesh" {
         let leaf_roots: Vec<String> = theirs
@@ -82,7 +87,11 @@ fn check(set: &str, rows: &[GroupRow], groups: &[Vec<&Profile>], key: impl Fn(&G
         theirs.retain(|k, _| !LEAF_ROOTS.contains(&k.as_str()));
     }
     let ours: BTreeMap<String, &GroupRow> = rows.iter().filter_map(|r| key(r).map(|k| (k, r))).collect();
-    assert_eq!(ours.keys().collect::<Vec<_>>(), theirs.keys().collect::<Vec<_>>(), "{set}: events");
+    assert_eq!(
+        ours.keys().collect::<Vec<_>>(),
+        theirs.keys().collect::<Vec<_>>(),
+        "{set}: events"
+    );
     for (k, h) in &theirs {
         let r = ours[k];
         for (g, s) in r.stats.iter().enumerate() {
@@ -93,7 +102,10 @@ fn check(set: &str, rows: &[GroupRow], groups: &[Vec<&Profile>], key: impl Fn(&G
             let [mean, sd, min, max] = h.stats[g];
             assert!(close(s.mean, mean, 1e-12), "{what} mean {} vs {mean}", s.mean);
             assert!(close(s.stddev, sd, 1e-9), "{what} sd {} vs {sd}", s.stddev);
-            assert!(close(s.min, min, 1e-12) && close(s.max, max, 1e-12), "{what} min/max");
+            assert!(
+                close(s.min, min, 1e-12) && close(s.max, max, 1e-12),
+                "{what} min/max"
+            );
         }
         match (r.test, h.test) {
             (Some(t), Some([ht, hdf, hp])) => {
@@ -125,9 +137,18 @@ fn tau_groups_equal_scipy() {
 fn caliper_groups_equal_scipy() {
     let cs = corpus().join("caliper/thicket-mpi-scaling");
     let small: Vec<Profile> = [27, 64].map(|n| load(cs.join(format!("{n}_cores.cali")))).into();
-    let large: Vec<Profile> = [125, 216, 343].map(|n| load(cs.join(format!("{n}_cores.cali")))).into();
+    let large: Vec<Profile> = [125, 216, 343]
+        .map(|n| load(cs.join(format!("{n}_cores.cali"))))
+        .into();
     let groups = vec![small.iter().collect::<Vec<_>>(), large.iter().collect()];
-    let cmp = compare_groups(&groups, "Avg time/rank", ValueKind::Exclusive, Normalize::Total, true).unwrap();
+    let cmp = compare_groups(
+        &groups,
+        "Avg time/rank",
+        ValueKind::Exclusive,
+        Normalize::Total,
+        true,
+    )
+    .unwrap();
     // Hatchet's nodes are call-tree nodes: perfscape's callpath events and the roots of its
     // call tree. A top-level region without children (`MPI_Allreduce` called outside `main`)
     // is a Hatchet root, but in perfscape the flat event of that name is the routine over all
@@ -135,10 +156,21 @@ fn caliper_groups_equal_scipy() {
     // `LEAF_ROOTS` and checked to be exactly those).
     let all: Vec<&Profile> = groups.iter().flatten().copied().collect();
     let key = |r: &GroupRow| {
-        let (run, e) = r.events.iter().flatten().enumerate().find_map(|(i, e)| e.map(|e| (i, e)))?;
+        let (run, e) = r
+            .events
+            .iter()
+            .flatten()
+            .enumerate()
+            .find_map(|(i, e)| e.map(|e| (i, e)))?;
         let p = all[run];
         let in_tree = p.event(e).is_callpath() || p.call_tree().roots().contains(&e);
-        in_tree.then(|| r.name.split(" => ").map(routine_name).collect::<Vec<_>>().join(" => "))
+        in_tree.then(|| {
+            r.name
+                .split(" => ")
+                .map(routine_name)
+                .collect::<Vec<_>>()
+                .join(" => ")
+        })
     };
     let n = check("caliper-lulesh", &cmp.rows, &groups, key);
     assert!(n >= 35, "{n}");

@@ -93,7 +93,10 @@ pub fn groups(matches: &ArgMatches) -> Vec<Vec<String>> {
 
 /// Runs `perfscape compare` on the `groups` of [`groups`].
 pub fn run(args: &CompareArgs, groups: &[Vec<String>], out: &mut dyn Write) -> anyhow::Result<ExitCode> {
-    debug_assert_eq!(groups.iter().map(Vec::len).sum::<usize>(), args.group_values.len());
+    debug_assert_eq!(
+        groups.iter().map(Vec::len).sum::<usize>(),
+        args.group_values.len()
+    );
     if groups.len() < 2 {
         anyhow::bail!("give two groups: --group before RUN... --group after RUN...");
     }
@@ -122,7 +125,13 @@ pub fn run(args: &CompareArgs, groups: &[Vec<String>], out: &mut dyn Write) -> a
         NormalizeArg::normalize,
     );
     let refs: Vec<Vec<&Profile>> = loaded.iter().map(|g| g.iter().collect()).collect();
-    let cmp = compare_groups(&refs, &metric.name, args.by.value_kind(), normalize, args.callpaths)?;
+    let cmp = compare_groups(
+        &refs,
+        &metric.name,
+        args.by.value_kind(),
+        normalize,
+        args.callpaths,
+    )?;
     let take = if args.n == 0 { cmp.rows.len() } else { args.n };
     let names: Vec<&str> = groups.iter().map(|g| g[0].as_str()).collect();
     let rows: Vec<Row> = cmp
@@ -150,7 +159,13 @@ pub fn run(args: &CompareArgs, groups: &[Vec<String>], out: &mut dyn Write) -> a
                     rec.extend([g.runs.to_string(), g.runs_with_event.to_string()]);
                     rec.extend([g.mean, g.stddev, g.min, g.max].map(|v| v.to_string()));
                 }
-                rec.extend([r.delta.to_string(), opt(r.percent), opt(r.t), opt(r.df), opt(r.p_value)]);
+                rec.extend([
+                    r.delta.to_string(),
+                    opt(r.percent),
+                    opt(r.t),
+                    opt(r.df),
+                    opt(r.p_value),
+                ]);
                 rec.push(r.significant.to_string());
                 w.write_record(&rec)?;
             }
@@ -240,7 +255,11 @@ fn table(
     for r in rows {
         let mut cells = vec![r.rank.to_string(), fmt::name(r.event, args.wide)];
         for g in &r.groups {
-            cells.push(format!("{} ± {}", fmt::value(g.mean, unit), fmt::value(g.stddev, unit)));
+            cells.push(format!(
+                "{} ± {}",
+                fmt::value(g.mean, unit),
+                fmt::value(g.stddev, unit)
+            ));
         }
         let sign = if r.delta > 0.0 { "+" } else { "" };
         cells.push(format!("{sign}{}", fmt::value(r.delta, unit)));
@@ -262,5 +281,9 @@ fn table(
 }
 
 fn pvalue(p: f64) -> String {
-    if p < 1e-4 { format!("{p:.1e}") } else { format!("{p:.4}") }
+    if p < 1e-4 {
+        format!("{p:.1e}")
+    } else {
+        format!("{p:.4}")
+    }
 }

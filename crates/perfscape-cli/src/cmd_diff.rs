@@ -144,11 +144,9 @@ fn row(i: usize, a: &Profile, b: &Profile, r: &DiffRow) -> Row {
     }
 }
 
-/// Loads one run of a comparison; its failures name the run.
+/// Loads one run of a comparison (its failures name the run) and prints what did not load.
 pub fn load(run: &std::path::Path, load: &LoadOptions) -> anyhow::Result<perfscape_formats::Opened> {
-    loading::open_path(run, load, false)
-        .map(|o| o.loaded)
-        .with_context(|| format!("run {}", run.display()))
+    loading::open_path(run, load, false).map(|o| o.loaded)
 }
 
 /// Runs `perfscape diff`.
@@ -210,7 +208,13 @@ fn per_event(
     };
     let d = diff_runs(a, b, matched, opts)?;
     let take = if args.n == 0 { d.rows.len() } else { args.n };
-    let rows: Vec<Row> = d.rows.iter().take(take).enumerate().map(|(i, r)| row(i, a, b, r)).collect();
+    let rows: Vec<Row> = d
+        .rows
+        .iter()
+        .take(take)
+        .enumerate()
+        .map(|(i, r)| row(i, a, b, r))
+        .collect();
     let metric = &a.metric(ma).name;
     let unit = &a.metric(ma).unit;
     let counts = (
@@ -295,9 +299,16 @@ fn per_event(
                 matched.events.len(),
                 matched.events_only_b.len(),
                 matched.events_only_a.len(),
-                if args.callpaths { "" } else { "; --callpaths also lists callpaths" }
+                if args.callpaths {
+                    ""
+                } else {
+                    "; --callpaths also lists callpaths"
+                }
             )?;
-            for (which, p, ms) in [("A", a, &matched.metrics_only_a), ("B", b, &matched.metrics_only_b)] {
+            for (which, p, ms) in [
+                ("A", a, &matched.metrics_only_a),
+                ("B", b, &matched.metrics_only_b),
+            ] {
                 if !ms.is_empty() {
                     let names: Vec<&str> = ms.iter().map(|&m| p.metric(m).name.as_str()).collect();
                     writeln!(out, "Metrics only in {which}: {}", names.join(", "))?;
@@ -342,7 +353,12 @@ fn per_thread(
             w.write_record(["thread", "a", "b", "delta"])?;
             for r in rows.iter().take(take) {
                 let num = |v: Option<f64>| v.map(|v| v.to_string()).unwrap_or_default();
-                w.write_record([r.thread.to_string(), num(r.value_a), num(r.value_b), r.delta.to_string()])?;
+                w.write_record([
+                    r.thread.to_string(),
+                    num(r.value_a),
+                    num(r.value_b),
+                    r.delta.to_string(),
+                ])?;
             }
             w.flush()?;
         }
@@ -368,7 +384,12 @@ fn per_thread(
             )?;
             let mut t = fmt::table(&["Thread", "A", "B", "B−A"], 1);
             for r in rows.iter().take(take) {
-                t.add_row(vec![r.thread.to_string(), opt(r.value_a), opt(r.value_b), signed(r.delta, unit)]);
+                t.add_row(vec![
+                    r.thread.to_string(),
+                    opt(r.value_a),
+                    opt(r.value_b),
+                    signed(r.delta, unit),
+                ]);
             }
             writeln!(out, "{t}")?;
             if !matched.same_threads() {

@@ -83,8 +83,8 @@ pub fn open_path(run: &std::path::Path, load: &LoadOptions, keep_extra: bool) ->
         },
         ..opts
     };
-    let opened = perfscape_formats::open(&run, &opts)
-        .with_context(|| format!("cannot load {}", run.display()))?;
+    let opened =
+        perfscape_formats::open(&run, &opts).with_context(|| format!("cannot load {}", run.display()))?;
     let Opened {
         profile,
         series,

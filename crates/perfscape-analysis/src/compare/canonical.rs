@@ -176,13 +176,22 @@ mod tests {
             "solve C [{s.c} {3,1}-{9,1}]",
         ]);
         let k = canonical_keys(&[&a, &b]);
-        assert_eq!(key(&k, 0, &a, "main"), key(&k, 1, &b, "main [{stencil.c} {69,0}]"));
+        assert_eq!(
+            key(&k, 0, &a, "main"),
+            key(&k, 1, &b, "main [{stencil.c} {69,0}]")
+        );
         assert_eq!(
             key(&k, 0, &a, "main => MPI_Send()"),
             key(&k, 1, &b, "main [{stencil.c} {69,0}] => MPI_Send()")
         );
-        assert_eq!(key(&k, 0, &a, "solve [THROTTLED]"), key(&k, 1, &b, "solve C [{s.c} {3,1}-{9,1}]"));
-        assert_ne!(key(&k, 0, &a, "main").path, key(&k, 0, &a, "main => MPI_Send()").path);
+        assert_eq!(
+            key(&k, 0, &a, "solve [THROTTLED]"),
+            key(&k, 1, &b, "solve C [{s.c} {3,1}-{9,1}]")
+        );
+        assert_ne!(
+            key(&k, 0, &a, "main").path,
+            key(&k, 0, &a, "main => MPI_Send()").path
+        );
     }
 
     #[test]
@@ -192,8 +201,15 @@ mod tests {
         let b = run(&["b => c", "f [{x.c} {1}]", "f [{y.c} {5}]"]);
         let k = canonical_keys(&[&a, &b]);
         let cut = key(&k, 1, &b, "b => c");
-        assert_ne!(cut, key(&k, 0, &a, "a => b => c"), "a cut path is not the whole path");
-        assert_eq!(k.parents[cut.path as usize].map(|p| k.parents[p as usize]), Some(None));
+        assert_ne!(
+            cut,
+            key(&k, 0, &a, "a => b => c"),
+            "a cut path is not the whole path"
+        );
+        assert_eq!(
+            k.parents[cut.path as usize].map(|p| k.parents[p as usize]),
+            Some(None)
+        );
         let f1 = key(&k, 1, &b, "f [{x.c} {1}]");
         let f2 = key(&k, 1, &b, "f [{y.c} {5}]");
         assert_eq!(f1.path, f2.path);

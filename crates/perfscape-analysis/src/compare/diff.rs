@@ -133,7 +133,13 @@ pub enum DiffError {
 /// The value of event `e` of `p` in metric `m`, kind `kind`, normalized, and the number of
 /// threads that have it: the [`Summary`] total over the threads that have it, or with
 /// [`Normalize::PerThread`] and an additive metric its sum divided by all of the run's threads.
-pub fn event_value(p: &Profile, e: EventId, m: MetricId, kind: ValueKind, normalize: Normalize) -> (f64, usize) {
+pub fn event_value(
+    p: &Profile,
+    e: EventId,
+    m: MetricId,
+    kind: ValueKind,
+    normalize: Normalize,
+) -> (f64, usize) {
     let col = p.interval(e);
     let combine = if kind.is_metric_independent() {
         Combine::Sum
@@ -328,7 +334,11 @@ mod tests {
     #[test]
     fn totals_per_thread_added_removed() {
         let a = run(&[&[("main", 10.0), ("old", 4.0)], &[("main", 30.0)]]);
-        let b = run(&[&[("main", 20.0), ("new", 1.0)], &[("main", 20.0)], &[("main", 20.0)]]);
+        let b = run(&[
+            &[("main", 20.0), ("new", 1.0)],
+            &[("main", 20.0)],
+            &[("main", 20.0)],
+        ]);
         let m = match_runs(&a, &b).unwrap();
         let d = diff_runs(&a, &b, &m, opts(Normalize::Total)).unwrap();
         let got: Vec<(Change, f64, f64, f64, Option<f64>)> = d
@@ -350,16 +360,29 @@ mod tests {
         let p = diff_runs(&a, &b, &m, opts(Normalize::PerThread)).unwrap();
         // Per thread, main is unchanged (40 / 2 = 60 / 3) and sorts after `old` (4 / 2).
         let got: Vec<(Change, f64, f64)> = p.rows.iter().map(|r| (r.change, r.value_a, r.value_b)).collect();
-        assert_eq!(got, [(Change::Removed, 2.0, 0.0), (Change::Added, 0.0, 1.0 / 3.0), (Change::Matched, 20.0, 20.0)]);
+        assert_eq!(
+            got,
+            [
+                (Change::Removed, 2.0, 0.0),
+                (Change::Added, 0.0, 1.0 / 3.0),
+                (Change::Matched, 20.0, 20.0)
+            ]
+        );
         assert_eq!(p.total_a, Some(20.0));
 
         let main = m.events[0];
         let t = thread_diff(&a, &b, &m, main, (MetricId(0), MetricId(0)), ValueKind::Exclusive);
-        let got: Vec<(u32, Option<f64>, Option<f64>, f64)> =
-            t.iter().map(|r| (r.thread.node, r.value_a, r.value_b, r.delta)).collect();
+        let got: Vec<(u32, Option<f64>, Option<f64>, f64)> = t
+            .iter()
+            .map(|r| (r.thread.node, r.value_a, r.value_b, r.delta))
+            .collect();
         assert_eq!(
             got,
-            [(2, None, Some(20.0), 20.0), (0, Some(10.0), Some(20.0), 10.0), (1, Some(30.0), Some(20.0), -10.0)]
+            [
+                (2, None, Some(20.0), 20.0),
+                (0, Some(10.0), Some(20.0), 10.0),
+                (1, Some(30.0), Some(20.0), -10.0)
+            ]
         );
     }
 }

@@ -138,7 +138,9 @@ pub enum GroupError {
         metric: String,
     },
     /// The metric has another unit in some run.
-    #[error("metric `{metric}` is in {unit_a} in the first run but in {unit_b} in run {run} of group {group}")]
+    #[error(
+        "metric `{metric}` is in {unit_a} in the first run but in {unit_b} in run {run} of group {group}"
+    )]
     UnitMismatch {
         /// The metric's name.
         metric: String,
@@ -197,7 +199,11 @@ pub fn compare_groups(
                 .zip(&metrics)
                 .map(|((e, p), &m)| e.map_or(0.0, |e| event_value(p, e, m, kind, normalize).0))
                 .collect();
-            let (first_run, first) = per_run.iter().enumerate().find_map(|(r, e)| e.map(|e| (r, e))).unwrap_or((0, EventId(0)));
+            let (first_run, first) = per_run
+                .iter()
+                .enumerate()
+                .find_map(|(r, e)| e.map(|e| (r, e)))
+                .unwrap_or((0, EventId(0)));
             let mut start = 0;
             let mut events = Vec::new();
             let mut stats = Vec::new();
@@ -236,11 +242,13 @@ fn run_metrics(groups: &[Vec<&Profile>], metric: &str) -> Result<Vec<MetricId>, 
     let mut unit = None;
     for (g, runs) in groups.iter().enumerate() {
         for (r, p) in runs.iter().enumerate() {
-            let m = p.metric_by_name(metric).ok_or_else(|| GroupError::MissingMetric {
-                group: g,
-                run: r,
-                metric: metric.to_string(),
-            })?;
+            let m = p
+                .metric_by_name(metric)
+                .ok_or_else(|| GroupError::MissingMetric {
+                    group: g,
+                    run: r,
+                    metric: metric.to_string(),
+                })?;
             let u = &p.metric(m).unit;
             match unit {
                 None => unit = Some(u.clone()),

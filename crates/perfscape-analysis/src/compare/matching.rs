@@ -84,7 +84,9 @@ impl RunMatch {
 #[derive(Clone, Debug, PartialEq, Eq, Error)]
 pub enum MatchError {
     /// A metric of the same name has different units in the two runs.
-    #[error("metric `{metric}` is in {unit_a} in run A but in {unit_b} in run B: values in different units are not compared")]
+    #[error(
+        "metric `{metric}` is in {unit_a} in run A but in {unit_b} in run B: values in different units are not compared"
+    )]
     UnitMismatch {
         /// The metric's name.
         metric: String,
@@ -94,7 +96,9 @@ pub enum MatchError {
         unit_b: String,
     },
     /// The runs share no event: a comparison would be an empty table.
-    #[error("the runs have no event in common (run A has {events_a} events, run B {events_b}): are they runs of the same program?")]
+    #[error(
+        "the runs have no event in common (run A has {events_a} events, run B {events_b}): are they runs of the same program?"
+    )]
     NoCommonEvent {
         /// Events of run A.
         events_a: usize,
@@ -140,10 +144,8 @@ pub fn match_runs(a: &Profile, b: &Profile) -> Result<RunMatch, MatchError> {
 type Split<T, P> = (Vec<P>, Vec<T>, Vec<T>);
 
 fn match_events(a: &Profile, b: &Profile, keys: &CanonicalKeys) -> Split<EventId, EventPair> {
-    let in_b: HashMap<CanonicalKey, EventId> = b
-        .event_ids()
-        .map(|e| (keys.per_run[1][e.index()], e))
-        .collect();
+    let in_b: HashMap<CanonicalKey, EventId> =
+        b.event_ids().map(|e| (keys.per_run[1][e.index()], e)).collect();
     let mut pair_of_a: Vec<Option<usize>> = vec![None; a.events().len()];
     let mut matched_b = vec![false; b.events().len()];
     let mut pairs = Vec::new();
@@ -153,7 +155,11 @@ fn match_events(a: &Profile, b: &Profile, keys: &CanonicalKeys) -> Split<EventId
         match in_b.get(&keys.per_run[0][e.index()]) {
             Some(&f) => {
                 let own = note(&a.event(e).frame, &b.event(f).frame);
-                let inherited = a.event(e).parent.and_then(|p| pair_of_a[p.index()]).map(|i| pairs_note(&pairs, i));
+                let inherited = a
+                    .event(e)
+                    .parent
+                    .and_then(|p| pair_of_a[p.index()])
+                    .map(|i| pairs_note(&pairs, i));
                 matched_b[f.index()] = true;
                 pair_of_a[e.index()] = Some(pairs.len());
                 pairs.push(EventPair {
@@ -254,7 +260,8 @@ mod tests {
         for &t in threads {
             let mut d = ThreadData::new(n);
             for name in names {
-                d.push_timer(name, "TAU_DEFAULT", 1.0, 0.0, &vec![1.0; n], &vec![1.0; n]).unwrap();
+                d.push_timer(name, "TAU_DEFAULT", 1.0, 0.0, &vec![1.0; n], &vec![1.0; n])
+                    .unwrap();
             }
             b.add_thread(ThreadId::new(t, 0, 0), d).unwrap();
         }
@@ -283,15 +290,32 @@ mod tests {
         assert_eq!(
             pairs,
             [
-                ("main".into(), "main [{m.c} {3,1}]".into(), MatchNote::SourceLocation),
-                ("main => solve".into(), "main [{m.c} {3,1}] => solve".into(), MatchNote::SourceLocation),
+                (
+                    "main".into(),
+                    "main [{m.c} {3,1}]".into(),
+                    MatchNote::SourceLocation
+                ),
+                (
+                    "main => solve".into(),
+                    "main [{m.c} {3,1}] => solve".into(),
+                    MatchNote::SourceLocation
+                ),
                 ("io [THROTTLED]".into(), "io".into(), MatchNote::Throttled),
             ]
         );
-        assert_eq!(m.events_only_a.iter().map(|&e| name(&a, e)).collect::<Vec<_>>(), ["old"]);
-        assert_eq!(m.events_only_b.iter().map(|&e| name(&b, e)).collect::<Vec<_>>(), ["new"]);
+        assert_eq!(
+            m.events_only_a.iter().map(|&e| name(&a, e)).collect::<Vec<_>>(),
+            ["old"]
+        );
+        assert_eq!(
+            m.events_only_b.iter().map(|&e| name(&b, e)).collect::<Vec<_>>(),
+            ["new"]
+        );
         assert_eq!(m.metrics, [(MetricId(0), MetricId(0))]);
-        assert_eq!((m.metrics_only_a.clone(), m.metrics_only_b.clone()), (vec![MetricId(1)], vec![MetricId(1)]));
+        assert_eq!(
+            (m.metrics_only_a.clone(), m.metrics_only_b.clone()),
+            (vec![MetricId(1)], vec![MetricId(1)])
+        );
         assert_eq!(m.threads.len(), 2);
         assert_eq!(m.threads_only_b, [ThreadIndex(2)]);
         assert!(!m.same_threads());
@@ -302,8 +326,14 @@ mod tests {
         let a = run(&[0], &["main"], vec![Metric::new("TIME", Unit::Seconds)]);
         let b = run(&[0], &["main"], vec![Metric::tau("TIME")]);
         let e = match_runs(&a, &b).unwrap_err();
-        assert_eq!(e.to_string(), "metric `TIME` is in s in run A but in µs in run B: values in different units are not compared");
+        assert_eq!(
+            e.to_string(),
+            "metric `TIME` is in s in run A but in µs in run B: values in different units are not compared"
+        );
         let c = run(&[0], &["other"], vec![Metric::new("TIME", Unit::Seconds)]);
-        assert!(matches!(match_runs(&a, &c), Err(MatchError::NoCommonEvent { .. })));
+        assert!(matches!(
+            match_runs(&a, &c),
+            Err(MatchError::NoCommonEvent { .. })
+        ));
     }
 }
