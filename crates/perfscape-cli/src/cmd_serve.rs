@@ -5,7 +5,7 @@ use crate::loading;
 use clap::Args;
 use perfscape_formats::Opened;
 use perfscape_server::series::SeriesSource;
-use perfscape_server::{AppState, ServerConfig, StateOptions, bind, follow_live, random_token, router};
+use perfscape_server::{AppState, ComparedRun, ServerConfig, StateOptions, bind, follow_live, random_token, router};
 use std::io::IsTerminal;
 use std::net::IpAddr;
 use std::process::ExitCode;
@@ -16,6 +16,10 @@ use std::sync::Arc;
 pub struct ServeArgs {
     #[command(flatten)]
     input: Input,
+    /// Other runs to compare the run with (`serve A B C`): the page's compare panel shows A
+    /// against the one picked (read with the same options as A; profiles only).
+    #[arg(value_name = "RUN_B", conflicts_with_all = ["watch", "replay"])]
+    compare: Vec<std::path::PathBuf>,
     /// Port to listen on (default: a free port chosen by the system).
     #[arg(long)]
     port: Option<u16>,
@@ -175,7 +179,21 @@ pub fn run(args: &ServeArgs) -> anyhow::Result<ExitCode> {
             }
         }),
     };
-    let partial = matches!(&opened, Some(Ok(o)) if o.report.is_partial());
+    let mut partial = matches!(&opened, Some(Ok(o)) if o.report.is_partial());
+    let mut compared = Vec::new();
+    for path in &args.compare {
+        let opened = match loading::open_path(path, &args.input.load, false) {
+            Ok(o) => {
+                partial |= o.loaded.report.is_partial();
+                Ok(o.loaded)
+            }
+            Err(e) => {
+                eprintln!("perfscape: {e:#}");
+                Err(format!("{e:#}"))
+            }
+        };
+        compared.push(ComparedRun::new(path.display().to_string(), opened));
+    }
     let samples = match (&opened, &live_run) {
         (Some(Ok(o)), _) => o.series.as_ref().map_or(0, |s| s.len()),
         _ => 0,
@@ -210,9 +228,10 @@ pub fn run(args: &ServeArgs) -> anyhow::Result<ExitCode> {
                 (state, Some(follower))
             }
             (None, opened) => (
-                AppState::new(
+                AppState::with_compared(
                     path,
                     opened.unwrap_or_else(|| Err("nothing to serve".into())),
+                    compared,
                     options,
                 ),
                 None,

@@ -11,7 +11,8 @@ pub use perfscape_analysis::answers::{
     Bin, CallTreeResponse, ClusterJson, EventDetail, EventRow, EventsResponse, HistogramJson, KiviatResponse,
     KiviatThread, MatrixResponse, OverviewResponse, OverviewRowJson, PeakJson, PointCloudResponse, RowJson,
     RowsResponse, SampleJson, SeriesResponse, SummaryJson, TerrainResponse, ThreadValue, ThreadsResponse,
-    TimelineLane, TimelineResponse, TreeNodeJson, TrendPoint, TrendResponse,
+    TimelineLane, TimelineResponse, TreeNodeJson, TrendPoint, TrendResponse, DiffResponse, DiffRowJson,
+    DiffThreadJson, DiffThreadsResponse,
 };
 use perfscape_model::Combine;
 use serde::Serialize;
@@ -69,6 +70,21 @@ pub struct RunInfo {
     pub live: bool,
     /// True when the run is a trace: the timeline (`/api/timeline`) can show it.
     pub timeline: bool,
+    /// The other runs given to `serve A B...`, in order (`run=1` of `/api/diff` is the first):
+    /// their paths, and for each whether it loaded (else why not).
+    pub compared: Vec<ComparedInfo>,
+}
+
+/// A run served beside run A for comparison.
+#[derive(Debug, Clone, Serialize, TS)]
+#[ts(export)]
+pub struct ComparedInfo {
+    /// The path given on the command line.
+    pub path: String,
+    /// Threads of the run (0 when it did not load).
+    pub threads: u32,
+    /// Why it did not load, or why it cannot be compared with run A (`null` when it can).
+    pub error: Option<String>,
 }
 
 /// A metric.
@@ -146,6 +162,8 @@ mod tests {
             ThreadsResponse,
             TimelineResponse,
             TrendResponse,
+            DiffResponse,
+            DiffThreadsResponse,
             crate::request::TimelineRequest,
         );
     }

@@ -37,7 +37,7 @@ mod state;
 
 pub use access::Access;
 pub use error::ApiError;
-pub use state::{AppState, Run, StateOptions};
+pub use state::{AppState, ComparedRun, Run, StateOptions};
 
 use axum::Router;
 use axum::extract::{Path, State};
@@ -46,7 +46,7 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use endpoints::View;
 use request::{
-    At, CallTreeRequest, EventRequest, EventsRequest, KiviatRequest, MatrixRequest, OverviewRequest, Params,
+    At, CallTreeRequest, DiffRequest, DiffThreadsRequest, EventRequest, EventsRequest, KiviatRequest, MatrixRequest, OverviewRequest, Params,
     PointCloudRequest, RowsRequest, TerrainRequest, ThreadsRequest, TimelineRequest, TrendRequest,
 };
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
@@ -174,6 +174,19 @@ async fn get_run(State(s): State<Shared>) -> Response {
     info.samples = s.series.len() as u32;
     info.live = s.series.is_live();
     info.timeline = s.trace.is_some();
+    info.compared = s
+        .compared
+        .iter()
+        .map(|c| api::ComparedInfo {
+            path: c.path.clone(),
+            threads: c.run.as_ref().map_or(0, |r| r.profile.threads().len() as u32),
+            error: match (&s.run, &c.run) {
+                (_, Err(e)) => Some(e.clone()),
+                (Ok(a), Ok(_)) => c.matched(&a.profile).err(),
+                (Err(_), Ok(_)) => None,
+            },
+        })
+        .collect();
     axum::Json(info).into_response()
 }
 
@@ -290,6 +303,26 @@ async fn get_calltree(State(s): State<Shared>, Params(q): Params<CallTreeRequest
     answer(s, q.at(), move |v| endpoints::calltree::get(v, &q)).await
 }
 
+/// Runs `f` on the blocking pool against the main run's profile and the runs compared with it.
+async fn with_compared<T: serde::Serialize + Send + 'static>(
+    state: Shared,
+    f: impl FnOnce(&perfscape_model::Profile, &[state::ComparedRun]) -> Result<T, ApiError> + Send + 'static,
+) -> Response {
+    blocking(move || match &state.run {
+        Ok(r) => f(&r.profile, &state.compared),
+        Err(e) => Err(ApiError::unavailable(format!("the run did not load: {e}"))),
+    })
+    .await
+}
+
+async fn get_diff(State(s): State<Shared>, Params(q): Params<DiffRequest>) -> Response {
+    with_compared(s, move |a, c| endpoints::compare::diff(a, c, &q)).await
+}
+
+async fn get_diff_threads(State(s): State<Shared>, Params(q): Params<DiffThreadsRequest>) -> Response {
+    with_compared(s, move |a, c| endpoints::compare::threads(a, c, &q)).await
+}
+
 async fn api_not_found() -> Response {
     ApiError::not_found("no such API endpoint (see API.md)").into_response()
 }
@@ -312,6 +345,8 @@ pub fn router(state: Shared) -> Router {
         .route("/kiviat", get(get_kiviat))
         .route("/pointcloud", get(get_pointcloud))
         .route("/timeline", get(get_timeline))
+        .route("/diff", get(get_diff))
+        .route("/diff/threads", get(get_diff_threads))
         .fallback(api_not_found);
     Router::new()
         .nest("/api", api)

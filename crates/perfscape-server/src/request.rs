@@ -16,6 +16,7 @@ use crate::error::ApiError;
 use axum::extract::FromRequestParts;
 use axum::http::request::Parts;
 use perfscape_analysis::ViewError;
+use perfscape_analysis::compare::diff::{DiffSort, Normalize};
 use perfscape_analysis::answers::{OverviewOptions, Region, RowSpec, Scope};
 use perfscape_analysis::axis::{AxisParams, Subset, ThreadOrder};
 use perfscape_analysis::params::{EventIds, ThreadAddr, ThreadAddrs, Values};
@@ -106,6 +107,40 @@ pub struct EventsRequest {
     pub sample: Option<u32>,
     /// `cumulative` (default) or `delta` (the change since each thread's previous sample).
     pub mode: Option<SampleMode>,
+}
+
+/// `GET /api/diff`: run A (the first run of `serve A B...`) against another run, per event.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, TS)]
+#[ts(export, optional_fields)]
+pub struct DiffRequest {
+    /// Which run is B: its position in `/api/run`'s `compared` list, 1-based; default 1.
+    pub run: Option<u32>,
+    /// Metric index (of run A); default 0.
+    pub metric: Option<u32>,
+    /// Value kind compared; default `exclusive`.
+    pub kind: Option<ValueKind>,
+    /// `total` or `per_thread`; default per thread when the thread counts differ, else total.
+    pub normalize: Option<Normalize>,
+    /// Include callpath events; default false.
+    pub callpaths: Option<bool>,
+    /// Row order: `abs_delta` (default), `delta`, `ratio`, `a`, `b`.
+    pub sort: Option<DiffSort>,
+    /// At most this many rows; default 500.
+    pub n: Option<u32>,
+}
+
+/// `GET /api/diff/threads`: one event of run A against the same event of run B, per thread.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, TS)]
+#[ts(export, optional_fields)]
+pub struct DiffThreadsRequest {
+    /// Which run is B (1-based in `compared`); default 1.
+    pub run: Option<u32>,
+    /// Run A's event id.
+    pub event: u32,
+    /// Metric index (of run A); default 0.
+    pub metric: Option<u32>,
+    /// Value kind; default `exclusive`.
+    pub kind: Option<ValueKind>,
 }
 
 /// `GET /api/rows`: the rows of the matrix views.
@@ -433,7 +468,7 @@ macro_rules! groups {
 
 groups!(at: EventsRequest, RowsRequest, MatrixRequest, OverviewRequest, TerrainRequest, ThreadsRequest,
     EventRequest, CallTreeRequest, PointCloudRequest);
-groups!(values: EventsRequest, RowsRequest, MatrixRequest, OverviewRequest, TerrainRequest, ThreadsRequest,
+groups!(values: DiffRequest, DiffThreadsRequest, EventsRequest, RowsRequest, MatrixRequest, OverviewRequest, TerrainRequest, ThreadsRequest,
     EventRequest, TrendRequest, KiviatRequest, PointCloudRequest);
 groups!(rows: RowsRequest, MatrixRequest, OverviewRequest, TerrainRequest);
 groups!(axis: MatrixRequest, OverviewRequest, TerrainRequest, ThreadsRequest);

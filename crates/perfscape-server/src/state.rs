@@ -9,7 +9,8 @@ use perfscape_analysis::answers::TraceIndex;
 use perfscape_formats::{LoadReport, OpenOptions, Opened, Parts};
 use perfscape_model::Profile;
 use std::path::Path;
-use std::sync::Arc;
+use perfscape_analysis::compare::matching::{RunMatch, match_runs};
+use std::sync::{Arc, OnceLock};
 
 /// A run's profile and what loading it reported.
 #[derive(Debug)]
@@ -18,6 +19,41 @@ pub struct Run {
     pub profile: Profile,
     /// Files read, rejected, loaded in part; warnings; notes.
     pub report: LoadReport,
+}
+
+/// A run served beside the main run for comparison (`serve A B...`): run B of the compare
+/// panel.
+pub struct ComparedRun {
+    /// The path given on the command line.
+    pub path: String,
+    /// Its profile, or why it could not be opened.
+    pub run: Result<Run, String>,
+    /// Its match against the main run, computed on first use (or why the runs cannot be
+    /// compared).
+    matched: OnceLock<Result<RunMatch, String>>,
+}
+
+impl ComparedRun {
+    /// A run to compare, as [`perfscape_formats::open`] gave it (only its profile is kept).
+    pub fn new(path: impl Into<String>, opened: Result<Opened, String>) -> Self {
+        Self {
+            path: path.into(),
+            run: opened.map(|o| Run {
+                profile: o.profile,
+                report: o.report,
+            }),
+            matched: OnceLock::new(),
+        }
+    }
+
+    /// Its match against `main` (computed once).
+    pub fn matched(&self, main: &Profile) -> Result<(&Profile, &RunMatch), String> {
+        let run = self.run.as_ref().map_err(|e| format!("{}: {e}", self.path))?;
+        let m = self
+            .matched
+            .get_or_init(|| match_runs(main, &run.profile).map_err(|e| e.to_string()));
+        m.as_ref().map(|m| (&run.profile, m)).map_err(Clone::clone)
+    }
 }
 
 /// Options of the [`AppState`] constructors.
@@ -43,6 +79,7 @@ pub struct AppState {
     pub(crate) shared: bool,
     pub(crate) series: SeriesState,
     pub(crate) trace: Option<TraceIndex>,
+    pub(crate) compared: Vec<ComparedRun>,
     access: Access,
 }
 
@@ -65,6 +102,21 @@ impl AppState {
             Err(e) => (Err(e), None, None),
         };
         Self::build(path.into(), run, series, false, trace, options)
+    }
+
+    /// [`AppState::new`] with other runs to compare the run with (`serve A B...`): the compare
+    /// panel shows the run against each (`/api/diff?run=i`).
+    pub fn with_compared(
+        path: impl Into<String>,
+        opened: Result<Opened, String>,
+        compared: Vec<ComparedRun>,
+        options: StateOptions,
+    ) -> Arc<Self> {
+        let mut state = Self::new(path, opened, options);
+        if let Some(s) = Arc::get_mut(&mut state) {
+            s.compared = compared;
+        }
+        state
     }
 
     /// Opens the run at `path` with [`perfscape_formats::open`] (with its samples over time and
@@ -112,6 +164,7 @@ impl AppState {
             shared: options.shared,
             series: SeriesState::new(series, live),
             trace: trace.map(|t| TraceIndex::new(Arc::new(t))),
+            compared: Vec::new(),
             access: options.access,
         })
     }

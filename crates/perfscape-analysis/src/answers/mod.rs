@@ -22,8 +22,11 @@
 //! | Kiviat tube | [`kiviat`] | [`KiviatResponse`] |
 //! | point cloud | [`point_cloud`] | [`PointCloudResponse`] |
 //! | timeline of a trace | [`timeline`] | [`TimelineResponse`] |
+//! | two runs compared per event | [`diff_table`] | [`DiffResponse`] |
+//! | one event of two runs per thread | [`diff_threads`] | [`DiffThreadsResponse`] |
 
 mod calltree;
+mod compare;
 mod event;
 mod events;
 mod matrix;
@@ -31,6 +34,7 @@ mod series;
 mod threads;
 mod timeline;
 
+pub use compare::{DiffParams, DiffResponse, DiffRowJson, DiffThreadJson, DiffThreadsResponse, diff_table, diff_threads};
 pub use calltree::{CallTreeResponse, MAX_TREE_NODES, Scope, TreeNodeJson, call_tree_table};
 pub use event::{
     EVENT_POINTS_DEFAULT, EventAttribute, EventDetail, HistogramJson, ThreadValue, event_detail,

@@ -9,12 +9,13 @@
 use super::matching::{EventPair, MatchNote, RunMatch};
 use crate::stats::{Summary, larger_first, run_total};
 use perfscape_model::{Combine, EventId, MetricId, Profile, ThreadId, ValueKind};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::cmp::Ordering;
 use thiserror::Error;
 
 /// How each run's value of an event is normalized before the two are compared.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "snake_case")]
 pub enum Normalize {
     /// The total over the run's threads (the metric's own combination when it does not add
@@ -27,7 +28,8 @@ pub enum Normalize {
 }
 
 /// The order of the rows of a [`Diff`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "snake_case")]
 pub enum DiffSort {
     /// Largest |B − A| first (default).
@@ -61,6 +63,7 @@ pub struct DiffOptions {
 
 /// Whether an event is in both runs or in one.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "snake_case")]
 pub enum Change {
     /// In both runs.

@@ -10,6 +10,7 @@ use thiserror::Error;
 
 /// How the two events of a pair were matched.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "snake_case")]
 pub enum MatchNote {
     /// The same name in both runs, frame by frame.

@@ -34,6 +34,7 @@ pub fn failed(path: &str, error: &str) -> RunInfo {
         samples: 0,
         live: false,
         timeline: false,
+        compared: Vec::new(),
     }
 }
 

@@ -1,0 +1,226 @@
+//! Runs side by side in the browser (`/api/diff`, `/api/diff/threads`): the answers of the
+//! compare panel, from [`crate::compare`]'s matching and differences.
+
+use crate::compare::diff::{Change, DiffOptions, DiffSort, Normalize, diff_runs, thread_diff};
+use crate::compare::matching::{MatchNote, RunMatch};
+use crate::error::ViewError;
+use perfscape_model::{EventId, MetricId, Profile, ValueKind};
+use serde::Serialize;
+
+/// One event of [`DiffResponse`].
+#[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct DiffRowJson {
+    /// The event's id in run A (`null` when added in B): select it with this id.
+    pub event_a: Option<u32>,
+    /// The event's id in run B (`null` when removed).
+    pub event_b: Option<u32>,
+    /// The event's name (run A's when it has it).
+    pub name: String,
+    /// True for callpath events.
+    pub callpath: bool,
+    /// `matched`, `added` or `removed`.
+    pub change: Change,
+    /// How the pair was matched (`exact`, `throttled`, `source_location`).
+    pub note: MatchNote,
+    /// Value in A, in the metric's unit, normalized as [`DiffResponse::normalize`] says.
+    pub a: f64,
+    /// Value in B.
+    pub b: f64,
+    /// B − A.
+    pub delta: f64,
+    /// B / A (`null` when A is 0).
+    pub ratio: Option<f64>,
+    /// B − A in percent of A's run total (`null` for calls, subcalls and metrics that do not
+    /// add up).
+    pub percent_of_a: Option<f64>,
+    /// Threads of A having the event.
+    pub threads_a: u32,
+    /// Threads of B having the event.
+    pub threads_b: u32,
+}
+
+/// `GET /api/diff`: two runs compared event by event (the numbers of `perfscape diff`).
+#[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct DiffResponse {
+    /// Metric index in run A.
+    pub metric: u32,
+    /// The metric's name.
+    pub metric_name: String,
+    /// Unit of the values.
+    pub unit: String,
+    /// Value kind compared.
+    pub kind: ValueKind,
+    /// Normalization applied (`total` or `per_thread`).
+    pub normalize: Normalize,
+    /// Threads of run A and of run B.
+    pub threads: [u32; 2],
+    /// True when both runs have the same threads (per-thread differences line up).
+    pub same_threads: bool,
+    /// Run totals of A and B, normalized (`null` when the metric does not add up).
+    pub totals: [Option<f64>; 2],
+    /// Events (flat and callpath) in both runs, added in B, removed in B.
+    pub counts: [u32; 3],
+    /// Names of the metrics of A only and of B only.
+    pub metrics_only: [Vec<String>; 2],
+    /// Number of rows before `n` cut them.
+    pub rows_total: u32,
+    /// The rows, sorted as asked, at most `n`.
+    pub rows: Vec<DiffRowJson>,
+}
+
+/// Parameters of [`diff_table`].
+#[derive(Debug, Clone, Copy)]
+pub struct DiffParams {
+    /// Run A's metric.
+    pub metric: MetricId,
+    /// The value kind.
+    pub kind: ValueKind,
+    /// `None`: per thread when the thread counts differ, else the total.
+    pub normalize: Option<Normalize>,
+    /// Include callpath events.
+    pub callpaths: bool,
+    /// Row order.
+    pub sort: DiffSort,
+    /// At most this many rows.
+    pub n: usize,
+}
+
+/// The compare panel's table: [`diff_runs`] with names, the run totals and what is in one run
+/// only. Errors: the metric is not one of A's, or not in B.
+pub fn diff_table(a: &Profile, b: &Profile, matched: &RunMatch, q: DiffParams) -> Result<DiffResponse, ViewError> {
+    if q.metric.index() >= a.metrics().len() {
+        return Err(ViewError::invalid(format!(
+            "metric={}: run A has {} metrics",
+            q.metric.0,
+            a.metrics().len()
+        )));
+    }
+    let normalize = q.normalize.unwrap_or(if a.threads().len() == b.threads().len() {
+        Normalize::Total
+    } else {
+        Normalize::PerThread
+    });
+    let opts = DiffOptions {
+        metric: q.metric,
+        kind: q.kind,
+        normalize,
+        include_callpaths: q.callpaths,
+        sort: q.sort,
+    };
+    let d = diff_runs(a, b, matched, opts).map_err(|e| ViewError::invalid(e.to_string()))?;
+    let name = |e: Option<EventId>, p: &Profile| e.map(|e| (p.event_name(e), p.event(e).is_callpath()));
+    let rows = d
+        .rows
+        .iter()
+        .take(q.n)
+        .map(|r| {
+            let (name, callpath) = name(r.a, a).or_else(|| name(r.b, b)).unwrap_or_default();
+            DiffRowJson {
+                event_a: r.a.map(|e| e.0),
+                event_b: r.b.map(|e| e.0),
+                name,
+                callpath,
+                change: r.change,
+                note: r.note,
+                a: r.value_a,
+                b: r.value_b,
+                delta: r.delta,
+                ratio: r.ratio,
+                percent_of_a: r.percent_of_a,
+                threads_a: r.threads_a as u32,
+                threads_b: r.threads_b as u32,
+            }
+        })
+        .collect();
+    let names = |p: &Profile, ms: &[MetricId]| ms.iter().map(|&m| p.metric(m).name.clone()).collect();
+    Ok(DiffResponse {
+        metric: q.metric.0,
+        metric_name: a.metric(q.metric).name.clone(),
+        unit: a.metric(q.metric).unit.symbol().to_string(),
+        kind: q.kind,
+        normalize,
+        threads: [a.threads().len() as u32, b.threads().len() as u32],
+        same_threads: matched.same_threads(),
+        totals: [d.total_a, d.total_b],
+        counts: [
+            matched.events.len() as u32,
+            matched.events_only_b.len() as u32,
+            matched.events_only_a.len() as u32,
+        ],
+        metrics_only: [names(a, &matched.metrics_only_a), names(b, &matched.metrics_only_b)],
+        rows_total: d.rows.len() as u32,
+        rows,
+    })
+}
+
+/// One thread of [`DiffThreadsResponse`].
+#[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct DiffThreadJson {
+    /// The thread, `node.context.thread`.
+    pub thread: String,
+    /// Its value in A (`null` when A lacks the thread or the thread the event).
+    pub a: Option<f64>,
+    /// Its value in B.
+    pub b: Option<f64>,
+    /// B − A (a missing value counts 0).
+    pub delta: f64,
+}
+
+/// `GET /api/diff/threads`: one event's difference thread by thread.
+#[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct DiffThreadsResponse {
+    /// Run A's event id.
+    pub event: u32,
+    /// Its name.
+    pub name: String,
+    /// Unit of the values.
+    pub unit: String,
+    /// True when both runs have the same threads.
+    pub same_threads: bool,
+    /// The threads, largest increase first (see [`thread_diff`]).
+    pub threads: Vec<DiffThreadJson>,
+}
+
+/// The difference of run A's event `event` thread by thread. Errors: no such event or
+/// metric, or the event is not in B.
+pub fn diff_threads(
+    a: &Profile,
+    b: &Profile,
+    matched: &RunMatch,
+    event: EventId,
+    metric: MetricId,
+    kind: ValueKind,
+) -> Result<DiffThreadsResponse, ViewError> {
+    if event.index() >= a.events().len() {
+        return Err(ViewError::not_found(format!("event={}: no such event in run A", event.0)));
+    }
+    let pair = matched
+        .events
+        .iter()
+        .find(|p| p.a == event)
+        .copied()
+        .ok_or_else(|| ViewError::not_found(format!("event={}: `{}` is not in run B", event.0, a.event_name(event))))?;
+    let mb = matched.metric_in_b(metric).ok_or_else(|| {
+        ViewError::invalid(format!("metric={}: not in run B", metric.0))
+    })?;
+    let threads = thread_diff(a, b, matched, pair, (metric, mb), kind)
+        .into_iter()
+        .map(|r| DiffThreadJson {
+            thread: r.thread.to_string(),
+            a: r.value_a,
+            b: r.value_b,
+            delta: r.delta,
+        })
+        .collect();
+    Ok(DiffThreadsResponse {
+        event: event.0,
+        name: a.event_name(event),
+        unit: a.metric(metric).unit.symbol().to_string(),
+        same_threads: matched.same_threads(),
+        threads,
+    })
+}

@@ -1,0 +1,56 @@
+//! `GET /api/diff` and `GET /api/diff/threads`: the main run against a run served beside it
+//! (`serve A B...`), per event and per thread of one event.
+
+use crate::error::ApiError;
+use crate::request::{DiffRequest, DiffThreadsRequest};
+use crate::state::ComparedRun;
+use perfscape_analysis::answers::{DiffParams, DiffResponse, DiffThreadsResponse, diff_table, diff_threads};
+use perfscape_analysis::compare::diff::DiffSort;
+use perfscape_model::{EventId, Profile};
+
+/// Rows answered when the request names no `n`.
+pub const DIFF_ROWS_DEFAULT: u32 = 500;
+
+/// Run B of a request: `compared[run - 1]` and its match with `a`.
+fn run_b<'a>(
+    a: &Profile,
+    compared: &'a [ComparedRun],
+    run: Option<u32>,
+) -> Result<(&'a Profile, &'a perfscape_analysis::compare::matching::RunMatch), ApiError> {
+    let i = run.unwrap_or(1);
+    let c = (i as usize)
+        .checked_sub(1)
+        .and_then(|k| compared.get(k))
+        .ok_or_else(|| {
+            ApiError::bad(format!(
+                "run={i}: the server compares with {} run(s), numbered from 1 (serve A B... gives them)",
+                compared.len()
+            ))
+        })?;
+    if let Err(e) = &c.run {
+        return Err(ApiError::unavailable(format!("run {i} ({}) did not load: {e}", c.path)));
+    }
+    c.matched(a).map_err(ApiError::bad)
+}
+
+/// The table of `q`: run A against run `q.run`.
+pub fn diff(a: &Profile, compared: &[ComparedRun], q: &DiffRequest) -> Result<DiffResponse, ApiError> {
+    let (b, matched) = run_b(a, compared, q.run)?;
+    let values = q.values(a.metrics())?;
+    let params = DiffParams {
+        metric: values.metric,
+        kind: values.kind,
+        normalize: q.normalize,
+        callpaths: q.callpaths.unwrap_or(false),
+        sort: q.sort.unwrap_or(DiffSort::AbsDelta),
+        n: q.n.unwrap_or(DIFF_ROWS_DEFAULT) as usize,
+    };
+    Ok(diff_table(a, b, matched, params)?)
+}
+
+/// Event `q.event` of run A against run `q.run`, per thread.
+pub fn threads(a: &Profile, compared: &[ComparedRun], q: &DiffThreadsRequest) -> Result<DiffThreadsResponse, ApiError> {
+    let (b, matched) = run_b(a, compared, q.run)?;
+    let values = q.values(a.metrics())?;
+    Ok(diff_threads(a, b, matched, EventId(q.event), values.metric, values.kind)?)
+}
