@@ -26,6 +26,10 @@ import type { TerrainRequest } from './api/TerrainRequest';
 import type { ThreadsRequest } from './api/ThreadsRequest';
 import type { TimelineRequest } from './api/TimelineRequest';
 import type { TrendRequest } from './api/TrendRequest';
+import type { DiffRequest } from './api/DiffRequest';
+import type { DiffResponse } from './api/DiffResponse';
+import type { DiffThreadsRequest } from './api/DiffThreadsRequest';
+import type { DiffThreadsResponse } from './api/DiffThreadsResponse';
 import type { State } from './state';
 
 /** An answer of the server that is not a success (its message names the request). */
@@ -122,6 +126,16 @@ export const api = {
    * plus `thread`. */
   kiviat: (s: State, o: { thread?: string | null; threadsList?: string | null; events?: number[] | null }, signal?: Signal) =>
     get<KiviatResponse, KiviatRequest>('kiviat', { metric: s.metric, kind: s.kind, mode: s.mode, thread: o.thread, threads_list: o.threadsList, events: o.events }, signal),
+  /** `/api/diff`: run A against compared run `s.cmp`, per event. */
+  diff: (s: State, n: number, signal?: Signal) =>
+    get<DiffResponse, DiffRequest>(
+      'diff',
+      { run: s.cmp, metric: s.metric, kind: s.kind, normalize: s.cmpnorm === 'auto' ? null : s.cmpnorm, callpaths: s.callpaths, sort: s.dsort, n },
+      signal,
+    ),
+  /** `/api/diff/threads`: run A's event against the same event of run `s.cmp`, per thread. */
+  diffThreads: (s: State, event: number, signal?: Signal) =>
+    get<DiffThreadsResponse, DiffThreadsRequest>('diff/threads', { run: s.cmp, event, metric: s.metric, kind: s.kind }, signal),
   /** `/api/pointcloud`: every thread as a point of the `events`' values. */
   pointcloud: (s: State, events: number[] | null, pointsMax: number, signal?: Signal) =>
     get<PointCloudResponse, PointCloudRequest>('pointcloud', { ...at(s), metric: s.metric, kind: s.kind, events, points_max: pointsMax }, signal),

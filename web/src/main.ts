@@ -12,6 +12,7 @@ import { FIELDS, SCHEMA, SCOPES } from './schema';
 import { joinSession } from './share';
 import { type Key, type State, fromUrl, store, toUrl } from './state';
 import { CallTreeView } from './views/calltree';
+import { CompareView } from './views/compare';
 import { EventView } from './views/eventview';
 import { HeatmapView } from './views/heatmap';
 import { KiviatView } from './views/kiviat';
@@ -27,6 +28,7 @@ const hasSamples = (ctx: Context) => ctx.run.samples > 0 || ctx.run.live;
 
 /** The panels of the page, in layout order (style.css places them by id). */
 const PANELS: PanelDef[] = [
+  { id: 'compare', title: 'Runs side by side: A against B', view: CompareView, when: (c) => c.run.compared.length > 0 },
   { id: 'ranked', title: 'Ranked events', view: RankedView },
   { id: 'timeline', title: 'Timeline: threads over time', view: TimelineView, when: (c) => c.run.timeline },
   { id: 'heatmap', title: 'Heat map: events × threads', view: HeatmapView },
@@ -85,6 +87,7 @@ async function start(): Promise<void> {
     app.appendChild(sampleBar(ctx));
   }
   if (run.timeline) document.body.classList.add('has-timeline');
+  if (run.compared.length > 0) document.body.classList.add('has-compare');
   const grid = document.createElement('main');
   grid.className = 'grid';
   app.appendChild(grid);

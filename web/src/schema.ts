@@ -10,6 +10,8 @@
 // measured), and the `panels`' own settings, one group per panel id. Keys are unique across
 // groups: the URL parameter of a key is its name.
 
+import type { DiffSort } from './api/DiffSort';
+import type { Normalize } from './api/Normalize';
 import type { Reduce } from './api/Reduce';
 import type { RowKind } from './api/RowKind';
 import type { SampleMode } from './api/SampleMode';
@@ -70,6 +72,18 @@ export const SCHEMA = {
       peaks: numberChoice([0, 3, 5, 10], 5, { label: 'peaks' }),
     },
     kiviat: { kiviat: choice({ tube: '3D tube over samples', radar: 'radar at the sample' }, 'tube', { label: 'show' }) },
+    /** Runs side by side (`serve A B...`): which compared run is B (1-based), how values are
+     * normalized, how the table is sorted, and whether B − A or B / A is drawn. */
+    compare: {
+      cmp: int(1, { min: 1 }, { label: 'B', title: 'the run compared with A' }, (v, e) => v <= e.run.compared.length),
+      cmpnorm: choice<'auto' | Normalize>(
+        { auto: 'auto', total: 'total over threads', per_thread: 'per thread' },
+        'auto',
+        { label: 'values', title: 'auto: per thread when the runs have different thread counts, else the total' },
+      ),
+      dsort: choice<DiffSort>({ abs_delta: '|B − A|', delta: 'B − A', ratio: 'B / A', a: 'A', b: 'B' }, 'abs_delta', { label: 'sort' }),
+      dshow: choice({ delta: 'B − A', ratio: 'B / A' }, 'delta', { label: 'threads show' }),
+    },
     /** Event ids of the point cloud's y, z and colour axes ('' = the largest events). */
     pointcloud: { cloud: text('', {}, /^\d*(,\d*){0,2}$/) },
   },

@@ -1,7 +1,8 @@
 // Screenshots of the main page to look at (not a test): the 64-rank example, the np8 snapshot
 // run and the np4 Chrome trace, at 1600×1000 and 1280×800, the viewport and the whole page.
 // Run: `node tests/screenshots.mjs OUTDIR` (PERFSCAPE_BIN as for the browser tests); other runs
-// with PERFSCAPE_SHOT_RUNS=name=path,name=path (only those are then taken).
+// with PERFSCAPE_SHOT_RUNS=name=path,name=path (only those are then taken); `name=A+B+C` serves
+// A with B and C to compare (`perfscape serve A B C`).
 
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
@@ -28,7 +29,8 @@ const sizes = [
 const br = await browser();
 try {
   for (const [name, run] of Object.entries(runs)) {
-    const server = await serve(run);
+    const [main, ...compared] = run.split('+');
+    const server = await serve(main, compared);
     try {
       for (const size of sizes) {
         const { page, errors } = await open(br, server.url, size);

@@ -5,7 +5,9 @@ use crate::loading;
 use clap::Args;
 use perfscape_formats::Opened;
 use perfscape_server::series::SeriesSource;
-use perfscape_server::{AppState, ComparedRun, ServerConfig, StateOptions, bind, follow_live, random_token, router};
+use perfscape_server::{
+    AppState, ComparedRun, ServerConfig, StateOptions, bind, follow_live, random_token, router,
+};
 use std::io::IsTerminal;
 use std::net::IpAddr;
 use std::process::ExitCode;

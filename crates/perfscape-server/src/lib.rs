@@ -46,8 +46,9 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use endpoints::View;
 use request::{
-    At, CallTreeRequest, DiffRequest, DiffThreadsRequest, EventRequest, EventsRequest, KiviatRequest, MatrixRequest, OverviewRequest, Params,
-    PointCloudRequest, RowsRequest, TerrainRequest, ThreadsRequest, TimelineRequest, TrendRequest,
+    At, CallTreeRequest, DiffRequest, DiffThreadsRequest, EventRequest, EventsRequest, KiviatRequest,
+    MatrixRequest, OverviewRequest, Params, PointCloudRequest, RowsRequest, TerrainRequest, ThreadsRequest,
+    TimelineRequest, TrendRequest,
 };
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::sync::Arc;

@@ -6,10 +6,10 @@ use crate::cache::{CacheStats, ViewCache, default_budget, profile_bytes};
 use crate::series::{SeriesSource, SeriesState};
 use crate::share;
 use perfscape_analysis::answers::TraceIndex;
+use perfscape_analysis::compare::matching::{RunMatch, match_runs};
 use perfscape_formats::{LoadReport, OpenOptions, Opened, Parts};
 use perfscape_model::Profile;
 use std::path::Path;
-use perfscape_analysis::compare::matching::{RunMatch, match_runs};
 use std::sync::{Arc, OnceLock};
 
 /// A run's profile and what loading it reported.

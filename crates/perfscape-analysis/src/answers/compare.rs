@@ -89,7 +89,12 @@ pub struct DiffParams {
 
 /// The compare panel's table: [`diff_runs`] with names, the run totals and what is in one run
 /// only. Errors: the metric is not one of A's, or not in B.
-pub fn diff_table(a: &Profile, b: &Profile, matched: &RunMatch, q: DiffParams) -> Result<DiffResponse, ViewError> {
+pub fn diff_table(
+    a: &Profile,
+    b: &Profile,
+    matched: &RunMatch,
+    q: DiffParams,
+) -> Result<DiffResponse, ViewError> {
     if q.metric.index() >= a.metrics().len() {
         return Err(ViewError::invalid(format!(
             "metric={}: run A has {} metrics",
@@ -149,7 +154,10 @@ pub fn diff_table(a: &Profile, b: &Profile, matched: &RunMatch, q: DiffParams) -
             matched.events_only_b.len() as u32,
             matched.events_only_a.len() as u32,
         ],
-        metrics_only: [names(a, &matched.metrics_only_a), names(b, &matched.metrics_only_b)],
+        metrics_only: [
+            names(a, &matched.metrics_only_a),
+            names(b, &matched.metrics_only_b),
+        ],
         rows_total: d.rows.len() as u32,
         rows,
     })
@@ -196,17 +204,26 @@ pub fn diff_threads(
     kind: ValueKind,
 ) -> Result<DiffThreadsResponse, ViewError> {
     if event.index() >= a.events().len() {
-        return Err(ViewError::not_found(format!("event={}: no such event in run A", event.0)));
+        return Err(ViewError::not_found(format!(
+            "event={}: no such event in run A",
+            event.0
+        )));
     }
     let pair = matched
         .events
         .iter()
         .find(|p| p.a == event)
         .copied()
-        .ok_or_else(|| ViewError::not_found(format!("event={}: `{}` is not in run B", event.0, a.event_name(event))))?;
-    let mb = matched.metric_in_b(metric).ok_or_else(|| {
-        ViewError::invalid(format!("metric={}: not in run B", metric.0))
-    })?;
+        .ok_or_else(|| {
+            ViewError::not_found(format!(
+                "event={}: `{}` is not in run B",
+                event.0,
+                a.event_name(event)
+            ))
+        })?;
+    let mb = matched
+        .metric_in_b(metric)
+        .ok_or_else(|| ViewError::invalid(format!("metric={}: not in run B", metric.0)))?;
     let threads = thread_diff(a, b, matched, pair, (metric, mb), kind)
         .into_iter()
         .map(|r| DiffThreadJson {

@@ -34,8 +34,10 @@ mod series;
 mod threads;
 mod timeline;
 
-pub use compare::{DiffParams, DiffResponse, DiffRowJson, DiffThreadJson, DiffThreadsResponse, diff_table, diff_threads};
 pub use calltree::{CallTreeResponse, MAX_TREE_NODES, Scope, TreeNodeJson, call_tree_table};
+pub use compare::{
+    DiffParams, DiffResponse, DiffRowJson, DiffThreadJson, DiffThreadsResponse, diff_table, diff_threads,
+};
 pub use event::{
     EVENT_POINTS_DEFAULT, EventAttribute, EventDetail, HistogramJson, ThreadValue, event_detail,
 };

@@ -28,7 +28,10 @@ fn run_b<'a>(
             ))
         })?;
     if let Err(e) = &c.run {
-        return Err(ApiError::unavailable(format!("run {i} ({}) did not load: {e}", c.path)));
+        return Err(ApiError::unavailable(format!(
+            "run {i} ({}) did not load: {e}",
+            c.path
+        )));
     }
     c.matched(a).map_err(ApiError::bad)
 }
@@ -49,8 +52,19 @@ pub fn diff(a: &Profile, compared: &[ComparedRun], q: &DiffRequest) -> Result<Di
 }
 
 /// Event `q.event` of run A against run `q.run`, per thread.
-pub fn threads(a: &Profile, compared: &[ComparedRun], q: &DiffThreadsRequest) -> Result<DiffThreadsResponse, ApiError> {
+pub fn threads(
+    a: &Profile,
+    compared: &[ComparedRun],
+    q: &DiffThreadsRequest,
+) -> Result<DiffThreadsResponse, ApiError> {
     let (b, matched) = run_b(a, compared, q.run)?;
     let values = q.values(a.metrics())?;
-    Ok(diff_threads(a, b, matched, EventId(q.event), values.metric, values.kind)?)
+    Ok(diff_threads(
+        a,
+        b,
+        matched,
+        EventId(q.event),
+        values.metric,
+        values.kind,
+    )?)
 }

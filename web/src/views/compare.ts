@@ -1,0 +1,218 @@
+// Runs side by side (`perfscape serve A B...`): run A (the page's run) against the compared
+// run picked as B. Left, every event with its value in A and B, B − A with a diverging bar,
+// B / A and the change as a share of A's run; sorted on the server by the column clicked.
+// Right, the selected event thread by thread: B − A (or B / A) per thread, largest increase
+// first, coloured on a diverging scale centred on 0 (or 1) whose legend gives the values.
+// A click on a row selects the event in A (every other view follows); a click on a bar selects
+// the thread.
+
+import type * as echarts from 'echarts';
+import type { DiffResponse } from '../api/DiffResponse';
+import type { DiffRowJson } from '../api/DiffRowJson';
+import type { DiffSort } from '../api/DiffSort';
+import type { DiffThreadsResponse } from '../api/DiffThreadsResponse';
+import { api } from '../client';
+import { revealIn } from '../context';
+import { dynamicSelect, selectFor } from '../controls';
+import { esc, ratio, shorten, value } from '../format';
+import { type Panel, PanelView, SUPERSEDED } from '../panel';
+import { type Key, type State, store, touched } from '../state';
+
+/** Rows asked of the server (the table scrolls). */
+const ROWS = 500;
+
+/** Diverging colours: decrease, no change, increase. */
+const DIVERGING = ['#2563eb', '#f3f4f6', '#dc2626'];
+
+/** A signed value: `+1.2 ms`. */
+function signed(v: number, unit: string): string {
+  return `${v > 0 ? '+' : ''}${value(v, unit)}`;
+}
+
+type Col = { key: string; label: string; sort: DiffSort | null; show: (r: DiffRowJson, u: string, max: number) => string };
+
+const COLS: Col[] = [
+  { key: 'name', label: 'Event', sort: null, show: (r) => esc(shorten(r.name, 56)) },
+  {
+    key: 'change',
+    label: 'Change',
+    sort: null,
+    show: (r) =>
+      r.change === 'matched'
+        ? r.note === 'exact'
+          ? ''
+          : `<small title="matched by routine name">${r.note === 'throttled' ? 'throttled in one run' : 'other source location'}</small>`
+        : `<b class="${r.change}">${r.change}</b>`,
+  },
+  { key: 'a', label: 'A', sort: 'a', show: (r, u) => value(r.a, u) },
+  { key: 'b', label: 'B', sort: 'b', show: (r, u) => value(r.b, u) },
+  {
+    key: 'delta',
+    label: 'B − A',
+    sort: 'delta',
+    show: (r, u, max) =>
+      `${signed(r.delta, u)} <span class="dbar ${r.delta >= 0 ? 'up' : 'down'}" data-w="${max > 0 ? Math.round((40 * Math.abs(r.delta)) / max) : 0}"></span>`,
+  },
+  { key: 'ratio', label: 'B / A', sort: 'ratio', show: (r) => (r.ratio === null ? '–' : ratio(r.ratio)) },
+  { key: 'pct', label: '% of A', sort: 'abs_delta', show: (r) => (r.percent_of_a === null ? '–' : `${r.percent_of_a > 0 ? '+' : ''}${r.percent_of_a.toFixed(2)}%`) },
+];
+
+/** The compare panel: the diff table and the selected event per thread. */
+export class CompareView extends PanelView {
+  private data: DiffResponse | null = null;
+  private threads: DiffThreadsResponse | null = null;
+  private head: HTMLDivElement;
+  private scroll: HTMLDivElement;
+  private bars: echarts.ECharts;
+
+  constructor(panel: Panel) {
+    super(panel);
+    const runs = this.ctx.run.compared.map((c, i) => ({ value: i + 1, label: `${i + 1}: ${shorten(c.path.split('/').filter(Boolean).slice(-2).join('/'), 40)}` }));
+    this.tools.append(dynamicSelect('cmp', runs), selectFor('cmpnorm'), selectFor('dshow'));
+    this.head = this.div();
+    Object.assign(this.head.style, { position: 'absolute', top: '0', left: '0', right: '0' });
+    const split = document.createElement('div');
+    split.className = 'split compare-split';
+    split.style.top = '40px';
+    this.scroll = document.createElement('div');
+    this.scroll.className = 'scroll';
+    const right = document.createElement('div');
+    split.append(this.scroll, right);
+    this.body.appendChild(split);
+    this.bars = this.chart('compare-threads', right);
+    this.bars.on('click', (p) => {
+      const t = this.threads?.threads[(p as { dataIndex: number }).dataIndex]?.thread;
+      if (t) store.set({ thread: t });
+    });
+  }
+
+  async update(s: State, changed: Set<Key>): Promise<void> {
+    let fresh = false;
+    if (touched(changed, 'cmp', 'metric', 'kind', 'cmpnorm', 'callpaths', 'dsort')) {
+      const d = await this.load((signal) => api.diff(s, ROWS, signal));
+      if (d === SUPERSEDED) return;
+      this.data = d;
+      fresh = true;
+    }
+    // After a wait the selection may have moved on: draw what is selected now.
+    const now = this.state();
+    if (fresh || touched(changed, 'event')) this.renderTable(now);
+    if (fresh || touched(changed, 'cmp', 'metric', 'kind', 'event')) await this.loadThreads(now);
+    else if (touched(changed, 'thread', 'dshow')) this.drawThreads(now);
+  }
+
+  private async loadThreads(s: State): Promise<void> {
+    const event = s.event;
+    if (event === null || !this.data?.rows.some((r) => r.event_a === event && r.event_b !== null)) {
+      this.cancel('threads');
+      this.threads = null;
+      this.bars.clear();
+      const text = event === null ? 'select an event' : 'the selected event is not in both runs';
+      this.bars.setOption({ title: { text, left: 'center', top: 'middle', textStyle: { fontSize: 12, color: '#6b7280' } } });
+      return;
+    }
+    const t = await this.load((signal) => api.diffThreads(s, event, signal), 'threads');
+    if (t === SUPERSEDED) return;
+    this.threads = t;
+    this.drawThreads(this.state());
+  }
+
+  private renderTable(s: State): void {
+    const d = this.data;
+    if (!d) return;
+    const c = this.ctx.run.compared[s.cmp - 1];
+    const u = d.unit;
+    const total = d.totals[0] !== null && d.totals[1] !== null ? ` · run total A ${value(d.totals[0], u)}, B ${value(d.totals[1], u)} (${signed(d.totals[1] - d.totals[0], u)})` : '';
+    this.head.innerHTML = `A = <b>this run</b> (${d.threads[0].toLocaleString('en-US')} threads) vs B = <b title="${esc(c?.path ?? '')}">${esc(shorten(c?.path ?? '', 60))}</b> (${d.threads[1].toLocaleString('en-US')} threads) — ${d.kind} ${esc(d.metric_name)}, ${d.normalize === 'per_thread' ? 'per thread' : 'total over threads'}${total}<br><small>${d.counts[0]} events in both, <b class="added">${d.counts[1]} added</b>, <b class="removed">${d.counts[2]} removed</b> (flat and callpath)${d.rows_total > d.rows.length ? ` · first ${d.rows.length} of ${d.rows_total} rows` : ''}</small>`;
+    const max = Math.max(0, ...d.rows.map((r) => Math.abs(r.delta)));
+    const arrow = (col: Col) => (col.key === 'delta' && s.dsort === 'abs_delta' ? ' |▼|' : col.key !== 'pct' && col.sort === s.dsort ? ' ▼' : '');
+    const head = COLS.map((col) => `<th class="${col.key === 'name' || col.key === 'change' ? '' : 'num'}" data-key="${col.key}"${col.sort ? ' title="sort (largest first)"' : ''}>${col.label}${arrow(col)}</th>`).join('');
+    const body = d.rows
+      .map(
+        (r) =>
+          `<tr data-id="${r.event_a ?? ''}" class="${r.event_a !== null && r.event_a === s.event ? 'selected' : ''}" title="${esc(r.name)}">${COLS.map(
+            (col) => `<td class="${col.key === 'name' ? 'name' : col.key === 'change' ? '' : 'num'}">${col.show(r, u, max)}</td>`,
+          ).join('')}</tr>`,
+      )
+      .join('');
+    this.scroll.innerHTML = `<table class="data diff"><thead><tr>${head}</tr></thead><tbody>${body}</tbody></table>`;
+    this.scroll.querySelectorAll<HTMLElement>('.dbar[data-w]').forEach((b) => (b.style.width = `${b.dataset.w}px`));
+    this.scroll.querySelectorAll<HTMLElement>('th').forEach((th) =>
+      th.addEventListener('click', () => {
+        const col = COLS.find((x) => x.key === th.dataset.key);
+        if (!col?.sort) return;
+        // B − A: |B − A| first, then signed (regressions on top).
+        const next: DiffSort = col.key === 'delta' ? (s.dsort === 'abs_delta' ? 'delta' : 'abs_delta') : col.sort;
+        store.set({ dsort: next });
+      }),
+    );
+    this.scroll.querySelectorAll<HTMLTableRowElement>('tbody tr').forEach((tr) =>
+      tr.addEventListener('click', () => {
+        if (tr.dataset.id) store.set({ event: Number(tr.dataset.id) });
+      }),
+    );
+    revealIn(this.scroll, this.scroll.querySelector<HTMLElement>('tr.selected'));
+  }
+
+  private drawThreads(s: State): void {
+    const t = this.threads;
+    if (!t) return;
+    const u = t.unit;
+    const asRatio = s.dshow === 'ratio';
+    // B / A is drawn on a log scale centred on 1 (a halving and a doubling equally far).
+    const shown = t.threads.map((x) => (asRatio ? (x.a && x.b !== null ? Math.log2(x.b / x.a) : null) : x.delta));
+    const extent = Math.max(1e-12, ...shown.map((v) => Math.abs(v ?? 0)));
+    const sel = s.thread ? t.threads.findIndex((x) => x.thread === s.thread) : -1;
+    const fmt = (v: number) => (asRatio ? ratio(2 ** v) : signed(v, u));
+    this.bars.setOption(
+      {
+        animation: false,
+        title: {
+          text: `${shorten(t.name, 56)}: ${asRatio ? 'B / A' : 'B − A'} per thread`,
+          subtext: t.same_threads ? '' : 'threads in one run only: the other run counts 0',
+          left: 8,
+          top: 0,
+          textStyle: { fontSize: 11, fontWeight: 'normal' },
+          subtextStyle: { fontSize: 10 },
+          itemGap: 2,
+        },
+        grid: { left: 72, right: 16, top: t.same_threads ? 28 : 40, bottom: 70 },
+        tooltip: {
+          trigger: 'axis',
+          formatter: (p: unknown) => {
+            const x = t.threads[(p as { dataIndex: number }[])[0].dataIndex];
+            return `thread ${esc(x.thread)}<br/>A ${x.a === null ? '–' : value(x.a, u)} · B ${x.b === null ? '–' : value(x.b, u)}<br/><b>${signed(x.delta, u)}</b>${x.a ? ` (${ratio((x.b ?? 0) / x.a)})` : ''}`;
+          },
+        },
+        xAxis: { type: 'category', data: t.threads.map((x) => x.thread), name: 'threads, largest increase first', nameLocation: 'middle', nameGap: 8, axisLabel: { show: false } },
+        yAxis: { type: 'value', axisLabel: { formatter: fmt, fontSize: 10 } },
+        visualMap: {
+          type: 'continuous',
+          min: -extent,
+          max: extent,
+          dimension: 1,
+          seriesIndex: 0,
+          orient: 'horizontal',
+          left: 'center',
+          bottom: 4,
+          itemHeight: 160,
+          calculable: false,
+          inRange: { color: DIVERGING },
+          formatter: fmt,
+          // The ends of the legend, with their values (the scale is symmetric about no change).
+          text: [`${fmt(extent)} ${asRatio ? 'B larger' : 'increase'}`, `${fmt(-extent)} ${asRatio ? 'B smaller' : 'decrease'}`],
+          textStyle: { fontSize: 10 },
+        },
+        series: [
+          {
+            type: 'bar',
+            barCategoryGap: '10%',
+            data: shown.map((v, i) => ({ value: v, itemStyle: i === sel ? { borderColor: '#111', borderWidth: 2 } : undefined })),
+            large: shown.length > 2000,
+          },
+        ],
+      },
+      true,
+    );
+  }
+}

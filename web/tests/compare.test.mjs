@@ -1,0 +1,88 @@
+// Browser test of runs side by side (`perfscape serve A B C`): the compare panel's table of
+// B − A per event (sorted, added events marked), the diverging per-thread chart of the
+// selected event with a legend that gives values, the run picker, and the selection linked
+// with every other view. Run: `npm run test:browser`.
+
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import path from 'node:path';
+import { browser, drawn, open, option, selection, serve, shared } from './harness.mjs';
+
+const tau = path.join(shared, 'corpus/tau-real');
+const profile = path.join(tau, 'mpi-stencil-np4-profile');
+const compinst = path.join(tau, 'mpi-stencil-np4-compinst-callpath');
+const ss = path.join(shared, 'corpus/tau/taucmdr-mm-strong-scaling-1to8rank');
+
+describe('two runs of the 4-rank stencil served side by side', () => {
+  let server;
+  let br;
+  before(async () => {
+    server = await serve(profile, [compinst, path.join(ss, 'np8')]);
+    br = await browser();
+  });
+  after(async () => {
+    await br?.close();
+    server?.stop();
+  });
+
+  for (const viewport of [{ width: 1600, height: 1000 }, { width: 1280, height: 800 }]) {
+    test(`diff table, diverging per-thread chart with values, sorting and linked selection at ${viewport.width}×${viewport.height}`, async () => {
+      const { page, errors } = await open(br, server.url, viewport);
+      // The table: every flat event of both runs, |B − A| first.
+      const rows = await page.$$eval('#panel-compare tbody tr', (trs) =>
+        trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent.trim())),
+      );
+      assert.equal(rows.length, 23, rows.map((r) => r[0]).join(' | '));
+      assert.equal(rows[0][0], 'MPI_Allreduce()');
+      assert.match(rows[0][4], /^-832\.8 ms/);
+      const added = rows.filter((r) => r[1] === 'added').map((r) => r[0]);
+      assert.equal(added.length, 5);
+      const head = await page.textContent('#panel-compare .event-title');
+      assert.match(head, /4 threads\) vs B = .*mpi-stencil-np4-compinst-callpath \(4 threads\)/);
+      assert.match(head, /18 events in both, 27 added, 0 removed/);
+      // Per thread: the top event's B − A on the 4 ranks, coloured by a diverging scale
+      // centred on 0 whose ends say their values.
+      const sel = await selection(page);
+      assert.equal(rows.findIndex((r) => r[0] === 'MPI_Allreduce()'), 0);
+      const bars = await option(page, 'compare-threads');
+      assert.equal(bars.series[0].data.length, 4);
+      const deltas = bars.series[0].data.map((d) => d.value);
+      assert.deepEqual(deltas, [...deltas].sort((a, b) => b - a));
+      assert.ok(deltas.every((d) => d < 0), `MPI_Allreduce got faster on every rank: ${deltas}`);
+      const vm = bars.visualMap[0];
+      assert.equal(vm.min, -vm.max);
+      assert.deepEqual(vm.inRange.color, ['#2563eb', '#f3f4f6', '#dc2626']);
+      assert.match(vm.text[0], /^\+\d.* increase$/);
+      assert.match(vm.text[1], /^-\d.* decrease$/);
+      const pix = await drawn(page, '#panel-compare');
+      assert.ok(pix.ink > 0.05 && pix.colours > 20, JSON.stringify(pix));
+      // Sorting: B − A toggles |B − A| and signed B − A (regressions first).
+      await page.click('#panel-compare th[data-key="delta"]');
+      await page.waitForFunction(() => window.perfscape.store.get().dsort === 'delta');
+      await page.waitForTimeout(400);
+      const signed = await page.$$eval('#panel-compare tbody tr td:nth-child(5)', (tds) => tds.map((t) => parseFloat(t.textContent)));
+      assert.ok(signed[0] > 0 && signed[signed.length - 1] < 0, String(signed));
+      assert.ok(new URL(page.url()).searchParams.get('dsort') === 'delta');
+      // A click on a row selects the event in run A: the ranked table and the event view follow.
+      const target = await page.$$eval('#panel-compare tbody tr', (trs) => trs.findIndex((tr) => tr.textContent.includes('MPI_Waitall()')));
+      await page.click(`#panel-compare tbody tr:nth-child(${target + 1})`);
+      await page.waitForFunction(() => document.querySelector('#panel-ranked tr.selected')?.textContent.includes('MPI_Waitall()'));
+      assert.notEqual((await selection(page)).event, sel.event);
+      await page.waitForFunction(() => window.perfscape.charts.get('compare-threads').getOption().title[0].text.startsWith('MPI_Waitall()'));
+      await page.close();
+      assert.deepEqual(errors, []);
+    });
+  }
+
+  test('the run picker compares with another run; a run with other threads is said', async () => {
+    const { page, errors } = await open(br, `${server.url}?cmp=2&kind=inclusive`);
+    const head = await page.textContent('#panel-compare .event-title');
+    assert.match(head, /taucmdr-mm-strong-scaling-1to8rank\/np8 \(8 threads\)/);
+    // The stencil and the matrix multiply share only the TAU root and the MPI calls.
+    const names = await page.$$eval('#panel-compare tbody tr td.name', (tds) => tds.map((t) => t.textContent.trim()));
+    assert.ok(names.includes('MPI_Init()'));
+    assert.match(head, /per thread/);
+    await page.close();
+    assert.deepEqual(errors, []);
+  });
+});
