@@ -1,0 +1,3 @@
+//! Comparisons of several runs: [`pmnf`] fits scaling models in Extra-P's normal form.
+
+pub mod pmnf;
