@@ -1,0 +1,511 @@
+//! The scaling models of `compare::pmnf::fit` equal Extra-P's, and perfscape reads the inputs
+//! Extra-P modelled.
+//!
+//! `tests/fixtures/extrap/*.json` were made by `scripts/ref/extrap_models.py` with Extra-P
+//! 4.2.5 (default single-parameter modeler): for every model, the measurements Extra-P used and
+//! its model. Here `fit` on the same measurements must give the same exponents exactly and the
+//! same coefficients, RSS, SMAPE and adjusted R² to a relative 1e-6; and perfscape's reading of
+//! the corpus runs must give the measurements:
+//!
+//! - TAU `taucmdr-mm-strong-scaling-1to8rank/np{1..8}`: per flat event the mean over all
+//!   threads (a thread without the event counts 0) of the exclusive and of the inclusive TIME,
+//!   in microseconds;
+//! - CUBE `extrap-mm-single-parameter-cubeset`: Extra-P's CUBE reader (weak scaling, its
+//!   default) takes per callpath × metric the exclusive value of every location as the
+//!   repetitions of the point, and models their mean. A location without the callpath counts
+//!   with CUBE's stored 0 there, and perfscape leaves it out, so the test compares the sum of
+//!   perfscape's per-thread values over the threads that have the event with the sum of
+//!   Extra-P's, and the location count with perfscape's thread count. `min_time` and
+//!   `max_time` are treated like any metric by Extra-P (the mean of the per-location
+//!   exclusive values, not a minimum or maximum); on these one-location files the value is the
+//!   location's.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use perfscape_analysis::compare::pmnf::{Measurement, ScalingModel, fit};
+use perfscape_formats::{OpenOptions, open};
+use perfscape_model::{Profile, ValueKind};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+// ---------------------------------------------------------------------------------------------
+// A small JSON reader (the crate has no JSON dependency; the fixtures are plain JSON with
+// numbers written by Python's `repr`, which `str::parse::<f64>` reads back exactly).
+
+#[derive(Debug, Clone)]
+enum Json {
+    Null,
+    Bool(bool),
+    Num(f64),
+    Str(String),
+    Arr(Vec<Json>),
+    Obj(Vec<(String, Json)>),
+}
+
+impl Json {
+    fn parse(text: &str) -> Json {
+        let mut p = Parser {
+            s: text.as_bytes(),
+            i: 0,
+        };
+        let v = p.value();
+        p.ws();
+        assert_eq!(p.i, p.s.len(), "trailing JSON");
+        v
+    }
+    fn get(&self, key: &str) -> &Json {
+        match self {
+            Json::Obj(kv) => {
+                &kv.iter()
+                    .find(|(k, _)| k == key)
+                    .unwrap_or_else(|| panic!("no {key}"))
+                    .1
+            }
+            _ => panic!("not an object looking for {key}"),
+        }
+    }
+    fn num(&self) -> f64 {
+        match self {
+            Json::Num(v) => *v,
+            other => panic!("not a number: {other:?}"),
+        }
+    }
+    fn str(&self) -> &str {
+        match self {
+            Json::Str(s) => s,
+            other => panic!("not a string: {other:?}"),
+        }
+    }
+    fn bool(&self) -> bool {
+        match self {
+            Json::Bool(b) => *b,
+            other => panic!("not a bool: {other:?}"),
+        }
+    }
+    fn arr(&self) -> &[Json] {
+        match self {
+            Json::Arr(a) => a,
+            other => panic!("not an array: {other:?}"),
+        }
+    }
+    fn obj(&self) -> &[(String, Json)] {
+        match self {
+            Json::Obj(kv) => kv,
+            other => panic!("not an object: {other:?}"),
+        }
+    }
+}
+
+struct Parser<'a> {
+    s: &'a [u8],
+    i: usize,
+}
+
+impl Parser<'_> {
+    fn ws(&mut self) {
+        while self.i < self.s.len() && self.s[self.i].is_ascii_whitespace() {
+            self.i += 1;
+        }
+    }
+    fn eat(&mut self, c: u8) {
+        self.ws();
+        assert_eq!(self.s[self.i], c, "expected {} at {}", c as char, self.i);
+        self.i += 1;
+    }
+    fn value(&mut self) -> Json {
+        self.ws();
+        match self.s[self.i] {
+            b'{' => {
+                self.i += 1;
+                let mut kv = Vec::new();
+                self.ws();
+                if self.s[self.i] == b'}' {
+                    self.i += 1;
+                    return Json::Obj(kv);
+                }
+                loop {
+                    self.ws();
+                    let k = self.string();
+                    self.eat(b':');
+                    kv.push((k, self.value()));
+                    self.ws();
+                    self.i += 1;
+                    if self.s[self.i - 1] == b'}' {
+                        return Json::Obj(kv);
+                    }
+                }
+            }
+            b'[' => {
+                self.i += 1;
+                let mut a = Vec::new();
+                self.ws();
+                if self.s[self.i] == b']' {
+                    self.i += 1;
+                    return Json::Arr(a);
+                }
+                loop {
+                    a.push(self.value());
+                    self.ws();
+                    self.i += 1;
+                    if self.s[self.i - 1] == b']' {
+                        return Json::Arr(a);
+                    }
+                }
+            }
+            b'"' => Json::Str(self.string()),
+            b't' => self.word("true", Json::Bool(true)),
+            b'f' => self.word("false", Json::Bool(false)),
+            b'n' => self.word("null", Json::Null),
+            _ => {
+                let start = self.i;
+                while self.i < self.s.len() && b"+-0123456789.eE".contains(&self.s[self.i]) {
+                    self.i += 1;
+                }
+                let t = std::str::from_utf8(&self.s[start..self.i]).unwrap();
+                Json::Num(t.parse().unwrap_or_else(|_| panic!("bad number {t}")))
+            }
+        }
+    }
+    fn word(&mut self, w: &str, v: Json) -> Json {
+        assert!(self.s[self.i..].starts_with(w.as_bytes()));
+        self.i += w.len();
+        v
+    }
+    fn string(&mut self) -> String {
+        assert_eq!(self.s[self.i], b'"');
+        self.i += 1;
+        let mut out = String::new();
+        loop {
+            let c = self.s[self.i];
+            self.i += 1;
+            match c {
+                b'"' => return out,
+                b'\\' => {
+                    let e = self.s[self.i];
+                    self.i += 1;
+                    match e {
+                        b'n' => out.push('\n'),
+                        b't' => out.push('\t'),
+                        b'r' => out.push('\r'),
+                        b'b' => out.push('\u{8}'),
+                        b'f' => out.push('\u{c}'),
+                        b'u' => {
+                            let h = std::str::from_utf8(&self.s[self.i..self.i + 4]).unwrap();
+                            self.i += 4;
+                            out.push(char::from_u32(u32::from_str_radix(h, 16).unwrap()).unwrap());
+                        }
+                        other => out.push(other as char),
+                    }
+                }
+                _ => {
+                    // Copy a whole UTF-8 sequence.
+                    let start = self.i - 1;
+                    let len = match c {
+                        0..=0x7f => 1,
+                        0xc0..=0xdf => 2,
+                        0xe0..=0xef => 3,
+                        _ => 4,
+                    };
+                    self.i = start + len;
+                    out.push_str(std::str::from_utf8(&self.s[start..self.i]).unwrap());
+                }
+            }
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+
+fn corpus() -> PathBuf {
+    let p = std::env::var_os("PERFSCAPE_CORPUS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus"));
+    assert!(p.is_dir(), "the shared corpus is expected at {}", p.display());
+    p
+}
+
+fn fixture(name: &str) -> Json {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/extrap")
+        .join(name);
+    Json::parse(&std::fs::read_to_string(path).unwrap())
+}
+
+/// Relative tolerance for coefficients and costs (see `compare_model`).
+const REL: f64 = 1e-6;
+
+/// The largest relative differences seen, for the report.
+#[derive(Default, Debug)]
+struct Errors {
+    models: usize,
+    with_term: usize,
+    coefficient: f64,
+    constant: f64,
+    /// The constant's difference relative to itself (not bounded; for the report).
+    constant_plain: f64,
+    rss: f64,
+    smape: f64,
+    ar2: f64,
+}
+
+fn rel(a: f64, b: f64) -> f64 {
+    if a == b {
+        0.0
+    } else {
+        (a - b).abs() / a.abs().max(b.abs())
+    }
+}
+
+/// The fixture's measurements as `fit` input; checks each point's mean is Extra-P's, bit for bit.
+fn measurements(entry: &Json, what: &str) -> Vec<Measurement> {
+    entry
+        .get("points")
+        .arr()
+        .iter()
+        .map(|p| {
+            assert!(
+                !p.get("merged").bool(),
+                "{what}: a merged callpath (not in these fixtures)"
+            );
+            let values: Vec<f64> = p.get("values").arr().iter().map(Json::num).collect();
+            let m = Measurement::new(p.get("x").num(), values);
+            assert_eq!(
+                m.mean().to_bits(),
+                p.get("mean").num().to_bits(),
+                "{what}: mean at x={}",
+                m.x
+            );
+            m
+        })
+        .collect()
+}
+
+/// `fit` on the entry's measurements equals Extra-P's model.
+///
+/// Coefficients, RSS, SMAPE and AR² to a relative 1e-6. The constant coefficient is compared
+/// relative to the larger of its magnitude and the largest modelled value: it is the
+/// difference of the data and the term (`c = ȳ - k f̄`), so where it is small next to the
+/// data (e.g. 1e-10 beside values of 10) it is only determined to the data's rounding, and
+/// Extra-P's SVD solve (`numpy.linalg.lstsq`) and the centred solve here round differently.
+fn compare_model(entry: &Json, what: &str, errors: &mut Errors) -> ScalingModel {
+    let points = measurements(entry, what);
+    let model = fit(&points).unwrap_or_else(|e| panic!("{what}: {e}"));
+    let theirs_terms = entry.get("terms").arr();
+    let ctx = format!(
+        "{what}: perfscape `{}`, Extra-P `{}`",
+        model.formula("x"),
+        entry.get("formula").str()
+    );
+    assert_eq!(model.terms.len(), theirs_terms.len(), "{ctx}");
+    assert_eq!(
+        model.is_constant(),
+        entry.get("is_constant_hypothesis").bool(),
+        "{ctx}"
+    );
+    for (t, theirs) in model.terms.iter().zip(theirs_terms) {
+        let poly = theirs.get("poly").arr();
+        let poly = (poly[0].num() as i32, poly[1].num() as i32);
+        assert_eq!(
+            (t.poly_exponent, t.log_exponent),
+            (poly, theirs.get("log").num() as u32),
+            "{ctx}"
+        );
+        let e = rel(t.coefficient, theirs.get("coefficient").num());
+        assert!(e <= REL, "{ctx}: coefficient differs by {e:e}");
+        errors.coefficient = errors.coefficient.max(e);
+    }
+    let scale = points
+        .iter()
+        .map(|m| m.mean().abs())
+        .fold(0.0, f64::max)
+        .max(model.constant.abs());
+    let c_theirs = entry.get("constant").num();
+    let e = (model.constant - c_theirs).abs() / scale.max(c_theirs.abs()).max(f64::MIN_POSITIVE);
+    assert!(e <= REL, "{ctx}: constant differs by {e:e} of the data");
+    errors.constant = errors.constant.max(e);
+    errors.constant_plain = errors.constant_plain.max(rel(model.constant, c_theirs));
+    for (name, ours, theirs, slot) in [
+        ("RSS", model.rss, entry.get("rss").num(), &mut errors.rss),
+        ("SMAPE", model.smape, entry.get("smape").num(), &mut errors.smape),
+        ("AR2", model.adjusted_r2, entry.get("ar2").num(), &mut errors.ar2),
+    ] {
+        let e = rel(ours, theirs);
+        assert!(e <= REL, "{ctx}: {name} {ours} vs {theirs} ({e:e})");
+        *slot = slot.max(e);
+    }
+    errors.models += 1;
+    errors.with_term += usize::from(!model.is_constant());
+    model
+}
+
+#[test]
+fn models_equal_extrap_on_the_cube_set() {
+    let fx = fixture("cubeset.json");
+    let mut errors = Errors::default();
+    for entry in fx.get("models").arr() {
+        let what = format!("{} / {}", entry.get("callpath").str(), entry.get("metric").str());
+        compare_model(entry, &what, &mut errors);
+    }
+    eprintln!("cube set: {errors:?}");
+    assert_eq!(errors.models, 28);
+}
+
+#[test]
+fn models_equal_extrap_on_the_tau_strong_scaling_run() {
+    let fx = fixture("tau-strong-scaling.json");
+    let mut errors = Errors::default();
+    for (kind, data) in fx.get("kinds").obj() {
+        for entry in data.get("models").arr() {
+            let what = format!("{kind} {}", entry.get("event").str());
+            compare_model(entry, &what, &mut errors);
+        }
+    }
+    eprintln!("TAU strong scaling: {errors:?}");
+    assert_eq!(errors.models, 22);
+}
+
+/// Sum over the threads that have `event`, and how many have it.
+fn event_sum(p: &Profile, event: &str, kind: ValueKind, metric: &str) -> Option<(f64, usize)> {
+    let e = p.event_by_name(event)?;
+    let m = p
+        .metric_by_name(metric)
+        .unwrap_or_else(|| panic!("no metric {metric}"));
+    let col = p.interval(e);
+    let v = col.values(kind, m);
+    Some((v.iter().sum(), v.len()))
+}
+
+#[test]
+fn perfscape_reads_the_tau_means_extrap_modelled() {
+    let fx = fixture("tau-strong-scaling.json");
+    let base = corpus().join("tau/taucmdr-mm-strong-scaling-1to8rank");
+    let mut compared = 0;
+    for np in 1..=8 {
+        let p = open(&base.join(format!("np{np}")), &OpenOptions::default())
+            .unwrap()
+            .profile;
+        let threads = p.threads().len();
+        assert_eq!(threads, np);
+        for (kind_name, data) in fx.get("kinds").obj() {
+            assert!(data.get("events_missing_in_some_run").arr().is_empty());
+            let kind = match kind_name.as_str() {
+                "exclusive" => ValueKind::Exclusive,
+                "inclusive" => ValueKind::Inclusive,
+                other => panic!("kind {other}"),
+            };
+            for entry in data.get("models").arr() {
+                let event = entry.get("event").str();
+                let point = entry
+                    .get("points")
+                    .arr()
+                    .iter()
+                    .find(|pt| pt.get("x").num() == f64::from(np as u32))
+                    .unwrap();
+                let theirs = point.get("values").arr()[0].num();
+                let (sum, _) = event_sum(&p, event, kind, "TIME")
+                    .unwrap_or_else(|| panic!("np{np}: perfscape has no event `{event}`"));
+                let ours = sum / threads as f64;
+                assert!(
+                    rel(ours, theirs) <= 1e-15,
+                    "np{np} {kind_name} `{event}`: {ours} vs {theirs}"
+                );
+                compared += 1;
+            }
+        }
+        // Every flat event perfscape has with data is modelled (none left out).
+        let flat_with_data = p
+            .event_ids()
+            .filter(|&e| !p.event_name(e).contains(" => ") && !p.interval(e).is_empty())
+            .count();
+        assert_eq!(
+            flat_with_data,
+            fx.get("kinds").get("exclusive").get("models").arr().len(),
+            "np{np}"
+        );
+    }
+    assert_eq!(compared, 8 * 22);
+}
+
+/// Metrics perfscape reads from the cube set that Extra-P does not model, with the reason.
+const CUBE_NOT_MODELLED: [(&str, &str); 2] = [
+    (
+        "bytes_put",
+        "no data in the files: Extra-P skips the metric (its warning), perfscape keeps it as 0",
+    ),
+    (
+        "bytes_get",
+        "no data in the files: Extra-P skips the metric (its warning), perfscape keeps it as 0",
+    ),
+];
+
+#[test]
+fn perfscape_reads_the_cube_values_extrap_modelled() {
+    let fx = fixture("cubeset.json");
+    let warnings: Vec<&str> = fx.get("reader_warnings").arr().iter().map(Json::str).collect();
+    for (metric, _) in CUBE_NOT_MODELLED {
+        assert!(
+            warnings.iter().any(|w| w.contains(metric)),
+            "{metric}: {warnings:?}"
+        );
+    }
+    let dir = corpus().join("cube/extrap-mm-single-parameter-cubeset");
+    let mut by_x: BTreeMap<u64, Profile> = BTreeMap::new();
+    for x in [1u32, 10, 25, 50, 100, 250, 500, 1000, 2000] {
+        let path = dir.join(format!("mm.x{x}y1z1.r1/profile.cubex"));
+        by_x.insert(
+            u64::from(x),
+            open(&path, &OpenOptions::default()).unwrap().profile,
+        );
+    }
+    let mut modelled: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    let mut compared = 0;
+    for entry in fx.get("models").arr() {
+        let callpath = entry.get("callpath").str().replace("->", " => ");
+        let metric = entry.get("metric").str();
+        modelled
+            .entry(metric.to_string())
+            .or_default()
+            .push(callpath.clone());
+        for pt in entry.get("points").arr() {
+            let x = pt.get("x").num();
+            let p = &by_x[&(x as u64)];
+            let values: Vec<f64> = pt.get("values").arr().iter().map(Json::num).collect();
+            assert_eq!(values.len(), p.threads().len(), "x={x}: one value per location");
+            let (ours, _) = event_sum(p, &callpath, ValueKind::Exclusive, metric)
+                .unwrap_or_else(|| panic!("x={x}: no event `{callpath}`"));
+            let theirs: f64 = values.iter().sum();
+            assert!(
+                rel(ours, theirs) <= 1e-15,
+                "x={x} `{callpath}` {metric}: perfscape {ours}, Extra-P {theirs}"
+            );
+            compared += 1;
+        }
+    }
+    // Every callpath × metric perfscape has is modelled, except the metrics listed above.
+    for (x, p) in &by_x {
+        for m in p.metric_ids() {
+            let name = &p.metric(m).name;
+            if CUBE_NOT_MODELLED.iter().any(|(n, _)| n == name) {
+                continue;
+            }
+            let theirs = modelled
+                .get(name.as_str())
+                .unwrap_or_else(|| panic!("metric {name} not modelled"));
+            // The call-tree nodes (callpaths), as Extra-P's callpaths are.
+            let mut stack = p.call_tree().roots().to_vec();
+            let mut ours = Vec::new();
+            while let Some(e) = stack.pop() {
+                stack.extend_from_slice(p.call_tree().children(e));
+                ours.push(p.event_name(e));
+            }
+            assert!(!ours.is_empty());
+            for cp in &ours {
+                assert!(
+                    theirs.contains(cp),
+                    "x={x} {name}: `{cp}` not modelled by Extra-P"
+                );
+            }
+        }
+    }
+    assert_eq!(compared, 28 * 9);
+}
