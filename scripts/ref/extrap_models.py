@@ -18,6 +18,11 @@ It writes, under `crates/perfscape-analysis/tests/fixtures/extrap/`:
   and of its inclusive TIME, in microseconds as in the files. Events present in every run are
   written to an Extra-P text input (`PARAMETER p`, `POINTS`, `REGION`, `METRIC`, `DATA`), which
   Extra-P's text reader reads and the default modeler models.
+* `synthetic.json`: made-up data sets (a seeded random generator) that exercise the modeler
+  beyond the corpus runs: every candidate term with and without a constant, noise, several
+  repetitions per point, shrinking data, parameter values below 1 (no log terms), zeros and
+  negative values. Written as Extra-P text input (one file per set of parameter values) and
+  modelled like the TAU input.
 
 Every model entry holds the measurements Extra-P used (`x`, `values`, and Extra-P's `mean`) and
 its model: constant, terms (coefficient, polynomial exponent as numerator/denominator, log
@@ -90,6 +95,14 @@ def model_entry(model, measurements, param):
     }
 
 
+def sorted_names(message):
+    """A reader warning with its list of metric names sorted (Extra-P lists a set, in hash order)."""
+    m = re.match(r"(.*no data: )(.*)(\. For more.*)", message, re.S)
+    if not m:
+        return message
+    return m.group(1) + ", ".join(sorted(m.group(2).split(", "))) + m.group(3)
+
+
 def model_experiment(experiment):
     gen = ModelGenerator(experiment)  # modeler "Default", Measure.MEAN: what `extrap` runs
     assert type(gen.modeler).__name__ == "SingleParameterModeler", type(gen.modeler)
@@ -118,7 +131,7 @@ def cubeset():
         "numpy_version": np.__version__,
         "reader": "CubeFileReader2, scaling weak, exclusive values, values = one per location",
         "parameter": param,
-        "reader_warnings": sorted({str(w.message) for w in caught}),
+        "reader_warnings": sorted({sorted_names(str(w.message)) for w in caught}),
         "models": entries,
     }
 
@@ -200,10 +213,89 @@ def tau_strong_scaling():
     return out
 
 
+def model_text_input(text_input, param):
+    """Extra-P's models of a text input: {region: model entry}."""
+    with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False) as f:
+        f.write(text_input)
+        tmp = f.name
+    reader = TextFileReader()
+    reader.keep_values = True
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        experiment = reader.read_experiment(tmp)
+        Path(tmp).unlink()
+        models = model_experiment(experiment)
+    return {cp.name: model_entry(model, experiment.measurements[(cp, metric)], param)
+            for (cp, metric), model in models.items()}
+
+
+def synthetic():
+    rng = np.random.RandomState(20240611)
+    blocks = [(0, 1, 1), (0, 1, 2), (1, 4, 0), (1, 3, 1), (1, 2, 0), (1, 2, 2), (2, 3, 0), (3, 4, 1),
+              (1, 1, 0), (1, 1, 1), (1, 1, 2), (5, 4, 0), (3, 2, 0), (3, 2, 1), (2, 1, 0), (2, 1, 2),
+              (5, 2, 0), (3, 1, 0), (3, 1, 1)]
+    x_sets = {
+        "cube": [1, 10, 25, 50, 100, 250, 500, 1000, 2000],
+        "ranks": [1, 2, 3, 4, 5, 6, 7, 8],
+        "pow2": [2, 4, 8, 16, 32, 64],
+        "below1": [0.25, 0.5, 1, 2, 4, 8],
+        "wide": [4, 8, 16, 32, 64, 128, 256, 512, 1024],
+    }
+
+    def term(x, a, b, c):
+        v = 1.0
+        if a:
+            v *= x ** (a / b)
+        if c:
+            v *= math.log2(x) ** c
+        return v
+
+    out = {"extrap_version": extrap.__version__, "numpy_version": np.__version__, "sets": []}
+    for set_name, xs in x_sets.items():
+        datasets = []
+        for (a, b, c) in blocks:
+            if c and min(xs) < 1:
+                continue
+            for const in (0.0, 5.0):
+                for noise, reps in ((0.0, 1), (0.1, 4)):
+                    k = float(rng.uniform(0.01, 3.0))
+                    values = [[(const + k * term(x, a, b, c)) * (1 + noise * rng.standard_normal())
+                               for _ in range(reps)] for x in xs]
+                    datasets.append((f"{const}+{k:.3g}*p^({a}/{b})*log2(p)^{c} noise {noise} x{reps}",
+                                     values))
+        for i in range(4):
+            datasets.append((f"constant with noise {i}",
+                             [[50.0 * (1 + 0.05 * rng.standard_normal()) for _ in range(3)] for _ in xs]))
+        datasets.append(("strong scaling 100/p + 3", [[100.0 / x + 3.0] for x in xs]))
+        datasets.append(("strong scaling 100/p noisy",
+                         [[100.0 / x * (1 + 0.05 * rng.standard_normal()) for _ in range(4)] for x in xs]))
+        datasets.append(("a zero point", [[0.0] if j == 1 else [1.0 + x] for j, x in enumerate(xs)]))
+        datasets.append(("all zero", [[0.0, 0.0] for _ in xs]))
+        datasets.append(("negative values", [[-2.0 - 0.5 * x + rng.standard_normal()] for x in xs]))
+        datasets.append(("integers, constant", [[7.0, 7.0, 7.0] for _ in xs]))
+        datasets.append(("tenths, constant", [[0.1, 0.1, 0.1] for _ in xs]))
+        text = ["PARAMETER p", "POINTS " + " ".join(repr(float(x)) for x in xs), "", "METRIC m"]
+        for i, (_, values) in enumerate(datasets):
+            text.append(f"REGION d{i}")
+            for v in values:
+                text.append("DATA " + " ".join(repr(float(y)) for y in v))
+        text_input = "\n".join(text) + "\n"
+        models = model_text_input(text_input, "p")
+        entries = []
+        for i, (label, values) in enumerate(datasets):
+            e = {"label": label}
+            e.update(models[f"d{i}"])
+            assert [pt["values"] for pt in e["points"]] == [[float(y) for y in v] for v in values], label
+            entries.append(e)
+        out["sets"].append({"name": set_name, "x": xs, "models": entries})
+    return out
+
+
 def main():
     OUT.mkdir(parents=True, exist_ok=True)
-    for name, data in (("cubeset.json", cubeset()), ("tau-strong-scaling.json", tau_strong_scaling())):
-        (OUT / name).write_text(json.dumps(data, indent=1, allow_nan=False) + "\n")
+    for name, data, indent in (("cubeset.json", cubeset(), 1), ("tau-strong-scaling.json", tau_strong_scaling(), 1),
+                               ("synthetic.json", synthetic(), None)):
+        (OUT / name).write_text(json.dumps(data, indent=indent, allow_nan=False) + "\n")
         print(f"wrote {OUT / name}", file=sys.stderr)
 
 
