@@ -22,7 +22,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use perfscape_analysis::compare::pmnf::{Measurement, ScalingModel, fit};
+use perfscape_analysis::compare::pmnf::{Measurement, ScalingModel, Term, fit};
 use perfscape_formats::{OpenOptions, open};
 use perfscape_model::{Profile, ValueKind};
 use std::collections::BTreeMap;
@@ -300,7 +300,7 @@ fn measurements(entry: &Json, what: &str) -> Vec<Measurement> {
 /// on both sides (1e-30 here, 1e-28 there): when both RSS are below `n * (1e-9 * max value)²`
 /// the costs are not compared, only bounded (both SMAPE below [`EXACT_FIT_SMAPE`]); the
 /// exponents and coefficients still are.
-fn compare_model(entry: &Json, what: &str, errors: &mut Errors) -> ScalingModel {
+fn compare_model(entry: &Json, param: &str, what: &str, errors: &mut Errors) -> ScalingModel {
     let points = measurements(entry, what);
     let model = fit(&points).unwrap_or_else(|e| panic!("{what}: {e}"));
     let theirs_terms = entry.get("terms").arr();
@@ -327,6 +327,21 @@ fn compare_model(entry: &Json, what: &str, errors: &mut Errors) -> ScalingModel 
         assert!(e <= REL, "{ctx}: coefficient differs by {e:e}");
         errors.coefficient = errors.coefficient.max(e);
     }
+    // The printer, on Extra-P's own coefficients: the same string as Extra-P's.
+    let printed = ScalingModel {
+        constant: entry.get("constant").num(),
+        terms: model
+            .terms
+            .iter()
+            .zip(theirs_terms)
+            .map(|(t, theirs)| Term {
+                coefficient: theirs.get("coefficient").num(),
+                ..t.clone()
+            })
+            .collect(),
+        ..model.clone()
+    };
+    assert_eq!(printed.formula(param), entry.get("formula").str(), "{ctx}");
     let scale = points
         .iter()
         .map(|m| m.mean().abs())
@@ -367,7 +382,7 @@ fn models_equal_extrap_on_the_cube_set() {
     let mut errors = Errors::default();
     for entry in fx.get("models").arr() {
         let what = format!("{} / {}", entry.get("callpath").str(), entry.get("metric").str());
-        compare_model(entry, &what, &mut errors);
+        compare_model(entry, fx.get("parameter").str(), &what, &mut errors);
     }
     eprintln!("cube set: {errors:?}");
     assert_eq!(errors.models, 28);
@@ -380,7 +395,7 @@ fn models_equal_extrap_on_the_tau_strong_scaling_run() {
     for (kind, data) in fx.get("kinds").obj() {
         for entry in data.get("models").arr() {
             let what = format!("{kind} {}", entry.get("event").str());
-            compare_model(entry, &what, &mut errors);
+            compare_model(entry, fx.get("parameter").str(), &what, &mut errors);
         }
     }
     eprintln!("TAU strong scaling: {errors:?}");
@@ -544,7 +559,7 @@ fn models_equal_extrap_on_synthetic_data() {
         for entry in set.get("models").arr() {
             let what = format!("{} / {}", set.get("name").str(), entry.get("label").str());
             let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                compare_model(entry, &what, &mut errors);
+                compare_model(entry, "p", &what, &mut errors);
             }));
             if let Err(e) = r {
                 let msg = e.downcast_ref::<String>().cloned();

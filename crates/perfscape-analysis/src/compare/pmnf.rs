@@ -28,7 +28,8 @@
 //!
 //! The method is from Calotoiu, Hoefler, Poke, Wolf: "Using automated performance modeling to
 //! find scalability bugs in complex codes", SC13 (doi:10.1145/2503210.2503277).
-//! `tests/pmnf_extrap.rs` checks the models equal Extra-P's on two corpus runs.
+//! `tests/pmnf_extrap.rs` checks the models equal Extra-P's on two corpus runs and on
+//! made-up data (fixtures made by `scripts/ref/extrap_models.py`).
 
 use serde::Serialize;
 use std::cmp::Ordering;
@@ -609,7 +610,7 @@ mod tests {
             let e = ((num, den), log);
             let m = fit(&points(|x| 10.0 + k * basis(e.0, e.1, x))).unwrap();
             let t = single_term(&m);
-            assert_eq!((t.poly_exponent, t.log_exponent), e.clone(), "{}", m.formula("p"));
+            assert_eq!((t.poly_exponent, t.log_exponent), e, "{}", m.formula("p"));
             assert!(close(t.coefficient, k, 1e-9), "{}", m.formula("p"));
             assert!(close(m.constant, 10.0, 1e-6), "{}", m.formula("p"));
             assert!(m.smape < 1e-6 && m.adjusted_r2 > 0.999_999, "{m:?}");
