@@ -4,9 +4,12 @@
 //! Extra-P's performance models (`perfscape scaling`).
 //!
 //! Module order (each uses only those before it): [`canonical`] (the identity of an event
-//! across runs), [`matching`], [`diff`], [`groups`].
+//! across runs), [`matching`], [`diff`], [`groups`]; [`pmnf`] (Extra-P's single-parameter
+//! modeler, on its own) and [`scaling`] (over `canonical`, `diff` and `pmnf`).
 
 pub mod canonical;
 pub mod diff;
 pub mod groups;
 pub mod matching;
+pub mod pmnf;
+pub mod scaling;
