@@ -271,8 +271,13 @@ describe('a run observed over time (np8 snapshots)', () => {
         assert.deepEqual(s.values, schema[s.key].values.map(String), `options of ${s.key}`);
       }
     }
-    // Every enum of the schema has its <select> on this page.
-    const enums = Object.entries(schema).filter(([, f]) => f.values).map(([k]) => k);
+    // Every enum of the schema has its <select> on this page (but those of panels the run does
+    // not show: the compare panel's without compared runs).
+    const shown = await page.$$eval('section.panel', (els) => els.map((e) => e.dataset.view));
+    const selection = ['selection', 'layout', 'runtime'];
+    const enums = Object.entries(schema)
+      .filter(([, f]) => f.values && (selection.includes(f.scope) || shown.includes(f.scope)))
+      .map(([k]) => k);
     assert.deepEqual(enums.filter((k) => !seen.has(k)), []);
     // Number inputs take the schema's range.
     const inputs = await page.$$eval('input[data-key]:not([data-dynamic])[type="number"], input[data-key]:not([data-dynamic])[type="range"]', (els) =>

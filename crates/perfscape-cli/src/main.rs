@@ -7,6 +7,7 @@ mod args;
 mod cmd_cache;
 mod cmd_compare;
 mod cmd_diff;
+mod cmd_scaling;
 mod cmd_serve;
 mod cmd_stats;
 mod cmd_summary;
@@ -31,6 +32,7 @@ perfscape top RUN --by inclusive -n 10\n  perfscape stats RUN --format csv > sta
 perfscape stats RUN 'MPI_Allreduce()' --bins 8\n  \
 perfscape diff RUN_A RUN_B --by inclusive   (what changed; --threads EVENT: which ranks)\n  \
 perfscape compare --group before A1 A2 A3 --group after B1 B2 B3\n  \
+perfscape scaling RUN_NP1 RUN_NP2 RUN_NP4 ...   (speedup, efficiency, Extra-P models)\n  \
 perfscape top SNAPSHOT_RUN --sample 'iteration 200' --delta\n  perfscape serve RUN            (then open the printed URL)\n  \
 perfscape watch RUN_DIR --format json   (while the program runs)\n  perfscape replay SNAPSHOT_RUN --speed 10\n  \
 perfscape cache info            (what the profile cache holds; `cache clear` empties it)"
@@ -54,6 +56,9 @@ enum Command {
     /// Compare groups of repeated runs: per event mean, standard deviation, min and max of each
     /// group and Welch's t-test of the difference.
     Compare(cmd_compare::CompareArgs),
+    /// Scaling study of runs at several process counts: per event its value against the
+    /// count, speedup, efficiency, share of the run and an Extra-P model.
+    Scaling(cmd_scaling::ScalingArgs),
     /// Serve linked views of the run in the browser (heat map, overview, call tree, terrain, ...).
     Serve(cmd_serve::ServeArgs),
     /// Follow a running program's TAU snapshots: one line per integrated sample as it arrives;
@@ -96,6 +101,7 @@ fn main() -> ExitCode {
         Command::Stats(a) => cmd_stats::run(a, &mut out),
         Command::Diff(a) => cmd_diff::run(a, &mut out),
         Command::Compare(a) => cmd_compare::run(a, &cmd_compare::groups(&matches), &mut out),
+        Command::Scaling(a) => cmd_scaling::run(a, &mut out),
         Command::Serve(a) => cmd_serve::run(a),
         Command::Watch(a) => cmd_watch::run_watch(a, &mut out),
         Command::Replay(a) => cmd_watch::run_replay(a, &mut out),

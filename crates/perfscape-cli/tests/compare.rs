@@ -226,3 +226,50 @@ fn compare_gives_group_statistics_and_welchs_test() {
     ]);
     assert!(stdout(&o).contains("Welch's t-test"), "{}", stdout(&o));
 }
+
+#[test]
+fn scaling_reads_the_counts_and_fits_a_model_per_event() {
+    let ss = corpus().join("tau/taucmdr-mm-strong-scaling-1to8rank");
+    let runs: Vec<String> = (1..=8)
+        .map(|k| ss.join(format!("np{k}")).to_str().unwrap().to_string())
+        .collect();
+    let mut args = vec!["scaling"];
+    args.extend(runs.iter().map(String::as_str));
+    args.extend(["-n", "0", "--format", "json"]);
+    let d = json(&args);
+    assert_eq!(
+        d["counts"],
+        serde_json::json!([1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0])
+    );
+    let events = d["events"].as_array().unwrap();
+    assert_eq!(events.len(), 11);
+    for e in events {
+        let name = e["event"].as_str().unwrap();
+        // The value at p = k is the run's per-thread exclusive TIME (sum over files / files).
+        for (k, v) in e["values"].as_array().unwrap().iter().enumerate() {
+            let (sums, files) = tau_sums(&ss.join(format!("np{}", k + 1)));
+            let want = sums.get(name).map_or(0.0, |x| x.0 / files as f64);
+            assert!(
+                (v.as_f64().unwrap() - want).abs() <= 1e-9 * want.abs().max(1.0),
+                "{name} p={}",
+                k + 1
+            );
+        }
+        assert!(
+            e["model_formula"].as_str().is_some_and(|f| !f.is_empty()),
+            "{name}"
+        );
+    }
+    // --counts must give one count per run.
+    let o = perfscape(&["scaling", &runs[0], &runs[1], "--counts", "1"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("one per run"), "{}", stderr(&o));
+    // One count only: refused with the reason.
+    let o = perfscape(&["scaling", &runs[1], &runs[1]]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o).contains("two or more process counts"),
+        "{}",
+        stderr(&o)
+    );
+}

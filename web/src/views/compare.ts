@@ -68,7 +68,7 @@ export class CompareView extends PanelView {
   constructor(panel: Panel) {
     super(panel);
     const runs = this.ctx.run.compared.map((c, i) => ({ value: i + 1, label: `${i + 1}: ${shorten(c.path.split('/').filter(Boolean).slice(-2).join('/'), 40)}` }));
-    this.tools.append(dynamicSelect('cmp', runs), selectFor('cmpnorm'), selectFor('dshow'));
+    this.tools.append(dynamicSelect('cmp', runs), selectFor('cmpnorm'), selectFor('dsort'), selectFor('dshow'));
     this.head = this.div();
     Object.assign(this.head.style, { position: 'absolute', top: '0', left: '0', right: '0' });
     const split = document.createElement('div');
