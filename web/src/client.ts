@@ -26,6 +26,8 @@ import type { TerrainRequest } from './api/TerrainRequest';
 import type { ThreadsRequest } from './api/ThreadsRequest';
 import type { TimelineRequest } from './api/TimelineRequest';
 import type { TrendRequest } from './api/TrendRequest';
+import type { DiffMatrixRequest } from './api/DiffMatrixRequest';
+import type { DiffMatrixResponse } from './api/DiffMatrixResponse';
 import type { DiffRequest } from './api/DiffRequest';
 import type { DiffResponse } from './api/DiffResponse';
 import type { DiffThreadsRequest } from './api/DiffThreadsRequest';
@@ -131,6 +133,13 @@ export const api = {
     get<DiffResponse, DiffRequest>(
       'diff',
       { run: s.cmp, metric: s.metric, kind: s.kind, normalize: s.cmpnorm === 'auto' ? null : s.cmpnorm, callpaths: s.callpaths, sort: s.dsort, n },
+      signal,
+    ),
+  /** `/api/diff/matrix`: the diff heat map, `rows` events × `w` bins of the common threads. */
+  diffMatrix: (s: State, rows: number, w: number, signal?: Signal) =>
+    get<DiffMatrixResponse, DiffMatrixRequest>(
+      'diff/matrix',
+      { run: s.cmp, metric: s.metric, kind: s.kind, callpaths: s.callpaths, show: s.dshow === 'ratio' ? 'log_ratio' : 'delta', rows, w: Math.round(w) },
       signal,
     ),
   /** `/api/diff/threads`: run A's event against the same event of run `s.cmp`, per thread. */

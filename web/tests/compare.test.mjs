@@ -54,6 +54,21 @@ describe('two runs of the 4-rank stencil served side by side', () => {
       assert.deepEqual(vm.inRange.color, ['#2563eb', '#f3f4f6', '#dc2626']);
       assert.match(vm.text[0], /^\+\d.* increase$/);
       assert.match(vm.text[1], /^-\d.* decrease$/);
+      // The diff heat map: the largest events × the 4 ranks, on the same diverging scale.
+      const hm = await option(page, 'compare-heatmap');
+      assert.equal(hm.series[0].type, 'heatmap');
+      assert.equal(hm.xAxis[0].data.length, 4);
+      assert.equal(hm.yAxis[0].data.at(-1), 'MPI_Allreduce()', 'largest |B − A| on top');
+      assert.ok(hm.series[0].data.length >= 4 * 10, String(hm.series[0].data.length));
+      const hv = hm.visualMap[0];
+      assert.equal(hv.min, -hv.max);
+      assert.deepEqual(hv.inRange.color, ['#2563eb', '#f3f4f6', '#dc2626']);
+      assert.match(hv.text[0], /^\+\d/);
+      // The cell of MPI_Allreduce on rank 0 is its B − A there (the per-thread chart's value).
+      const top = hm.yAxis[0].data.length - 1;
+      const cell = hm.series[0].data.find((d) => d[0] === 0 && d[1] === top);
+      const rank0 = (await page.evaluate(() => fetch(`/api/diff/threads?event=${window.perfscape.store.get().event}`).then((r) => r.json()))).threads.find((t) => t.thread === '0.0.0');
+      assert.ok(Math.abs(cell[2] - rank0.delta) < 1e-6, `${cell[2]} vs ${rank0.delta}`);
       const pix = await drawn(page, '#panel-compare');
       assert.ok(pix.ink > 0.05 && pix.colours > 20, JSON.stringify(pix));
       // Sorting: B − A toggles |B − A| and signed B − A (regressions first).

@@ -8,11 +8,11 @@
 //! `N.C.T`; `null` marks a cell without data.
 
 pub use perfscape_analysis::answers::{
-    Bin, CallTreeResponse, ClusterJson, DiffResponse, DiffRowJson, DiffThreadJson, DiffThreadsResponse,
-    EventDetail, EventRow, EventsResponse, HistogramJson, KiviatResponse, KiviatThread, MatrixResponse,
-    OverviewResponse, OverviewRowJson, PeakJson, PointCloudResponse, RowJson, RowsResponse, SampleJson,
-    SeriesResponse, SummaryJson, TerrainResponse, ThreadValue, ThreadsResponse, TimelineLane,
-    TimelineResponse, TreeNodeJson, TrendPoint, TrendResponse,
+    Bin, CallTreeResponse, ClusterJson, DiffMatrixResponse, DiffMatrixRow, DiffResponse, DiffRowJson,
+    DiffThreadJson, DiffThreadsResponse, EventDetail, EventRow, EventsResponse, HistogramJson,
+    KiviatResponse, KiviatThread, MatrixResponse, OverviewResponse, OverviewRowJson, PeakJson,
+    PointCloudResponse, RowJson, RowsResponse, SampleJson, SeriesResponse, SummaryJson, TerrainResponse,
+    ThreadValue, ThreadsResponse, TimelineLane, TimelineResponse, TreeNodeJson, TrendPoint, TrendResponse,
 };
 use perfscape_model::Combine;
 use serde::Serialize;
@@ -164,6 +164,7 @@ mod tests {
             TrendResponse,
             DiffResponse,
             DiffThreadsResponse,
+            DiffMatrixResponse,
             crate::request::TimelineRequest,
         );
     }

@@ -46,9 +46,9 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use endpoints::View;
 use request::{
-    At, CallTreeRequest, DiffRequest, DiffThreadsRequest, EventRequest, EventsRequest, KiviatRequest,
-    MatrixRequest, OverviewRequest, Params, PointCloudRequest, RowsRequest, TerrainRequest, ThreadsRequest,
-    TimelineRequest, TrendRequest,
+    At, CallTreeRequest, DiffMatrixRequest, DiffRequest, DiffThreadsRequest, EventRequest, EventsRequest,
+    KiviatRequest, MatrixRequest, OverviewRequest, Params, PointCloudRequest, RowsRequest, TerrainRequest,
+    ThreadsRequest, TimelineRequest, TrendRequest,
 };
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::sync::Arc;
@@ -324,6 +324,10 @@ async fn get_diff_threads(State(s): State<Shared>, Params(q): Params<DiffThreads
     with_compared(s, move |a, c| endpoints::compare::threads(a, c, &q)).await
 }
 
+async fn get_diff_matrix(State(s): State<Shared>, Params(q): Params<DiffMatrixRequest>) -> Response {
+    with_compared(s, move |a, c| endpoints::compare::matrix(a, c, &q)).await
+}
+
 async fn api_not_found() -> Response {
     ApiError::not_found("no such API endpoint (see API.md)").into_response()
 }
@@ -348,6 +352,7 @@ pub fn router(state: Shared) -> Router {
         .route("/timeline", get(get_timeline))
         .route("/diff", get(get_diff))
         .route("/diff/threads", get(get_diff_threads))
+        .route("/diff/matrix", get(get_diff_matrix))
         .fallback(api_not_found);
     Router::new()
         .nest("/api", api)

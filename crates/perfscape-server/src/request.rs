@@ -16,7 +16,7 @@ use crate::error::ApiError;
 use axum::extract::FromRequestParts;
 use axum::http::request::Parts;
 use perfscape_analysis::ViewError;
-use perfscape_analysis::answers::{OverviewOptions, Region, RowSpec, Scope};
+use perfscape_analysis::answers::{DiffShow, OverviewOptions, Region, RowSpec, Scope};
 use perfscape_analysis::axis::{AxisParams, Subset, ThreadOrder};
 use perfscape_analysis::compare::diff::{DiffSort, Normalize};
 use perfscape_analysis::params::{EventIds, ThreadAddr, ThreadAddrs, Values};
@@ -141,6 +141,26 @@ pub struct DiffThreadsRequest {
     pub metric: Option<u32>,
     /// Value kind; default `exclusive`.
     pub kind: Option<ValueKind>,
+}
+
+/// `GET /api/diff/matrix`: the diff heat map, events × the threads both runs have.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, TS)]
+#[ts(export, optional_fields)]
+pub struct DiffMatrixRequest {
+    /// Which run is B (1-based in `compared`); default 1.
+    pub run: Option<u32>,
+    /// Metric index (of run A); default 0.
+    pub metric: Option<u32>,
+    /// Value kind; default `exclusive`.
+    pub kind: Option<ValueKind>,
+    /// Rows may be callpath events too; default false.
+    pub callpaths: Option<bool>,
+    /// `delta` (B − A, default) or `log_ratio` (log2 B / A).
+    pub show: Option<DiffShow>,
+    /// Number of rows (events with the largest |B − A|); default 40, at most 1,000.
+    pub rows: Option<u32>,
+    /// Number of thread bins (columns); default 400, at most 8,192.
+    pub w: Option<u32>,
 }
 
 /// `GET /api/rows`: the rows of the matrix views.
@@ -468,7 +488,7 @@ macro_rules! groups {
 
 groups!(at: EventsRequest, RowsRequest, MatrixRequest, OverviewRequest, TerrainRequest, ThreadsRequest,
     EventRequest, CallTreeRequest, PointCloudRequest);
-groups!(values: DiffRequest, DiffThreadsRequest, EventsRequest, RowsRequest, MatrixRequest, OverviewRequest, TerrainRequest, ThreadsRequest,
+groups!(values: DiffRequest, DiffThreadsRequest, DiffMatrixRequest, EventsRequest, RowsRequest, MatrixRequest, OverviewRequest, TerrainRequest, ThreadsRequest,
     EventRequest, TrendRequest, KiviatRequest, PointCloudRequest);
 groups!(rows: RowsRequest, MatrixRequest, OverviewRequest, TerrainRequest);
 groups!(axis: MatrixRequest, OverviewRequest, TerrainRequest, ThreadsRequest);

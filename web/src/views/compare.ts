@@ -7,6 +7,7 @@
 // the thread.
 
 import type * as echarts from 'echarts';
+import type { DiffMatrixResponse } from '../api/DiffMatrixResponse';
 import type { DiffResponse } from '../api/DiffResponse';
 import type { DiffRowJson } from '../api/DiffRowJson';
 import type { DiffSort } from '../api/DiffSort';
@@ -64,6 +65,8 @@ export class CompareView extends PanelView {
   private head: HTMLDivElement;
   private scroll: HTMLDivElement;
   private bars: echarts.ECharts;
+  private heat: echarts.ECharts;
+  private matrix: DiffMatrixResponse | null = null;
 
   constructor(panel: Panel) {
     super(panel);
@@ -77,9 +80,22 @@ export class CompareView extends PanelView {
     this.scroll = document.createElement('div');
     this.scroll.className = 'scroll';
     const right = document.createElement('div');
+    right.className = 'compare-right';
+    const top = document.createElement('div');
+    const bottom = document.createElement('div');
+    right.append(top, bottom);
     split.append(this.scroll, right);
     this.body.appendChild(split);
-    this.bars = this.chart('compare-threads', right);
+    this.heat = this.chart('compare-heatmap', top);
+    this.bars = this.chart('compare-threads', bottom);
+    this.heat.on('click', (p) => {
+      const [x, y] = (p as unknown as { value: [number, number, number] }).value;
+      const m = this.matrix;
+      if (!m) return;
+      const row = m.rows[m.rows.length - 1 - y];
+      const col = m.columns[x];
+      store.set(col && col[0] === col[1] ? { event: row.event, thread: col[0] } : { event: row.event });
+    });
     this.bars.on('click', (p) => {
       const t = this.threads?.threads[(p as { dataIndex: number }).dataIndex]?.thread;
       if (t) store.set({ thread: t });
@@ -94,11 +110,72 @@ export class CompareView extends PanelView {
       this.data = d;
       fresh = true;
     }
-    // After a wait the selection may have moved on: draw what is selected now.
-    const now = this.state();
-    if (fresh || touched(changed, 'event')) this.renderTable(now);
-    if (fresh || touched(changed, 'cmp', 'metric', 'kind', 'event')) await this.loadThreads(now);
-    else if (touched(changed, 'thread', 'dshow')) this.drawThreads(now);
+    // After each wait the selection may have moved on: every step draws what is selected now.
+    if (fresh || touched(changed, 'event')) this.renderTable(this.state());
+    if (touched(changed, 'cmp', 'metric', 'kind', 'callpaths', 'dshow')) await this.loadMatrix(this.state());
+    else if (touched(changed, 'event')) this.drawMatrix(this.state());
+    if (fresh || touched(changed, 'cmp', 'metric', 'kind', 'event')) await this.loadThreads(this.state());
+    else if (touched(changed, 'thread', 'dshow')) this.drawThreads(this.state());
+  }
+
+  private async loadMatrix(s: State): Promise<void> {
+    const w = Math.max(16, this.heat.getWidth() - 200);
+    const m = await this.load((signal) => api.diffMatrix(s, 30, w, signal), 'matrix');
+    if (m === SUPERSEDED) return;
+    this.matrix = m;
+    this.drawMatrix(this.state());
+  }
+
+  /** The diff heat map: events (largest |B − A| on top) × bins of the threads both runs have. */
+  private drawMatrix(s: State): void {
+    const m = this.matrix;
+    if (!m) return;
+    const cols = m.columns.length;
+    const n = m.rows.length;
+    const asRatio = m.show === 'log_ratio';
+    const fmt = (v: number) => (asRatio ? ratio(2 ** v) : signed(v, m.unit));
+    const data: [number, number, number][] = [];
+    m.cells.forEach((v, i) => {
+      if (v !== null) data.push([i % cols, n - 1 - Math.floor(i / cols), v]);
+    });
+    const extent = Math.max(m.extent, 1e-12);
+    const selRow = m.rows.findIndex((r) => r.event === s.event);
+    this.heat.setOption(
+      {
+        animation: false,
+        title: { text: `${asRatio ? 'B / A' : 'B − A'}: events × ${m.threads.toLocaleString('en-US')} threads in both runs`, left: 8, top: 0, textStyle: { fontSize: 11, fontWeight: 'normal' } },
+        grid: { left: 170, right: 90, top: 22, bottom: 18 },
+        tooltip: {
+          formatter: (p: unknown) => {
+            const [x, y, v] = (p as { value: [number, number, number] }).value;
+            const c = m.columns[x];
+            return `${esc(m.rows[n - 1 - y].name)}<br/>threads ${esc(c[0])}${c[0] === c[1] ? '' : `–${esc(c[1])}`}<br/><b>${fmt(v)}</b>${c[0] === c[1] ? '' : ' (largest in the bin)'}`;
+          },
+        },
+        xAxis: { type: 'category', data: m.columns.map((c) => c[0]), axisLabel: { show: false }, axisTick: { show: false } },
+        yAxis: {
+          type: 'category',
+          data: m.rows.map((r) => shorten(r.name, 26)).reverse(),
+          axisLabel: { fontSize: 9, interval: n > 20 ? 'auto' : 0, color: (_: unknown, i: number) => (n - 1 - i === selRow ? '#b45309' : '#374151') },
+        },
+        visualMap: {
+          type: 'continuous',
+          min: -extent,
+          max: extent,
+          orient: 'vertical',
+          right: 4,
+          top: 'middle',
+          itemHeight: 120,
+          calculable: false,
+          inRange: { color: DIVERGING },
+          formatter: fmt,
+          text: [fmt(extent), fmt(-extent)],
+          textStyle: { fontSize: 10 },
+        },
+        series: [{ type: 'heatmap', data, progressive: 0 }],
+      },
+      true,
+    );
   }
 
   private async loadThreads(s: State): Promise<void> {
@@ -174,9 +251,9 @@ export class CompareView extends PanelView {
           top: 0,
           textStyle: { fontSize: 11, fontWeight: 'normal' },
           subtextStyle: { fontSize: 10 },
-          itemGap: 2,
+          itemGap: 5,
         },
-        grid: { left: 72, right: 16, top: t.same_threads ? 28 : 40, bottom: 70 },
+        grid: { left: 72, right: 16, top: t.same_threads ? 28 : 46, bottom: 70 },
         tooltip: {
           trigger: 'axis',
           formatter: (p: unknown) => {

@@ -241,3 +241,159 @@ pub fn diff_threads(
         threads,
     })
 }
+
+/// What the cells of a [`DiffMatrixResponse`] hold.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(rename_all = "snake_case")]
+pub enum DiffShow {
+    /// B − A, in the metric's unit.
+    Delta,
+    /// log2(B / A): 0 = no change, 1 = doubled, −1 = halved (`null` where A or B is 0).
+    LogRatio,
+}
+
+/// One row (event) of [`DiffMatrixResponse`].
+#[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct DiffMatrixRow {
+    /// Run A's event id.
+    pub event: u32,
+    /// Its name.
+    pub name: String,
+    /// B − A of the event over the common threads.
+    pub delta: f64,
+}
+
+/// `GET /api/diff/matrix`: the diff heat map, events × the threads both runs have, at screen
+/// resolution.
+#[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct DiffMatrixResponse {
+    /// What the cells hold.
+    pub show: DiffShow,
+    /// Unit of `delta` cells.
+    pub unit: String,
+    /// The rows: the matched events with the largest |B − A| over the common threads, largest
+    /// first.
+    pub rows: Vec<DiffMatrixRow>,
+    /// Threads both runs have (the columns are bins of them, in A's thread order).
+    pub threads: u32,
+    /// Per column, its first and last thread (`node.context.thread`).
+    pub columns: Vec<[String; 2]>,
+    /// Row-major cells, `rows × columns`: per bin the value of largest magnitude among its
+    /// threads (a peak is never averaged away); `null` where no thread has a value.
+    pub cells: Vec<Option<f64>>,
+    /// The largest |cell|: the diverging scale runs from −extent to +extent, centred on 0.
+    pub extent: f64,
+}
+
+/// Per thread of `p` (dense, by thread index) the value of event `e`, `None` where the thread
+/// lacks it.
+fn dense(p: &Profile, e: EventId, m: MetricId, kind: ValueKind) -> Vec<Option<f64>> {
+    let col = p.interval(e);
+    let mut out = vec![None; p.threads().len()];
+    for (t, v) in col.threads().iter().zip(col.values(kind, m)) {
+        out[t.index()] = Some(*v);
+    }
+    out
+}
+
+/// The diff heat map: the `rows` matched events (flat, or also callpaths) with the largest
+/// |B − A| summed over the threads both runs have, × those threads in `width` bins (at most one
+/// bin per thread). A cell is per thread B − A (a thread lacking the event counts 0) or
+/// log2(B / A), reduced per bin to the value of largest magnitude. Errors: the metric is not
+/// one of A's or not in B.
+pub fn diff_matrix(
+    a: &Profile,
+    b: &Profile,
+    matched: &RunMatch,
+    q: DiffParams,
+    show: DiffShow,
+    width: usize,
+) -> Result<DiffMatrixResponse, ViewError> {
+    if q.metric.index() >= a.metrics().len() {
+        return Err(ViewError::invalid(format!(
+            "metric={}: run A has {} metrics",
+            q.metric.0,
+            a.metrics().len()
+        )));
+    }
+    let mb = matched
+        .metric_in_b(q.metric)
+        .ok_or_else(|| ViewError::invalid(format!("metric={}: not in run B", q.metric.0)))?;
+    let common = &matched.threads;
+    let per_thread = |pair: &crate::compare::matching::EventPair| -> Vec<Option<f64>> {
+        let (va, vb) = (dense(a, pair.a, q.metric, q.kind), dense(b, pair.b, mb, q.kind));
+        common
+            .iter()
+            .map(|&(ta, tb)| {
+                let (x, y) = (va[ta.index()], vb[tb.index()]);
+                match show {
+                    _ if x.is_none() && y.is_none() => None,
+                    DiffShow::Delta => Some(y.unwrap_or(0.0) - x.unwrap_or(0.0)),
+                    DiffShow::LogRatio => match (x, y) {
+                        (Some(x), Some(y)) if x > 0.0 && y > 0.0 => Some((y / x).log2()),
+                        _ => None,
+                    },
+                }
+            })
+            .collect()
+    };
+    // Rank the matched events by |B − A| over the common threads.
+    let mut ranked: Vec<(f64, &crate::compare::matching::EventPair)> = matched
+        .events
+        .iter()
+        .filter(|p| q.callpaths || !a.event(p.a).is_callpath())
+        .map(|p| {
+            let (va, vb) = (dense(a, p.a, q.metric, q.kind), dense(b, p.b, mb, q.kind));
+            let d: f64 = common
+                .iter()
+                .map(|&(ta, tb)| vb[tb.index()].unwrap_or(0.0) - va[ta.index()].unwrap_or(0.0))
+                .sum();
+            (d, p)
+        })
+        .collect();
+    ranked.sort_by(|x, y| crate::stats::larger_first(x.0.abs(), y.0.abs()).then(x.1.a.cmp(&y.1.a)));
+    ranked.truncate(q.n);
+    let n = common.len();
+    let w = width.clamp(1, n.max(1));
+    let bin = |i: usize| (i * w) / n.max(1);
+    let mut columns: Vec<[String; 2]> = vec![[String::new(), String::new()]; w.min(n)];
+    for (i, &(ta, _)) in common.iter().enumerate() {
+        let c = &mut columns[bin(i)];
+        if c[0].is_empty() {
+            c[0] = a.thread(ta).to_string();
+        }
+        c[1] = a.thread(ta).to_string();
+    }
+    let cols = columns.len();
+    let mut cells: Vec<Option<f64>> = vec![None; ranked.len() * cols];
+    let mut extent = 0.0f64;
+    for (r, (_, pair)) in ranked.iter().enumerate() {
+        for (i, v) in per_thread(pair).into_iter().enumerate() {
+            let Some(v) = v else { continue };
+            let cell = &mut cells[r * cols + bin(i)];
+            if cell.is_none_or(|c| v.abs() > c.abs()) {
+                *cell = Some(v);
+            }
+            extent = extent.max(v.abs());
+        }
+    }
+    Ok(DiffMatrixResponse {
+        show,
+        unit: a.metric(q.metric).unit.symbol().to_string(),
+        rows: ranked
+            .iter()
+            .map(|(d, p)| DiffMatrixRow {
+                event: p.a.0,
+                name: a.event_name(p.a),
+                delta: *d,
+            })
+            .collect(),
+        threads: n as u32,
+        columns,
+        cells,
+        extent,
+    })
+}

@@ -24,6 +24,8 @@
 //! | timeline of a trace | [`timeline`] | [`TimelineResponse`] |
 //! | two runs compared per event | [`diff_table`] | [`DiffResponse`] |
 //! | one event of two runs per thread | [`diff_threads`] | [`DiffThreadsResponse`] |
+//! | diff heat map of two runs | [`diff_matrix`] | [`DiffMatrixResponse`] |
+//! | diff heat map of two runs | [`diff_matrix`] | [`DiffMatrixResponse`] |
 
 mod calltree;
 mod compare;
@@ -36,7 +38,8 @@ mod timeline;
 
 pub use calltree::{CallTreeResponse, MAX_TREE_NODES, Scope, TreeNodeJson, call_tree_table};
 pub use compare::{
-    DiffParams, DiffResponse, DiffRowJson, DiffThreadJson, DiffThreadsResponse, diff_table, diff_threads,
+    DiffMatrixResponse, DiffMatrixRow, DiffParams, DiffResponse, DiffRowJson, DiffShow, DiffThreadJson,
+    DiffThreadsResponse, diff_matrix, diff_table, diff_threads,
 };
 pub use event::{
     EVENT_POINTS_DEFAULT, EventAttribute, EventDetail, HistogramJson, ThreadValue, event_detail,

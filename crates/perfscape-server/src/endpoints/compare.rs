@@ -2,9 +2,12 @@
 //! (`serve A B...`), per event and per thread of one event.
 
 use crate::error::ApiError;
-use crate::request::{DiffRequest, DiffThreadsRequest};
+use crate::request::{DiffMatrixRequest, DiffRequest, DiffThreadsRequest};
 use crate::state::ComparedRun;
-use perfscape_analysis::answers::{DiffParams, DiffResponse, DiffThreadsResponse, diff_table, diff_threads};
+use perfscape_analysis::answers::{
+    DiffMatrixResponse, DiffParams, DiffResponse, DiffShow, DiffThreadsResponse, diff_matrix, diff_table,
+    diff_threads,
+};
 use perfscape_analysis::compare::diff::DiffSort;
 use perfscape_model::{EventId, Profile};
 
@@ -66,5 +69,39 @@ pub fn threads(
         EventId(q.event),
         values.metric,
         values.kind,
+    )?)
+}
+
+/// The diff heat map of `q`: run A against run `q.run`, events × common threads in bins.
+pub fn matrix(
+    a: &Profile,
+    compared: &[ComparedRun],
+    q: &DiffMatrixRequest,
+) -> Result<DiffMatrixResponse, ApiError> {
+    let (b, matched) = run_b(a, compared, q.run)?;
+    let values = q.values(a.metrics())?;
+    let rows = q.rows.unwrap_or(40);
+    let w = q.w.unwrap_or(400);
+    if rows == 0 || rows > 1000 {
+        return Err(ApiError::bad(format!("rows={rows}: between 1 and 1000")));
+    }
+    if w == 0 || w > 8192 {
+        return Err(ApiError::bad(format!("w={w}: between 1 and 8192")));
+    }
+    let params = DiffParams {
+        metric: values.metric,
+        kind: values.kind,
+        normalize: None,
+        callpaths: q.callpaths.unwrap_or(false),
+        sort: DiffSort::AbsDelta,
+        n: rows as usize,
+    };
+    Ok(diff_matrix(
+        a,
+        b,
+        matched,
+        params,
+        q.show.unwrap_or(DiffShow::Delta),
+        w as usize,
     )?)
 }
