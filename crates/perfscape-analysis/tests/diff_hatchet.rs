@@ -277,3 +277,59 @@ fn flat_events_of_the_mismatched_pair_are_matched_or_added() {
         ]
     );
 }
+
+/// The diff heat map's cells are the threads' B − A from the profiles' own values, binned by
+/// largest magnitude, and its rows the events with the largest |B − A| over the common threads.
+#[test]
+fn diff_matrix_cells_are_per_thread_differences() {
+    use perfscape_analysis::answers::{DiffParams, DiffShow, diff_matrix};
+    let a = load("tau-real/mpi-stencil-np64-callpath-commmatrix");
+    let b = load("tau-real/mpi-stencil-np4-compinst-callpath");
+    let m = match_runs(&a, &b).unwrap();
+    assert_eq!(m.threads.len(), 4, "ranks 0-3 are in both");
+    let q = DiffParams {
+        metric: MetricId(0),
+        kind: ValueKind::Exclusive,
+        normalize: None,
+        callpaths: false,
+        sort: DiffSort::AbsDelta,
+        n: 5,
+    };
+    for (w, per_bin) in [(4, 1), (2, 2)] {
+        let d = diff_matrix(&a, &b, &m, q, DiffShow::Delta, w).unwrap();
+        assert_eq!((d.threads, d.columns.len(), d.rows.len()), (4, w, 5));
+        let mut sums = Vec::new();
+        for (r, row) in d.rows.iter().enumerate() {
+            let ea = EventId(row.event);
+            let eb = b.event_by_name(&a.event_name(ea)).unwrap();
+            let delta = |t: u32| {
+                let va = a.value(
+                    ea,
+                    a.thread_index(perfscape_model::ThreadId::new(t, 0, 0)).unwrap(),
+                    ValueKind::Exclusive,
+                    MetricId(0),
+                );
+                let vb = b.value(
+                    eb,
+                    b.thread_index(perfscape_model::ThreadId::new(t, 0, 0)).unwrap(),
+                    ValueKind::Exclusive,
+                    MetricId(0),
+                );
+                vb.unwrap_or(0.0) - va.unwrap_or(0.0)
+            };
+            for c in 0..w {
+                let ds: Vec<f64> = (0..per_bin).map(|k| delta((c * per_bin + k) as u32)).collect();
+                let want = ds
+                    .iter()
+                    .copied()
+                    .fold(0.0f64, |x, y| if y.abs() > x.abs() { y } else { x });
+                assert_eq!(d.cells[r * w + c], Some(want), "{} bin {c}", row.name);
+            }
+            sums.push((0..4).map(delta).sum::<f64>().abs());
+            assert_eq!(row.delta.abs(), sums[r]);
+        }
+        assert!(sums.windows(2).all(|x| x[0] >= x[1]), "rows by |B − A|: {sums:?}");
+        let extent = d.cells.iter().flatten().fold(0.0f64, |x, y| x.max(y.abs()));
+        assert_eq!(d.extent, extent);
+    }
+}
