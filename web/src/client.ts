@@ -29,6 +29,8 @@ import type { TrendRequest } from './api/TrendRequest';
 import type { DiffMatrixRequest } from './api/DiffMatrixRequest';
 import type { DiffMatrixResponse } from './api/DiffMatrixResponse';
 import type { DiffRequest } from './api/DiffRequest';
+import type { ScalingRequest } from './api/ScalingRequest';
+import type { ScalingResponse } from './api/ScalingResponse';
 import type { DiffResponse } from './api/DiffResponse';
 import type { DiffThreadsRequest } from './api/DiffThreadsRequest';
 import type { DiffThreadsResponse } from './api/DiffThreadsResponse';
@@ -142,6 +144,8 @@ export const api = {
       { run: s.cmp, metric: s.metric, kind: s.kind, callpaths: s.callpaths, show: s.dshow === 'ratio' ? 'log_ratio' : 'delta', rows, w: Math.round(w) },
       signal,
     ),
+  /** `/api/scaling`: a scaling study of the served runs. */
+  scaling: (s: State, signal?: Signal) => get<ScalingResponse, ScalingRequest>('scaling', { metric: s.metric, kind: s.kind, callpaths: s.callpaths }, signal),
   /** `/api/diff/threads`: run A's event against the same event of run `s.cmp`, per thread. */
   diffThreads: (s: State, event: number, signal?: Signal) =>
     get<DiffThreadsResponse, DiffThreadsRequest>('diff/threads', { run: s.cmp, event, metric: s.metric, kind: s.kind }, signal),

@@ -20,6 +20,7 @@ import { OverviewView } from './views/overview';
 import { PointCloudView } from './views/pointcloud';
 import { RankedView } from './views/ranked';
 import { RunInfoView } from './views/runinfo';
+import { ScalingView } from './views/scaling';
 import { TerrainView } from './views/terrain';
 import { TimelineView } from './views/timeline';
 import { TrendView } from './views/trend';
@@ -29,6 +30,7 @@ const hasSamples = (ctx: Context) => ctx.run.samples > 0 || ctx.run.live;
 /** The panels of the page, in layout order (style.css places them by id). */
 const PANELS: PanelDef[] = [
   { id: 'compare', title: 'Runs side by side: A against B', view: CompareView, when: (c) => c.run.compared.length > 0 },
+  { id: 'scaling', title: 'Scaling: the selected event against the process count', view: ScalingView, when: (c) => c.run.scaling },
   { id: 'ranked', title: 'Ranked events', view: RankedView },
   { id: 'timeline', title: 'Timeline: threads over time', view: TimelineView, when: (c) => c.run.timeline },
   { id: 'heatmap', title: 'Heat map: events × threads', view: HeatmapView },
@@ -88,6 +90,7 @@ async function start(): Promise<void> {
   }
   if (run.timeline) document.body.classList.add('has-timeline');
   if (run.compared.length > 0) document.body.classList.add('has-compare');
+  if (run.scaling) document.body.classList.add('has-scaling');
   const grid = document.createElement('main');
   grid.className = 'grid';
   app.appendChild(grid);

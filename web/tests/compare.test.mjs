@@ -101,3 +101,40 @@ describe('two runs of the 4-rank stencil served side by side', () => {
     assert.deepEqual(errors, []);
   });
 });
+
+describe('the eight strong-scaling runs served together', () => {
+  let server;
+  let br;
+  before(async () => {
+    server = await serve(path.join(ss, 'np1'), [2, 3, 4, 5, 6, 7, 8].map((k) => path.join(ss, `np${k}`)));
+    br = await browser();
+  });
+  after(async () => {
+    await br?.close();
+    server?.stop();
+  });
+
+  test('the scaling view draws the selected event against p on log-log axes with its Extra-P model, speedup and efficiency', async () => {
+    const { page, errors } = await open(br, server.url, { width: 1280, height: 800 });
+    const sel = await selection(page);
+    const api = await page.evaluate(() => fetch('/api/scaling').then((r) => r.json()));
+    assert.deepEqual(api.counts, [1, 2, 3, 4, 5, 6, 7, 8]);
+    const row = api.rows.find((r) => r.event === sel.event);
+    assert.ok(row && row.model, JSON.stringify(row));
+    const ll = await option(page, 'scaling-loglog');
+    assert.equal(ll.xAxis[0].type, 'log');
+    assert.equal(ll.yAxis[0].type, 'log');
+    assert.deepEqual(ll.series[0].data.map((p) => p[0]), [1, 2, 3, 4, 5, 6, 7, 8]);
+    assert.deepEqual(ll.series[0].data.map((p) => p[1]), row.values);
+    assert.equal(ll.series[1].data.length, 64, 'the model curve');
+    const head = await page.textContent('#panel-scaling .event-title');
+    assert.ok(head.includes(`Extra-P model: ${row.model}`), head);
+    const sp = await option(page, 'scaling-speedup');
+    assert.deepEqual(sp.series[0].data.map((p) => p[1]), row.speedup);
+    assert.deepEqual(sp.series[2].data.map((p) => p[1]), row.efficiency);
+    assert.equal(sp.series[0].data[0][1], 1, 'speedup 1 at the smallest count');
+    assert.ok((await drawn(page, '#panel-scaling')).colours > 10);
+    await page.close();
+    assert.deepEqual(errors, []);
+  });
+});

@@ -11,8 +11,9 @@ pub use perfscape_analysis::answers::{
     Bin, CallTreeResponse, ClusterJson, DiffMatrixResponse, DiffMatrixRow, DiffResponse, DiffRowJson,
     DiffThreadJson, DiffThreadsResponse, EventDetail, EventRow, EventsResponse, HistogramJson,
     KiviatResponse, KiviatThread, MatrixResponse, OverviewResponse, OverviewRowJson, PeakJson,
-    PointCloudResponse, RowJson, RowsResponse, SampleJson, SeriesResponse, SummaryJson, TerrainResponse,
-    ThreadValue, ThreadsResponse, TimelineLane, TimelineResponse, TreeNodeJson, TrendPoint, TrendResponse,
+    PointCloudResponse, RowJson, RowsResponse, SampleJson, ScalingResponse, ScalingRowJson, SeriesResponse,
+    SummaryJson, TerrainResponse, ThreadValue, ThreadsResponse, TimelineLane, TimelineResponse, TreeNodeJson,
+    TrendPoint, TrendResponse,
 };
 use perfscape_model::Combine;
 use serde::Serialize;
@@ -73,6 +74,9 @@ pub struct RunInfo {
     /// The other runs given to `serve A B...`, in order (`run=1` of `/api/diff` is the first):
     /// their paths, and for each whether it loaded (else why not).
     pub compared: Vec<ComparedInfo>,
+    /// True when the served runs (the run and the compared ones) are at two or more process
+    /// counts: `/api/scaling` studies them.
+    pub scaling: bool,
 }
 
 /// A run served beside run A for comparison.
@@ -165,6 +169,7 @@ mod tests {
             DiffResponse,
             DiffThreadsResponse,
             DiffMatrixResponse,
+            ScalingResponse,
             crate::request::TimelineRequest,
         );
     }

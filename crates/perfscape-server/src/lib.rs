@@ -47,8 +47,8 @@ use axum::routing::get;
 use endpoints::View;
 use request::{
     At, CallTreeRequest, DiffMatrixRequest, DiffRequest, DiffThreadsRequest, EventRequest, EventsRequest,
-    KiviatRequest, MatrixRequest, OverviewRequest, Params, PointCloudRequest, RowsRequest, TerrainRequest,
-    ThreadsRequest, TimelineRequest, TrendRequest,
+    KiviatRequest, MatrixRequest, OverviewRequest, Params, PointCloudRequest, RowsRequest, ScalingRequest,
+    TerrainRequest, ThreadsRequest, TimelineRequest, TrendRequest,
 };
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::sync::Arc;
@@ -188,6 +188,18 @@ async fn get_run(State(s): State<Shared>) -> Response {
             },
         })
         .collect();
+    info.scaling = match &s.run {
+        Ok(r) => {
+            let mut counts: Vec<f64> = endpoints::compare::scaling_runs(&r.profile, &s.compared)
+                .iter()
+                .map(|x| x.0)
+                .collect();
+            counts.sort_by(f64::total_cmp);
+            counts.dedup();
+            counts.len() >= 2
+        }
+        Err(_) => false,
+    };
     axum::Json(info).into_response()
 }
 
@@ -328,6 +340,10 @@ async fn get_diff_matrix(State(s): State<Shared>, Params(q): Params<DiffMatrixRe
     with_compared(s, move |a, c| endpoints::compare::matrix(a, c, &q)).await
 }
 
+async fn get_scaling(State(s): State<Shared>, Params(q): Params<ScalingRequest>) -> Response {
+    with_compared(s, move |a, c| endpoints::compare::scaling(a, c, &q)).await
+}
+
 async fn api_not_found() -> Response {
     ApiError::not_found("no such API endpoint (see API.md)").into_response()
 }
@@ -353,6 +369,7 @@ pub fn router(state: Shared) -> Router {
         .route("/diff", get(get_diff))
         .route("/diff/threads", get(get_diff_threads))
         .route("/diff/matrix", get(get_diff_matrix))
+        .route("/scaling", get(get_scaling))
         .fallback(api_not_found);
     Router::new()
         .nest("/api", api)

@@ -163,6 +163,18 @@ pub struct DiffMatrixRequest {
     pub w: Option<u32>,
 }
 
+/// `GET /api/scaling`: a scaling study of the served runs.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, TS)]
+#[ts(export, optional_fields)]
+pub struct ScalingRequest {
+    /// Metric index (of the main run); default 0.
+    pub metric: Option<u32>,
+    /// Value kind; default `exclusive`.
+    pub kind: Option<ValueKind>,
+    /// Include callpath events; default false.
+    pub callpaths: Option<bool>,
+}
+
 /// `GET /api/rows`: the rows of the matrix views.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, TS)]
 #[ts(export, optional_fields)]
@@ -488,7 +500,7 @@ macro_rules! groups {
 
 groups!(at: EventsRequest, RowsRequest, MatrixRequest, OverviewRequest, TerrainRequest, ThreadsRequest,
     EventRequest, CallTreeRequest, PointCloudRequest);
-groups!(values: DiffRequest, DiffThreadsRequest, DiffMatrixRequest, EventsRequest, RowsRequest, MatrixRequest, OverviewRequest, TerrainRequest, ThreadsRequest,
+groups!(values: DiffRequest, DiffThreadsRequest, DiffMatrixRequest, ScalingRequest, EventsRequest, RowsRequest, MatrixRequest, OverviewRequest, TerrainRequest, ThreadsRequest,
     EventRequest, TrendRequest, KiviatRequest, PointCloudRequest);
 groups!(rows: RowsRequest, MatrixRequest, OverviewRequest, TerrainRequest);
 groups!(axis: MatrixRequest, OverviewRequest, TerrainRequest, ThreadsRequest);

@@ -108,4 +108,9 @@ timeline: boolean,
  * The other runs given to `serve A B...`, in order (`run=1` of `/api/diff` is the first):
  * their paths, and for each whether it loaded (else why not).
  */
-compared: Array<ComparedInfo>, };
+compared: Array<ComparedInfo>, 
+/**
+ * True when the served runs (the run and the compared ones) are at two or more process
+ * counts: `/api/scaling` studies them.
+ */
+scaling: boolean, };

@@ -397,3 +397,103 @@ pub fn diff_matrix(
         extent,
     })
 }
+
+/// One event of [`ScalingResponse`].
+#[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct ScalingRowJson {
+    /// The event's id in the main run (`null` when it lacks the event).
+    pub event: Option<u32>,
+    /// Its name.
+    pub name: String,
+    /// Per count: the per-thread value (mean over the count's runs), in the metric's unit.
+    pub values: Vec<f64>,
+    /// Per count: speedup against the smallest count (`null` where the value is 0).
+    pub speedup: Vec<Option<f64>>,
+    /// Per count: parallel efficiency.
+    pub efficiency: Vec<Option<f64>>,
+    /// Per count: percent of the run (`null` for a metric that does not add up).
+    pub share_percent: Vec<Option<f64>>,
+    /// The share of the run grows with scale.
+    pub share_grows: bool,
+    /// The Extra-P model, as Extra-P writes it with `p` for the count (`null` when none).
+    pub model: Option<String>,
+    /// Why there is no model.
+    pub model_error: Option<String>,
+    /// The model sampled at 64 counts spaced evenly on a log scale from the smallest to the
+    /// largest count: `[count, value]` (empty without a model).
+    pub curve: Vec<[f64; 2]>,
+}
+
+/// `GET /api/scaling`: a scaling study of the served runs (the main run and the compared ones,
+/// each at its process count).
+#[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct ScalingResponse {
+    /// The metric's name.
+    pub metric: String,
+    /// Unit of the values.
+    pub unit: String,
+    /// The value kind.
+    pub kind: ValueKind,
+    /// The distinct counts, ascending.
+    pub counts: Vec<f64>,
+    /// Runs at each count.
+    pub runs_per_count: Vec<u32>,
+    /// The events, largest value at the largest count first.
+    pub rows: Vec<ScalingRowJson>,
+}
+
+/// The scaling view: [`crate::compare::scaling::scaling`] of `runs` (each with its count; the
+/// first is the main run, whose event ids the rows carry) for the main run's metric `metric`.
+/// Errors: fewer than two counts, a run without the metric.
+pub fn scaling_view(
+    runs: &[(f64, &Profile)],
+    metric: MetricId,
+    kind: ValueKind,
+    callpaths: bool,
+) -> Result<ScalingResponse, ViewError> {
+    let main = runs.first().ok_or_else(|| ViewError::invalid("no runs"))?.1;
+    if metric.index() >= main.metrics().len() {
+        return Err(ViewError::invalid(format!(
+            "metric={}: the run has {} metrics",
+            metric.0,
+            main.metrics().len()
+        )));
+    }
+    let name = &main.metric(metric).name;
+    let s = crate::compare::scaling::scaling(runs, name, kind, callpaths)
+        .map_err(|e| ViewError::invalid(e.to_string()))?;
+    let (lo, hi) = (s.counts[0], s.counts[s.counts.len() - 1]);
+    let rows = s
+        .rows
+        .iter()
+        .map(|r| ScalingRowJson {
+            event: r.events.first().copied().flatten().map(|e| e.0),
+            name: r.name.clone(),
+            values: r.values.clone(),
+            speedup: r.speedup.clone(),
+            efficiency: r.efficiency.clone(),
+            share_percent: r.share_percent.clone(),
+            share_grows: r.share_grows,
+            model: r.model.as_ref().map(|m| m.formula("p")),
+            model_error: r.model_error.clone(),
+            curve: r.model.as_ref().map_or_else(Vec::new, |m| {
+                (0..64)
+                    .map(|i| {
+                        let x = lo * (hi / lo).powf(i as f64 / 63.0);
+                        [x, m.eval(x)]
+                    })
+                    .collect()
+            }),
+        })
+        .collect();
+    Ok(ScalingResponse {
+        metric: name.clone(),
+        unit: main.metric(metric).unit.symbol().to_string(),
+        kind,
+        counts: s.counts,
+        runs_per_count: s.runs_per_count.iter().map(|&n| n as u32).collect(),
+        rows,
+    })
+}

@@ -25,7 +25,9 @@
 //! | two runs compared per event | [`diff_table`] | [`DiffResponse`] |
 //! | one event of two runs per thread | [`diff_threads`] | [`DiffThreadsResponse`] |
 //! | diff heat map of two runs | [`diff_matrix`] | [`DiffMatrixResponse`] |
+//! | scaling study of the served runs | [`scaling_view`] | [`ScalingResponse`] |
 //! | diff heat map of two runs | [`diff_matrix`] | [`DiffMatrixResponse`] |
+//! | scaling study of the served runs | [`scaling_view`] | [`ScalingResponse`] |
 
 mod calltree;
 mod compare;
@@ -39,7 +41,8 @@ mod timeline;
 pub use calltree::{CallTreeResponse, MAX_TREE_NODES, Scope, TreeNodeJson, call_tree_table};
 pub use compare::{
     DiffMatrixResponse, DiffMatrixRow, DiffParams, DiffResponse, DiffRowJson, DiffShow, DiffThreadJson,
-    DiffThreadsResponse, diff_matrix, diff_table, diff_threads,
+    DiffThreadsResponse, ScalingResponse, ScalingRowJson, diff_matrix, diff_table, diff_threads,
+    scaling_view,
 };
 pub use event::{
     EVENT_POINTS_DEFAULT, EventAttribute, EventDetail, HistogramJson, ThreadValue, event_detail,

@@ -25,6 +25,8 @@ pub struct ScalingRow {
     pub name: String,
     /// Whether it is a callpath event.
     pub callpath: bool,
+    /// Per run, in the order given: the event's id there (`None` when the run lacks it).
+    pub events: Vec<Option<EventId>>,
     /// Per count (ascending, as [`Scaling::counts`]): the mean over that count's runs of the
     /// per-thread value, in the metric's unit (0 for a run without the event).
     pub values: Vec<f64>,
@@ -216,6 +218,7 @@ pub fn scaling(
             ScalingRow {
                 name: profiles[first_run].event_name(first),
                 callpath: profiles[first_run].event(first).is_callpath(),
+                events: per_run.clone(),
                 model,
                 model_error,
                 values,

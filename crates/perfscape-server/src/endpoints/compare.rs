@@ -1,14 +1,16 @@
-//! `GET /api/diff` and `GET /api/diff/threads`: the main run against a run served beside it
-//! (`serve A B...`), per event and per thread of one event.
+//! Runs side by side (`serve A B...`): `GET /api/diff`, `/api/diff/threads`, `/api/diff/matrix`
+//! (the main run against a run served beside it, per event, per thread of one event, as a heat
+//! map) and `GET /api/scaling` (a scaling study of all the served runs).
 
 use crate::error::ApiError;
-use crate::request::{DiffMatrixRequest, DiffRequest, DiffThreadsRequest};
+use crate::request::{DiffMatrixRequest, DiffRequest, DiffThreadsRequest, ScalingRequest};
 use crate::state::ComparedRun;
 use perfscape_analysis::answers::{
-    DiffMatrixResponse, DiffParams, DiffResponse, DiffShow, DiffThreadsResponse, diff_matrix, diff_table,
-    diff_threads,
+    DiffMatrixResponse, DiffParams, DiffResponse, DiffShow, DiffThreadsResponse, ScalingResponse,
+    diff_matrix, diff_table, diff_threads, scaling_view,
 };
 use perfscape_analysis::compare::diff::DiffSort;
+use perfscape_analysis::compare::scaling::process_count;
 use perfscape_model::{EventId, Profile};
 
 /// Rows answered when the request names no `n`.
@@ -103,5 +105,33 @@ pub fn matrix(
         params,
         q.show.unwrap_or(DiffShow::Delta),
         w as usize,
+    )?)
+}
+
+/// The main run and the compared runs that loaded, each with its process count.
+pub fn scaling_runs<'a>(a: &'a Profile, compared: &'a [ComparedRun]) -> Vec<(f64, &'a Profile)> {
+    std::iter::once(a)
+        .chain(
+            compared
+                .iter()
+                .filter_map(|c| c.run.as_ref().ok().map(|r| &r.profile)),
+        )
+        .map(|p| (process_count(p) as f64, p))
+        .collect()
+}
+
+/// The scaling study of the served runs.
+pub fn scaling(
+    a: &Profile,
+    compared: &[ComparedRun],
+    q: &ScalingRequest,
+) -> Result<ScalingResponse, ApiError> {
+    let values = q.values(a.metrics())?;
+    let runs = scaling_runs(a, compared);
+    Ok(scaling_view(
+        &runs,
+        values.metric,
+        values.kind,
+        q.callpaths.unwrap_or(false),
     )?)
 }

@@ -35,6 +35,7 @@ pub fn failed(path: &str, error: &str) -> RunInfo {
         live: false,
         timeline: false,
         compared: Vec::new(),
+        scaling: false,
     }
 }
 
