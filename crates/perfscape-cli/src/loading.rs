@@ -84,7 +84,7 @@ pub fn open_path(run: &std::path::Path, load: &LoadOptions, keep_extra: bool) ->
         ..opts
     };
     let opened =
-        perfscape_formats::open(&run, &opts).with_context(|| format!("cannot load {}", run.display()))?;
+        perfscape_formats::open(run, &opts).with_context(|| format!("cannot load {}", run.display()))?;
     let Opened {
         profile,
         series,

@@ -10,8 +10,11 @@ use common::{corpus, perfscape, stderr, stdout};
 use std::collections::BTreeMap;
 use std::path::Path;
 
+/// Per flat timer: (exclusive, inclusive) summed over a run's files.
+type Sums = BTreeMap<String, (f64, f64)>;
+
 /// Per flat timer of a TAU run: (sum over files of exclusive, of inclusive, number of files).
-fn tau_sums(run: &Path) -> (BTreeMap<String, (f64, f64)>, usize) {
+fn tau_sums(run: &Path) -> (Sums, usize) {
     let mut out: BTreeMap<String, (f64, f64)> = BTreeMap::new();
     let mut files = 0;
     for f in std::fs::read_dir(run).unwrap() {
@@ -192,7 +195,7 @@ fn compare_gives_group_statistics_and_welchs_test() {
     let events = d["events"].as_array().unwrap();
     assert_eq!(events.len(), 11);
     // The group means are the means of each run's per-thread exclusive value.
-    let per_run: Vec<(BTreeMap<String, (f64, f64)>, usize)> = [2, 3, 4, 5, 6]
+    let per_run: Vec<(Sums, usize)> = [2, 3, 4, 5, 6]
         .iter()
         .map(|&k| tau_sums(&ss.join(format!("np{k}"))))
         .collect();
