@@ -13,19 +13,11 @@
 
 use perfscape_analysis::compare::diff::{Change, DiffOptions, DiffSort, Normalize, diff_runs, thread_diff};
 use perfscape_analysis::compare::matching::{EventPair, MatchNote, match_runs};
-use perfscape_formats::{OpenOptions, open};
+mod common;
+use common::{fixture, load};
 use perfscape_model::event::routine_name;
 use perfscape_model::{EventId, MetricId, Profile, ValueKind};
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
-
-fn corpus() -> PathBuf {
-    let p = std::env::var_os("PERFSCAPE_CORPUS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus"));
-    assert!(p.is_dir(), "the shared corpus is expected at {}", p.display());
-    p
-}
 
 /// Hatchet's values of one callpath (all lines), summed over ranks, and per rank.
 #[derive(Default, Debug)]
@@ -37,7 +29,7 @@ struct Node {
 }
 
 fn hatchet(pair: &str) -> BTreeMap<String, Node> {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("tests/fixtures/hatchet-diff/{pair}.csv"));
+    let path = fixture(&format!("hatchet-diff/{pair}.csv"));
     let mut out: BTreeMap<String, Node> = BTreeMap::new();
     for rec in csv::Reader::from_path(&path).unwrap().records() {
         let rec = rec.unwrap();
@@ -67,12 +59,6 @@ fn key(p: &Profile, e: EventId) -> String {
 /// A call-tree node in Hatchet's sense: a callpath event, or a root with children.
 fn in_tree(p: &Profile, e: EventId) -> bool {
     p.event(e).is_callpath() || p.call_tree().roots().contains(&e)
-}
-
-fn load(run: &str) -> Profile {
-    let o = open(&corpus().join(run), &OpenOptions::default()).unwrap();
-    assert!(!o.report.is_partial(), "{run}");
-    o.profile
 }
 
 fn close(x: f64, y: f64) -> bool {

@@ -8,25 +8,11 @@
 
 use perfscape_analysis::compare::diff::Normalize;
 use perfscape_analysis::compare::groups::{GroupRow, compare_groups};
-use perfscape_formats::{OpenOptions, open};
+mod common;
+use common::{fixture, load};
 use perfscape_model::event::routine_name;
 use perfscape_model::{Profile, ValueKind};
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
-
-fn corpus() -> PathBuf {
-    let p = std::env::var_os("PERFSCAPE_CORPUS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus"));
-    assert!(p.is_dir(), "the shared corpus is expected at {}", p.display());
-    p
-}
-
-fn load(path: PathBuf) -> Profile {
-    let o = open(&path, &OpenOptions::default()).unwrap();
-    assert!(!o.report.is_partial(), "{}", path.display());
-    o.profile
-}
 
 struct Reference {
     values: Vec<Vec<f64>>,
@@ -35,7 +21,7 @@ struct Reference {
 }
 
 fn reference(set: &str) -> BTreeMap<String, Reference> {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("tests/fixtures/groups/{set}.csv"));
+    let path = fixture(&format!("groups/{set}.csv"));
     let mut out = BTreeMap::new();
     for rec in csv::Reader::from_path(path).unwrap().records() {
         let rec = rec.unwrap();
@@ -122,9 +108,9 @@ fn check(
 
 #[test]
 fn tau_groups_equal_scipy() {
-    let ss = corpus().join("tau/taucmdr-mm-strong-scaling-1to8rank");
-    let small: Vec<Profile> = [2, 3, 4].map(|k| load(ss.join(format!("np{k}")))).into();
-    let large: Vec<Profile> = [5, 6, 7, 8].map(|k| load(ss.join(format!("np{k}")))).into();
+    let ss = "tau/taucmdr-mm-strong-scaling-1to8rank";
+    let small: Vec<Profile> = [2, 3, 4].map(|k| load(&format!("{ss}/np{k}"))).into();
+    let large: Vec<Profile> = [5, 6, 7, 8].map(|k| load(&format!("{ss}/np{k}"))).into();
     let groups = vec![small.iter().collect::<Vec<_>>(), large.iter().collect()];
     let cmp = compare_groups(&groups, "TIME", ValueKind::Exclusive, Normalize::PerThread, false).unwrap();
     let n = check("tau-mm", &cmp.rows, &groups, |r| Some(r.name.clone()));
@@ -135,10 +121,10 @@ fn tau_groups_equal_scipy() {
 
 #[test]
 fn caliper_groups_equal_scipy() {
-    let cs = corpus().join("caliper/thicket-mpi-scaling");
-    let small: Vec<Profile> = [27, 64].map(|n| load(cs.join(format!("{n}_cores.cali")))).into();
+    let cs = "caliper/thicket-mpi-scaling";
+    let small: Vec<Profile> = [27, 64].map(|n| load(&format!("{cs}/{n}_cores.cali"))).into();
     let large: Vec<Profile> = [125, 216, 343]
-        .map(|n| load(cs.join(format!("{n}_cores.cali"))))
+        .map(|n| load(&format!("{cs}/{n}_cores.cali")))
         .into();
     let groups = vec![small.iter().collect::<Vec<_>>(), large.iter().collect()];
     let cmp = compare_groups(

@@ -8,26 +8,13 @@
 
 use perfscape_analysis::compare::scaling::{ScalingError, process_count, scaling};
 use perfscape_analysis::run_total;
-use perfscape_formats::{OpenOptions, open};
+mod common;
+use common::{fixture, load};
 use perfscape_model::{MetricId, Profile, ValueKind};
-use std::path::{Path, PathBuf};
-
-fn corpus() -> PathBuf {
-    let p = std::env::var_os("PERFSCAPE_CORPUS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus"));
-    assert!(p.is_dir(), "the shared corpus is expected at {}", p.display());
-    p
-}
 
 fn runs() -> Vec<Profile> {
-    let ss = corpus().join("tau/taucmdr-mm-strong-scaling-1to8rank");
     (1..=8)
-        .map(|k| {
-            open(&ss.join(format!("np{k}")), &OpenOptions::default())
-                .unwrap()
-                .profile
-        })
+        .map(|k| load(&format!("tau/taucmdr-mm-strong-scaling-1to8rank/np{k}")))
         .collect()
 }
 
@@ -43,13 +30,9 @@ fn scaling_models_equal_extrap_on_the_strong_scaling_runs() {
         input.iter().map(|r| r.0).collect::<Vec<_>>(),
         [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0]
     );
-    let fx: serde_json::Value = serde_json::from_str(
-        &std::fs::read_to_string(
-            Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/extrap/tau-strong-scaling.json"),
-        )
-        .unwrap(),
-    )
-    .unwrap();
+    let fx: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(fixture("extrap/tau-strong-scaling.json")).unwrap())
+            .unwrap();
     let mut compared = 0;
     for (kind, name) in [
         (ValueKind::Exclusive, "exclusive"),

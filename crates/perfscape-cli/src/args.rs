@@ -1,6 +1,8 @@
 //! The arguments every command shares (what to read, how to print) and the exit statuses.
 
 use clap::{Args, ValueEnum};
+use perfscape_analysis::compare::diff::Normalize;
+use perfscape_model::ValueKind;
 use std::path::PathBuf;
 
 /// Exit status when the output was produced but some input files could not be loaded.
@@ -102,4 +104,82 @@ impl ValueEnum for FormatArg {
     fn to_possible_value(&self) -> Option<clap::builder::PossibleValue> {
         Some(clap::builder::PossibleValue::new(self.0.name).help(self.0.description))
     }
+}
+
+/// Value kind on the command line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Kind {
+    /// Exclusive value (time in the event itself).
+    Exclusive,
+    /// Inclusive value (time in the event and what it calls).
+    Inclusive,
+    /// Number of calls.
+    Calls,
+    /// Number of child calls.
+    Subcalls,
+}
+
+impl From<Kind> for ValueKind {
+    fn from(k: Kind) -> Self {
+        match k {
+            Kind::Exclusive => ValueKind::Exclusive,
+            Kind::Inclusive => ValueKind::Inclusive,
+            Kind::Calls => ValueKind::Calls,
+            Kind::Subcalls => ValueKind::Subcalls,
+        }
+    }
+}
+
+/// `--normalize` on the command line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum NormalizeArg {
+    /// The total over each run's threads.
+    Total,
+    /// The total divided by each run's number of threads.
+    PerThread,
+}
+
+impl From<NormalizeArg> for Normalize {
+    fn from(n: NormalizeArg) -> Self {
+        match n {
+            NormalizeArg::Total => Normalize::Total,
+            NormalizeArg::PerThread => Normalize::PerThread,
+        }
+    }
+}
+
+/// What the commands over several runs (`diff`, `compare`, `scaling`) study.
+#[derive(Args, Debug, Clone)]
+pub struct Study {
+    /// Metric (default: the first time metric of the first run); every run must have it, in
+    /// the same unit.
+    #[arg(long, short = 'm')]
+    pub metric: Option<String>,
+    /// The value studied.
+    #[arg(long, value_enum, default_value_t = Kind::Exclusive)]
+    pub by: Kind,
+    /// Number of events to list (0 = all).
+    #[arg(short = 'n', long = "number", default_value_t = 20)]
+    pub n: usize,
+    /// Also study callpath events (`a => b`).
+    #[arg(long)]
+    pub callpaths: bool,
+}
+
+impl Study {
+    /// How many of `total` rows to list.
+    pub fn take(&self, total: usize) -> usize {
+        if self.n == 0 { total } else { self.n.min(total) }
+    }
+}
+
+/// How a command prints (for commands without one run's [`Common`]).
+#[derive(Args, Debug, Clone)]
+pub struct Output {
+    /// Output format.
+    #[arg(long, short = 'f', value_enum, default_value_t = OutputFormat::Table)]
+    pub format: OutputFormat,
+    /// Do not shorten long event names in tables.
+    #[arg(long)]
+    pub wide: bool,
 }

@@ -2,13 +2,13 @@
 //! per event the mean, standard deviation, minimum and maximum over each group's runs and
 //! Welch's t-test of the difference.
 
-use crate::args::{EXIT_PARTIAL, LoadOptions, OutputFormat};
-use crate::cmd_diff::{Kind, NormalizeArg, load};
+use crate::args::{EXIT_PARTIAL, LoadOptions, NormalizeArg, Output, OutputFormat, Study};
+use crate::cmd_diff::load;
 use crate::fmt;
 use clap::{ArgAction, ArgMatches, Args};
 use perfscape_analysis::compare::diff::Normalize;
 use perfscape_analysis::compare::groups::{GroupRow, compare_groups};
-use perfscape_model::Profile;
+use perfscape_model::{Profile, ValueKind};
 use serde::Serialize;
 use std::io::Write;
 use std::path::PathBuf;
@@ -27,13 +27,9 @@ pub struct CompareArgs {
     /// How to read every run.
     #[command(flatten)]
     load: LoadOptions,
-    /// Metric to compare (default: the first time metric of the first run); every run must
-    /// have it, in the same unit.
-    #[arg(long, short = 'm')]
-    metric: Option<String>,
-    /// The value compared.
-    #[arg(long, value_enum, default_value_t = Kind::Exclusive)]
-    by: Kind,
+    /// What to compare.
+    #[command(flatten)]
+    study: Study,
     /// `total` over each run's threads or `per-thread`. Default: per-thread when the runs
     /// have different thread counts, else total.
     #[arg(long, value_enum)]
@@ -41,18 +37,9 @@ pub struct CompareArgs {
     /// Significance level of the test: differences with p below it are marked `*`.
     #[arg(long, default_value_t = 0.05)]
     alpha: f64,
-    /// Number of events to list (0 = all).
-    #[arg(short = 'n', long = "number", default_value_t = 20)]
-    n: usize,
-    /// Also compare callpath events (`a => b`).
-    #[arg(long)]
-    callpaths: bool,
-    /// Output format.
-    #[arg(long, short = 'f', value_enum, default_value_t = OutputFormat::Table)]
-    format: OutputFormat,
-    /// Do not shorten long event names in tables.
-    #[arg(long)]
-    wide: bool,
+    /// How to print.
+    #[command(flatten)]
+    output: Output,
 }
 
 #[derive(Serialize)]
@@ -112,7 +99,9 @@ pub fn run(args: &CompareArgs, groups: &[Vec<String>], out: &mut dyn Write) -> a
         loaded.push(runs);
     }
     let first = &loaded[0][0];
-    let metric = first.metric(fmt::metric(first, args.metric.as_deref())?).clone();
+    let metric = first
+        .metric(fmt::metric(first, args.study.metric.as_deref())?)
+        .clone();
     let threads: Vec<usize> = loaded.iter().flatten().map(|p| p.threads().len()).collect();
     let normalize = args.normalize.map_or_else(
         || {
@@ -122,17 +111,17 @@ pub fn run(args: &CompareArgs, groups: &[Vec<String>], out: &mut dyn Write) -> a
                 Normalize::PerThread
             }
         },
-        NormalizeArg::normalize,
+        Normalize::from,
     );
     let refs: Vec<Vec<&Profile>> = loaded.iter().map(|g| g.iter().collect()).collect();
     let cmp = compare_groups(
         &refs,
         &metric.name,
-        args.by.value_kind(),
+        ValueKind::from(args.study.by),
         normalize,
-        args.callpaths,
+        args.study.callpaths,
     )?;
-    let take = if args.n == 0 { cmp.rows.len() } else { args.n };
+    let take = args.study.take(cmp.rows.len());
     let names: Vec<&str> = groups.iter().map(|g| g[0].as_str()).collect();
     let rows: Vec<Row> = cmp
         .rows
@@ -141,7 +130,7 @@ pub fn run(args: &CompareArgs, groups: &[Vec<String>], out: &mut dyn Write) -> a
         .enumerate()
         .map(|(i, r)| out_row(i, r, &names, args.alpha))
         .collect();
-    match args.format {
+    match args.output.format {
         OutputFormat::Csv => {
             let mut w = csv::Writer::from_writer(out);
             let mut header = vec!["rank".to_string(), "event".into()];
@@ -241,7 +230,7 @@ fn table(
     writeln!(
         out,
         "{} {}, {per}, {}",
-        args.by.value_kind().as_str(),
+        ValueKind::from(args.study.by).as_str(),
         metric.name,
         sizes.join(" vs ")
     )?;
@@ -253,7 +242,7 @@ fn table(
     let header_refs: Vec<&str> = header.iter().map(String::as_str).collect();
     let mut t = fmt::table(&header_refs, 2);
     for r in rows {
-        let mut cells = vec![r.rank.to_string(), fmt::name(r.event, args.wide)];
+        let mut cells = vec![r.rank.to_string(), fmt::name(r.event, args.output.wide)];
         for g in &r.groups {
             cells.push(format!(
                 "{} ± {}",

@@ -1,6 +1,6 @@
 //! `perfscape diff A B`: what changed between two runs, per event or per thread of one event.
 
-use crate::args::{Common, EXIT_PARTIAL, LoadOptions, OutputFormat};
+use crate::args::{Common, EXIT_PARTIAL, LoadOptions, NormalizeArg, OutputFormat, Study};
 use crate::{fmt, loading};
 use anyhow::Context;
 use clap::{Args, ValueEnum};
@@ -13,50 +13,6 @@ use serde::Serialize;
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
-
-/// The value kind compared, on the command line.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum Kind {
-    /// Exclusive value (time in the event itself).
-    Exclusive,
-    /// Inclusive value (time in the event and what it calls).
-    Inclusive,
-    /// Number of calls.
-    Calls,
-    /// Number of child calls.
-    Subcalls,
-}
-
-impl Kind {
-    /// The model's value kind.
-    pub fn value_kind(self) -> ValueKind {
-        match self {
-            Kind::Exclusive => ValueKind::Exclusive,
-            Kind::Inclusive => ValueKind::Inclusive,
-            Kind::Calls => ValueKind::Calls,
-            Kind::Subcalls => ValueKind::Subcalls,
-        }
-    }
-}
-
-/// `--normalize` on the command line.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum NormalizeArg {
-    /// The total over each run's threads.
-    Total,
-    /// The total divided by each run's number of threads.
-    PerThread,
-}
-
-impl NormalizeArg {
-    /// The analysis' normalization.
-    pub fn normalize(self) -> Normalize {
-        match self {
-            NormalizeArg::Total => Normalize::Total,
-            NormalizeArg::PerThread => Normalize::PerThread,
-        }
-    }
-}
 
 /// `--sort` on the command line.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -81,13 +37,9 @@ pub struct DiffArgs {
     common: Common,
     /// Run B (after): directory or profile file.
     run_b: PathBuf,
-    /// Metric to compare (default: the first time metric of run A); run B must have it, in
-    /// the same unit.
-    #[arg(long, short = 'm')]
-    metric: Option<String>,
-    /// The value compared.
-    #[arg(long, value_enum, default_value_t = Kind::Exclusive)]
-    by: Kind,
+    /// What to compare.
+    #[command(flatten)]
+    study: Study,
     /// `total` over each run's threads, or `per-thread` (the total divided by the run's
     /// number of threads). Default: per-thread when the runs have different thread counts,
     /// else total.
@@ -96,12 +48,6 @@ pub struct DiffArgs {
     /// Row order.
     #[arg(long, value_enum, default_value_t = SortArg::AbsDelta)]
     sort: SortArg,
-    /// Number of events to list (0 = all).
-    #[arg(short = 'n', long = "number", default_value_t = 20)]
-    n: usize,
-    /// Also compare callpath events (`a => b`).
-    #[arg(long)]
-    callpaths: bool,
     /// Instead of the event list: the difference of this EVENT thread by thread (which ranks
     /// got slower), largest increase first.
     #[arg(long, value_name = "EVENT")]
@@ -161,7 +107,7 @@ pub fn run(args: &DiffArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
             args.run_b.display()
         )
     })?;
-    let ma: MetricId = fmt::metric(a, args.metric.as_deref())?;
+    let ma: MetricId = fmt::metric(a, args.study.metric.as_deref())?;
     let normalize = args.normalize.map_or_else(
         || {
             if a.threads().len() == b.threads().len() {
@@ -170,7 +116,7 @@ pub fn run(args: &DiffArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
                 Normalize::PerThread
             }
         },
-        NormalizeArg::normalize,
+        Normalize::from,
     );
     match &args.threads {
         Some(query) => per_thread(args, out, (a, b), &matched, ma, query)?,
@@ -201,13 +147,13 @@ fn per_event(
     };
     let opts = DiffOptions {
         metric: ma,
-        kind: args.by.value_kind(),
+        kind: ValueKind::from(args.study.by),
         normalize,
-        include_callpaths: args.callpaths,
+        include_callpaths: args.study.callpaths,
         sort,
     };
     let d = diff_runs(a, b, matched, opts)?;
-    let take = if args.n == 0 { d.rows.len() } else { args.n };
+    let take = args.study.take(d.rows.len());
     let rows: Vec<Row> = d
         .rows
         .iter()
@@ -222,13 +168,7 @@ fn per_event(
         d.rows.iter().filter(|r| r.change == Change::Removed).count(),
     );
     match args.common.format {
-        OutputFormat::Csv => {
-            let mut w = csv::Writer::from_writer(out);
-            for r in &rows {
-                w.serialize(r)?;
-            }
-            w.flush()?;
-        }
+        OutputFormat::Csv => fmt::write_csv(out, &rows)?,
         OutputFormat::Json => {
             let doc = serde_json::json!({
                 "run_a": args.common.input.run,
@@ -299,7 +239,7 @@ fn per_event(
                 matched.events.len(),
                 matched.events_only_b.len(),
                 matched.events_only_a.len(),
-                if args.callpaths {
+                if args.study.callpaths {
                     ""
                 } else {
                     "; --callpaths also lists callpaths"
@@ -343,8 +283,8 @@ fn per_thread(
     let mb = matched
         .metric_in_b(ma)
         .with_context(|| format!("metric `{}` is not in run B", a.metric(ma).name))?;
-    let rows: Vec<ThreadDiffRow> = thread_diff(a, b, matched, pair, (ma, mb), args.by.value_kind());
-    let take = if args.n == 0 { rows.len() } else { args.n };
+    let rows: Vec<ThreadDiffRow> = thread_diff(a, b, matched, pair, (ma, mb), ValueKind::from(args.study.by));
+    let take = args.study.take(rows.len());
     let unit = &a.metric(ma).unit;
     let opt = |v: Option<f64>| v.map_or_else(|| "–".into(), |v| fmt::value(v, unit));
     match args.common.format {
@@ -367,7 +307,7 @@ fn per_thread(
                 "event": a.event_name(ea),
                 "metric": a.metric(ma).name,
                 "unit": unit.symbol(),
-                "kind": args.by.value_kind(),
+                "kind": ValueKind::from(args.study.by),
                 "same_threads": matched.same_threads(),
                 "threads": rows.iter().take(take).collect::<Vec<_>>(),
             });
@@ -378,7 +318,7 @@ fn per_thread(
             writeln!(
                 out,
                 "{} {} of {} per thread, largest increase first",
-                args.by.value_kind().as_str(),
+                ValueKind::from(args.study.by).as_str(),
                 a.metric(ma).name,
                 a.event_name(ea)
             )?;

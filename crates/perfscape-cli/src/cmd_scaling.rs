@@ -1,12 +1,12 @@
 //! `perfscape scaling RUN...`: runs of one program at several process counts; per event its
 //! time against the count, speedup, parallel efficiency, share of the run and an Extra-P model.
 
-use crate::args::{EXIT_PARTIAL, LoadOptions, OutputFormat};
-use crate::cmd_diff::{Kind, load};
+use crate::args::{EXIT_PARTIAL, LoadOptions, Output, OutputFormat, Study};
+use crate::cmd_diff::load;
 use crate::fmt;
 use clap::Args;
 use perfscape_analysis::compare::scaling::{ScalingRow, process_count, scaling};
-use perfscape_model::Profile;
+use perfscape_model::{Profile, ValueKind};
 use serde::Serialize;
 use std::io::Write;
 use std::path::PathBuf;
@@ -26,24 +26,12 @@ pub struct ScalingArgs {
     /// Default: read from the runs (their ranks, or threads when there is one rank).
     #[arg(long, value_delimiter = ',', value_name = "N,N,...")]
     counts: Vec<f64>,
-    /// Metric (default: the first time metric of the first run); every run must have it.
-    #[arg(long, short = 'm')]
-    metric: Option<String>,
-    /// The value studied.
-    #[arg(long, value_enum, default_value_t = Kind::Exclusive)]
-    by: Kind,
-    /// Number of events to list (0 = all).
-    #[arg(short = 'n', long = "number", default_value_t = 20)]
-    n: usize,
-    /// Also study callpath events (`a => b`).
-    #[arg(long)]
-    callpaths: bool,
-    /// Output format.
-    #[arg(long, short = 'f', value_enum, default_value_t = OutputFormat::Table)]
-    format: OutputFormat,
-    /// Do not shorten long event names in tables.
-    #[arg(long)]
-    wide: bool,
+    /// What to study.
+    #[command(flatten)]
+    study: Study,
+    /// How to print.
+    #[command(flatten)]
+    output: Output,
 }
 
 #[derive(Serialize)]
@@ -77,10 +65,17 @@ pub fn run(args: &ScalingArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode> 
         args.counts.clone()
     };
     let first = &profiles[0];
-    let metric = first.metric(fmt::metric(first, args.metric.as_deref())?).clone();
+    let metric = first
+        .metric(fmt::metric(first, args.study.metric.as_deref())?)
+        .clone();
     let input: Vec<(f64, &Profile)> = counts.iter().copied().zip(profiles.iter()).collect();
-    let s = scaling(&input, &metric.name, args.by.value_kind(), args.callpaths)?;
-    let take = if args.n == 0 { s.rows.len() } else { args.n };
+    let s = scaling(
+        &input,
+        &metric.name,
+        ValueKind::from(args.study.by),
+        args.study.callpaths,
+    )?;
+    let take = args.study.take(s.rows.len());
     let rows: Vec<Row> = s
         .rows
         .iter()
@@ -94,7 +89,7 @@ pub fn run(args: &ScalingArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode> 
         })
         .collect();
     let unit = &metric.unit;
-    match args.format {
+    match args.output.format {
         OutputFormat::Json => {
             let doc = serde_json::json!({
                 "metric": metric.name,
@@ -142,7 +137,7 @@ pub fn run(args: &ScalingArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode> 
             writeln!(
                 out,
                 "{} {} per thread against the process count p = {}",
-                args.by.value_kind().as_str(),
+                ValueKind::from(args.study.by).as_str(),
                 metric.name,
                 s.counts
                     .iter()
@@ -175,7 +170,7 @@ pub fn run(args: &ScalingArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode> 
                 };
                 t.add_row(vec![
                     r.rank.to_string(),
-                    fmt::name(r.event, args.wide),
+                    fmt::name(r.event, args.output.wide),
                     fmt::value(r.row.values[0], unit),
                     fmt::value(r.row.values[last], unit),
                     r.row.speedup[last].map_or_else(|| "–".into(), fmt::ratio),

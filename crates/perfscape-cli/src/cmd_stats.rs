@@ -1,8 +1,8 @@
 //! `perfscape stats`: statistics of every event across threads, or one event in detail.
 
-use crate::args::{Common, OutputFormat};
+use crate::args::{Common, Kind, OutputFormat};
 use crate::{fmt, loading};
-use clap::{Args, ValueEnum};
+use clap::Args;
 use perfscape_analysis::{
     Bins, EventStats, Summary, event_stats, histogram, larger_first, thread_values_sorted,
 };
@@ -10,30 +10,6 @@ use perfscape_model::{EventId, MetricId, Profile, Unit, ValueKind};
 use serde::Serialize;
 use std::io::Write;
 use std::process::ExitCode;
-
-/// Value kind on the command line.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum Kind {
-    /// Exclusive value.
-    Exclusive,
-    /// Inclusive value.
-    Inclusive,
-    /// Number of calls.
-    Calls,
-    /// Number of child calls.
-    Subcalls,
-}
-
-impl From<Kind> for ValueKind {
-    fn from(k: Kind) -> Self {
-        match k {
-            Kind::Exclusive => ValueKind::Exclusive,
-            Kind::Inclusive => ValueKind::Inclusive,
-            Kind::Calls => ValueKind::Calls,
-            Kind::Subcalls => ValueKind::Subcalls,
-        }
-    }
-}
 
 /// Arguments of `perfscape stats`.
 #[derive(Args, Debug)]

@@ -101,13 +101,7 @@ pub fn run(args: &TopArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
     );
     let rows = rows(p, &ranked, by);
     match args.common.format {
-        OutputFormat::Csv => {
-            let mut w = csv::Writer::from_writer(out);
-            for r in &rows {
-                w.serialize(r)?;
-            }
-            w.flush()?;
-        }
+        OutputFormat::Csv => fmt::write_csv(out, &rows)?,
         OutputFormat::Json => {
             let doc = serde_json::json!({
                 "metric": p.metric(m).name,

@@ -151,6 +151,17 @@ pub fn source_file(p: &Profile, e: EventId) -> String {
         .unwrap_or_default()
 }
 
+/// Writes `rows` as CSV to `out`: a header row from the first row's field names, then one
+/// line per row (values in the metric's own unit, as serialized).
+pub fn write_csv<T: serde::Serialize>(out: &mut dyn std::io::Write, rows: &[T]) -> anyhow::Result<()> {
+    let mut w = csv::Writer::from_writer(out);
+    for r in rows {
+        w.serialize(r)?;
+    }
+    w.flush()?;
+    Ok(())
+}
+
 /// Tables: a rule under the header, no other lines.
 const STYLE: TableStyle = TableStyle::new().header_separator(LineStyle::none().fill('─').junction('─'));
 
