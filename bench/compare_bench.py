@@ -13,12 +13,21 @@ usage: python3 bench/compare_bench.py [--ranks 4096,16384] [--hatchet-ranks 1024
   --repeat runs after one warm-up that fills the page cache; peak RSS is GNU time's %M.
 - Hatchet: one run of `python3 -c "gf_a = from_tau(A); gf_b = from_tau(B); d = gf_b - gf_a"` per
   input (it takes minutes at 4,096 ranks), killed after 10 minutes.
+- Served: `perfscape serve A B` on the 4,096-rank pair; REQUESTS requests of `/api/diff`,
+  `/api/diff/threads` and `/api/diff/matrix` with varied parameters (kinds, sorts, normalizations,
+  B − A or B / A, events), one at a time from this process over loopback: latency percentiles
+  per endpoint (an upper bound of the server-side time: it includes HTTP on loopback).
 - Prints a Markdown section (machine, load average before and after, every figure); --out writes it.
 """
 import argparse
+import json
 import os
+import re
+import statistics
 import subprocess
 import sys
+import time
+import urllib.request
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -50,11 +59,49 @@ def hatchet_diff_cmd(a, b):
     return [sys.executable, "-c", code, str(a), str(b)]
 
 
+def served_latencies(exe, ra, rb, requests):
+    """Per endpoint: the latencies (ms) of `requests` varied requests to `serve A B`."""
+    p = subprocess.Popen([str(exe), "serve", str(ra), str(rb), "--no-token", "--no-open", "--no-cache"],
+                         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    try:
+        url = None
+        for line in p.stdout:
+            m = re.search(r" at (http://\S+)", line)
+            if m:
+                url = m.group(1).rstrip("/")
+                break
+        get = lambda path: json.load(urllib.request.urlopen(url + path, timeout=60))  # noqa: E731
+        events = [r["event_a"] for r in get("/api/diff?n=50")["rows"] if r["event_a"] is not None and r["event_b"] is not None]
+        kinds = ["exclusive", "inclusive", "calls"]
+        variants = {
+            "diff": [f"/api/diff?kind={k}&sort={s}&normalize={n}&callpaths={c}" for k in kinds
+                     for s in ("abs_delta", "delta", "ratio") for n in ("total", "per_thread") for c in ("false", "true")],
+            "diff/threads": [f"/api/diff/threads?event={e}&kind={k}" for e in events for k in kinds],
+            "diff/matrix": [f"/api/diff/matrix?kind={k}&show={s}&w={w}" for k in kinds
+                            for s in ("delta", "log_ratio") for w in (200, 400, 1200)],
+        }
+        out = {}
+        for name, paths in variants.items():
+            lat = []
+            for i in range(requests):
+                t0 = time.perf_counter()
+                get(paths[i % len(paths)])
+                lat.append((time.perf_counter() - t0) * 1000)
+            lat.sort()
+            out[name] = (statistics.median(lat), lat[int(0.95 * (len(lat) - 1))], lat[int(0.99 * (len(lat) - 1))], len(paths))
+        return out
+    finally:
+        p.terminate()
+        p.wait()
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--ranks", default="4096,16384")
     ap.add_argument("--hatchet-ranks", default="1024,4096")
     ap.add_argument("--repeat", type=int, default=5)
+    ap.add_argument("--requests", type=int, default=200)
+    ap.add_argument("--serve-ranks", type=int, default=4096)
     ap.add_argument("--out")
     a = ap.parse_args()
     exe = bench.build()
@@ -71,6 +118,14 @@ def main():
         d_wall, d_rss = bench.timed([exe, "diff", ra, rb, "--no-cache"], a.repeat)
         lines.append(f"| tau_scale {ranks:,} ranks, with user events | {mb:.0f} | {s_wall:.3f} | {s_rss:.0f} "
                      f"| {d_wall:.3f} | {d_rss:.0f} | {d_wall / s_wall:.2f}x |")
+        print(lines[-1], file=sys.stderr)
+    ra, rb = run_at(a.serve_ranks, 1), run_at(a.serve_ranks, 2)
+    lines += ["", f"`perfscape serve A B` on the {a.serve_ranks:,}-rank pair: {a.requests} requests per endpoint, one at a time"
+              " over loopback, cycling through the parameter combinations (each request computed, nothing cached but"
+              " the match of the two runs):", "",
+              "| endpoint | combinations | p50 ms | p95 ms | p99 ms |", "|---|---|---|---|---|"]
+    for name, (p50, p95, p99, combos) in served_latencies(exe, ra, rb, a.requests).items():
+        lines.append(f"| `/api/{name}` | {combos} | {p50:.1f} | {p95:.1f} | {p99:.1f} |")
         print(lines[-1], file=sys.stderr)
     lines += ["", f"Hatchet {bench.hatchet_version()} doing the same diff on runs without user events"
               f" (one run each, killed after {HATCHET_TIMEOUT_S} s), perfscape `diff --no-cache` on the same runs:", "",

@@ -29,6 +29,8 @@ import type { TrendRequest } from './api/TrendRequest';
 import type { DiffMatrixRequest } from './api/DiffMatrixRequest';
 import type { DiffMatrixResponse } from './api/DiffMatrixResponse';
 import type { DiffRequest } from './api/DiffRequest';
+import type { DiffTreeRequest } from './api/DiffTreeRequest';
+import type { DiffTreeResponse } from './api/DiffTreeResponse';
 import type { ScalingRequest } from './api/ScalingRequest';
 import type { ScalingResponse } from './api/ScalingResponse';
 import type { DiffResponse } from './api/DiffResponse';
@@ -144,6 +146,9 @@ export const api = {
       { run: s.cmp, metric: s.metric, kind: s.kind, callpaths: s.callpaths, show: s.dshow === 'ratio' ? 'log_ratio' : 'delta', rows, w: Math.round(w) },
       signal,
     ),
+  /** `/api/diff/calltree`: the call trees of A and of run `s.cmp` as one. */
+  diffTree: (s: State, signal?: Signal) =>
+    get<DiffTreeResponse, DiffTreeRequest>('diff/calltree', { run: s.cmp, metric: s.metric, normalize: s.cmpnorm === 'auto' ? null : s.cmpnorm }, signal),
   /** `/api/scaling`: a scaling study of the served runs. */
   scaling: (s: State, signal?: Signal) => get<ScalingResponse, ScalingRequest>('scaling', { metric: s.metric, kind: s.kind, callpaths: s.callpaths }, signal),
   /** `/api/diff/threads`: run A's event against the same event of run `s.cmp`, per thread. */

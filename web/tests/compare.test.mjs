@@ -89,6 +89,33 @@ describe('two runs of the 4-rank stencil served side by side', () => {
     });
   }
 
+  test('call tree mode: both trees as one, opened along the regression path; a click selects the event', async () => {
+    const { page, errors } = await open(br, `${server.url}?cmpview=tree`);
+    const tree = await page.evaluate(() => fetch('/api/diff/calltree').then((r) => r.json()));
+    const rows = await page.$$eval('#panel-compare tbody tr', (trs) => trs.map((tr) => ({ node: Number(tr.dataset.node), regression: tr.classList.contains('regression'), text: tr.textContent })));
+    // Every node of the regression path is shown and marked; the roots are shown.
+    for (const i of tree.regression_path) assert.ok(rows.some((r) => r.node === i && r.regression), `node ${i}`);
+    for (const r of tree.roots) assert.ok(rows.some((x) => x.node === r));
+    // Nodes only B has are marked added (the compiler-instrumented timers).
+    assert.ok(tree.nodes.some((n) => n.change === 'added'));
+    // Opening a node shows its callees.
+    const closed = rows.find((r) => tree.nodes[r.node].children.length > 0 && !rows.some((x) => tree.nodes[x.node].parent === r.node));
+    if (closed) {
+      await page.click(`#panel-compare tr[data-node="${closed.node}"] .toggle`);
+      const after = await page.$$eval('#panel-compare tbody tr', (trs) => trs.map((tr) => Number(tr.dataset.node)));
+      for (const c of tree.nodes[closed.node].children) assert.ok(after.includes(c));
+    }
+    // A click on a context of run A selects its event in every view.
+    const before = (await selection(page)).event;
+    const shown = await page.$$eval('#panel-compare tbody tr[data-id]:not([data-id=""])', (trs) => trs.map((tr) => Number(tr.dataset.node)));
+    const target = shown.find((i) => tree.nodes[i].event_a !== before);
+    assert.ok(target !== undefined, 'a shown context of run A other than the selected one');
+    await page.click(`#panel-compare tr[data-node="${target}"] td.name`);
+    await page.waitForFunction((id) => window.perfscape.store.get().event === id, tree.nodes[target].event_a);
+    await page.close();
+    assert.deepEqual(errors, []);
+  });
+
   test('the run picker compares with another run; a run with other threads is said', async () => {
     const { page, errors } = await open(br, `${server.url}?cmp=2&kind=inclusive`);
     const head = await page.textContent('#panel-compare .event-title');

@@ -319,3 +319,83 @@ fn diff_matrix_cells_are_per_thread_differences() {
         assert_eq!(d.extent, extent);
     }
 }
+
+/// The two call trees as one: every calling context of either run once, under its caller,
+/// with its own events' values; the regression path follows the largest increase while a callee
+/// holds at least half of its caller's.
+#[test]
+fn diff_call_tree_is_the_union_of_both_trees_with_their_values() {
+    use perfscape_analysis::answers::{DiffParams, diff_call_tree};
+    let a = load("tau-real/mpi-stencil-np4-callpath-commmatrix");
+    let b = load("tau-real/mpi-stencil-np4-compinst-callpath");
+    let m = match_runs(&a, &b).unwrap();
+    let q = DiffParams {
+        metric: MetricId(0),
+        kind: ValueKind::Inclusive,
+        normalize: None,
+        callpaths: true,
+        sort: DiffSort::AbsDelta,
+        n: usize::MAX,
+    };
+    let t = diff_call_tree(&a, &b, &m, q).unwrap();
+    let tree_nodes = |p: &Profile| {
+        let mut n = 0;
+        let mut stack = p.call_tree().roots().to_vec();
+        while let Some(e) = stack.pop() {
+            n += 1;
+            stack.extend_from_slice(p.call_tree().children(e));
+        }
+        n
+    };
+    let (na, nb) = (tree_nodes(&a), tree_nodes(&b));
+    let both = t.nodes.iter().filter(|n| n.change == Change::Matched).count();
+    assert_eq!(t.nodes.len(), na + nb - both, "union of {na} and {nb} nodes");
+    assert_eq!(t.nodes_in_runs as usize, t.nodes.len());
+    let total = |p: &Profile, e: Option<u32>, kind| {
+        e.map_or(0.0, |e| {
+            p.interval(EventId(e))
+                .values(kind, MetricId(0))
+                .iter()
+                .sum::<f64>()
+        })
+    };
+    for (i, n) in t.nodes.iter().enumerate() {
+        let (ia, ib) = (
+            total(&a, n.event_a, ValueKind::Inclusive),
+            total(&b, n.event_b, ValueKind::Inclusive),
+        );
+        assert_eq!(n.inclusive, [ia, ib, ib - ia], "{}", n.name);
+        let (xa, xb) = (
+            total(&a, n.event_a, ValueKind::Exclusive),
+            total(&b, n.event_b, ValueKind::Exclusive),
+        );
+        assert_eq!(n.exclusive, [xa, xb, xb - xa], "{}", n.name);
+        // Under its caller: the caller's event is the event's parent in its run.
+        if let Some(p) = n.parent {
+            let caller = &t.nodes[p as usize];
+            assert!(caller.children.contains(&(i as u32)));
+            if let (Some(e), Some(c)) = (n.event_a, caller.event_a) {
+                assert_eq!(a.event(EventId(e)).parent, Some(EventId(c)), "{}", n.name);
+            }
+            if let (Some(e), Some(c)) = (n.event_b, caller.event_b) {
+                assert_eq!(b.event(EventId(e)).parent, Some(EventId(c)), "{}", n.name);
+            }
+        }
+    }
+    assert!(t.nodes.iter().any(|n| n.change == Change::Added));
+    let path = &t.regression_path;
+    for w in path.windows(2) {
+        let (cur, next) = (&t.nodes[w[0] as usize], &t.nodes[w[1] as usize]);
+        assert_eq!(next.parent, Some(w[0]));
+        assert!(next.inclusive[2] > 0.0 && next.inclusive[2] >= 0.5 * cur.inclusive[2]);
+        let best = cur
+            .children
+            .iter()
+            .map(|&c| t.nodes[c as usize].inclusive[2])
+            .fold(f64::MIN, f64::max);
+        assert_eq!(next.inclusive[2], best);
+    }
+    if let Some(&first) = path.first() {
+        assert!(t.nodes[first as usize].parent.is_none() && t.nodes[first as usize].inclusive[2] > 0.0);
+    }
+}

@@ -9,11 +9,11 @@
 
 pub use perfscape_analysis::answers::{
     Bin, CallTreeResponse, ClusterJson, DiffMatrixResponse, DiffMatrixRow, DiffResponse, DiffRowJson,
-    DiffThreadJson, DiffThreadsResponse, EventDetail, EventRow, EventsResponse, HistogramJson,
-    KiviatResponse, KiviatThread, MatrixResponse, OverviewResponse, OverviewRowJson, PeakJson,
-    PointCloudResponse, RowJson, RowsResponse, SampleJson, ScalingResponse, ScalingRowJson, SeriesResponse,
-    SummaryJson, TerrainResponse, ThreadValue, ThreadsResponse, TimelineLane, TimelineResponse, TreeNodeJson,
-    TrendPoint, TrendResponse,
+    DiffThreadJson, DiffThreadsResponse, DiffTreeNode, DiffTreeResponse, EventDetail, EventRow,
+    EventsResponse, HistogramJson, KiviatResponse, KiviatThread, MatrixResponse, OverviewResponse,
+    OverviewRowJson, PeakJson, PointCloudResponse, RowJson, RowsResponse, SampleJson, ScalingResponse,
+    ScalingRowJson, SeriesResponse, SummaryJson, TerrainResponse, ThreadValue, ThreadsResponse, TimelineLane,
+    TimelineResponse, TreeNodeJson, TrendPoint, TrendResponse,
 };
 use perfscape_model::Combine;
 use serde::Serialize;
@@ -170,6 +170,7 @@ mod tests {
             DiffThreadsResponse,
             DiffMatrixResponse,
             ScalingResponse,
+            DiffTreeResponse,
             crate::request::TimelineRequest,
         );
     }

@@ -46,9 +46,9 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use endpoints::View;
 use request::{
-    At, CallTreeRequest, DiffMatrixRequest, DiffRequest, DiffThreadsRequest, EventRequest, EventsRequest,
-    KiviatRequest, MatrixRequest, OverviewRequest, Params, PointCloudRequest, RowsRequest, ScalingRequest,
-    TerrainRequest, ThreadsRequest, TimelineRequest, TrendRequest,
+    At, CallTreeRequest, DiffMatrixRequest, DiffRequest, DiffThreadsRequest, DiffTreeRequest, EventRequest,
+    EventsRequest, KiviatRequest, MatrixRequest, OverviewRequest, Params, PointCloudRequest, RowsRequest,
+    ScalingRequest, TerrainRequest, ThreadsRequest, TimelineRequest, TrendRequest,
 };
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::sync::Arc;
@@ -344,6 +344,10 @@ async fn get_scaling(State(s): State<Shared>, Params(q): Params<ScalingRequest>)
     with_compared(s, move |a, c| endpoints::compare::scaling(a, c, &q)).await
 }
 
+async fn get_diff_calltree(State(s): State<Shared>, Params(q): Params<DiffTreeRequest>) -> Response {
+    with_compared(s, move |a, c| endpoints::compare::calltree(a, c, &q)).await
+}
+
 async fn api_not_found() -> Response {
     ApiError::not_found("no such API endpoint (see API.md)").into_response()
 }
@@ -369,6 +373,7 @@ pub fn router(state: Shared) -> Router {
         .route("/diff", get(get_diff))
         .route("/diff/threads", get(get_diff_threads))
         .route("/diff/matrix", get(get_diff_matrix))
+        .route("/diff/calltree", get(get_diff_calltree))
         .route("/scaling", get(get_scaling))
         .fallback(api_not_found);
     Router::new()

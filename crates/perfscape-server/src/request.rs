@@ -175,6 +175,18 @@ pub struct ScalingRequest {
     pub callpaths: Option<bool>,
 }
 
+/// `GET /api/diff/calltree`: the call trees of the main run and another as one.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, TS)]
+#[ts(export, optional_fields)]
+pub struct DiffTreeRequest {
+    /// Which run is B (1-based in `compared`); default 1.
+    pub run: Option<u32>,
+    /// Metric index (of run A); default 0.
+    pub metric: Option<u32>,
+    /// `total` or `per_thread`; default per thread when the thread counts differ, else total.
+    pub normalize: Option<Normalize>,
+}
+
 /// `GET /api/rows`: the rows of the matrix views.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, TS)]
 #[ts(export, optional_fields)]

@@ -12,11 +12,13 @@ import type { DiffResponse } from '../api/DiffResponse';
 import type { DiffRowJson } from '../api/DiffRowJson';
 import type { DiffSort } from '../api/DiffSort';
 import type { DiffThreadsResponse } from '../api/DiffThreadsResponse';
+import type { DiffTreeResponse } from '../api/DiffTreeResponse';
 import { api } from '../client';
 import { revealIn } from '../context';
 import { dynamicSelect, selectFor } from '../controls';
 import { esc, ratio, shorten, value } from '../format';
 import { type Panel, PanelView, SUPERSEDED } from '../panel';
+import { initiallyOpen, renderDiffTree } from './comparetree';
 import { type Key, type State, store, touched } from '../state';
 
 /** Rows asked of the server (the table scrolls). */
@@ -67,11 +69,13 @@ export class CompareView extends PanelView {
   private bars: echarts.ECharts;
   private heat: echarts.ECharts;
   private matrix: DiffMatrixResponse | null = null;
+  private tree: DiffTreeResponse | null = null;
+  private open = new Set<number>();
 
   constructor(panel: Panel) {
     super(panel);
     const runs = this.ctx.run.compared.map((c, i) => ({ value: i + 1, label: `${i + 1}: ${shorten(c.path.split('/').filter(Boolean).slice(-2).join('/'), 40)}` }));
-    this.tools.append(dynamicSelect('cmp', runs), selectFor('cmpnorm'), selectFor('dsort'), selectFor('dshow'));
+    this.tools.append(dynamicSelect('cmp', runs), selectFor('cmpview'), selectFor('cmpnorm'), selectFor('dsort'), selectFor('dshow'));
     this.head = this.div();
     Object.assign(this.head.style, { position: 'absolute', top: '0', left: '0', right: '0' });
     const split = document.createElement('div');
@@ -110,12 +114,37 @@ export class CompareView extends PanelView {
       this.data = d;
       fresh = true;
     }
+    if (touched(changed, 'cmp', 'metric', 'cmpnorm', 'cmpview') && s.cmpview === 'tree') {
+      const t = await this.load((signal) => api.diffTree(s, signal), 'tree');
+      if (t === SUPERSEDED) return;
+      this.tree = t;
+      this.open = initiallyOpen(t);
+      fresh = true;
+    }
     // After each wait the selection may have moved on: every step draws what is selected now.
-    if (fresh || touched(changed, 'event')) this.renderTable(this.state());
+    if (fresh || touched(changed, 'event', 'cmpview')) this.renderTable(this.state());
     if (touched(changed, 'cmp', 'metric', 'kind', 'callpaths', 'dshow')) await this.loadMatrix(this.state());
     else if (touched(changed, 'event')) this.drawMatrix(this.state());
     if (fresh || touched(changed, 'cmp', 'metric', 'kind', 'event')) await this.loadThreads(this.state());
     else if (touched(changed, 'thread', 'dshow')) this.drawThreads(this.state());
+  }
+
+  /** The call-tree mode: the two trees as one; ▸ opens a node, a click selects its event. */
+  private renderTree(s: State): void {
+    const t = this.tree;
+    if (!t) return;
+    renderDiffTree(this.scroll, t, this.open, s.event);
+    this.scroll.querySelectorAll<HTMLTableRowElement>('tbody tr').forEach((tr) =>
+      tr.addEventListener('click', (ev) => {
+        const node = Number(tr.dataset.node);
+        if ((ev.target as HTMLElement).classList.contains('toggle')) {
+          if (this.open.has(node)) this.open.delete(node);
+          else this.open.add(node);
+          this.renderTree(this.state());
+        } else if (tr.dataset.id) store.set({ event: Number(tr.dataset.id) });
+      }),
+    );
+    revealIn(this.scroll, this.scroll.querySelector<HTMLElement>('tr.selected'));
   }
 
   private async loadMatrix(s: State): Promise<void> {
@@ -197,6 +226,10 @@ export class CompareView extends PanelView {
   private renderTable(s: State): void {
     const d = this.data;
     if (!d) return;
+    if (s.cmpview === 'tree' && this.tree) {
+      this.renderTree(s);
+      return;
+    }
     const c = this.ctx.run.compared[s.cmp - 1];
     const u = d.unit;
     const total = d.totals[0] !== null && d.totals[1] !== null ? ` · run total A ${value(d.totals[0], u)}, B ${value(d.totals[1], u)} (${signed(d.totals[1] - d.totals[0], u)})` : '';

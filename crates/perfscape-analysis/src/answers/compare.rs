@@ -346,11 +346,20 @@ pub fn diff_matrix(
         .iter()
         .filter(|p| q.callpaths || !a.event(p.a).is_callpath())
         .map(|p| {
-            let (va, vb) = (dense(a, p.a, q.metric, q.kind), dense(b, p.b, mb, q.kind));
-            let d: f64 = common
-                .iter()
-                .map(|&(ta, tb)| vb[tb.index()].unwrap_or(0.0) - va[ta.index()].unwrap_or(0.0))
-                .sum();
+            // With the same threads in both runs the sum over them is the difference of the
+            // columns' sums (no per-thread vectors for the events that are not shown).
+            let d: f64 = if matched.same_threads() {
+                let sum = |r: &Profile, e: EventId, m: MetricId| {
+                    r.interval(e).values(q.kind, m).iter().sum::<f64>()
+                };
+                sum(b, p.b, mb) - sum(a, p.a, q.metric)
+            } else {
+                let (va, vb) = (dense(a, p.a, q.metric, q.kind), dense(b, p.b, mb, q.kind));
+                common
+                    .iter()
+                    .map(|&(ta, tb)| vb[tb.index()].unwrap_or(0.0) - va[ta.index()].unwrap_or(0.0))
+                    .sum()
+            };
             (d, p)
         })
         .collect();

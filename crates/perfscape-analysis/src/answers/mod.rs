@@ -26,11 +26,14 @@
 //! | one event of two runs per thread | [`diff_threads`] | [`DiffThreadsResponse`] |
 //! | diff heat map of two runs | [`diff_matrix`] | [`DiffMatrixResponse`] |
 //! | scaling study of the served runs | [`scaling_view`] | [`ScalingResponse`] |
+//! | two runs' call trees as one | [`diff_call_tree`] | [`DiffTreeResponse`] |
 //! | diff heat map of two runs | [`diff_matrix`] | [`DiffMatrixResponse`] |
 //! | scaling study of the served runs | [`scaling_view`] | [`ScalingResponse`] |
+//! | two runs' call trees as one | [`diff_call_tree`] | [`DiffTreeResponse`] |
 
 mod calltree;
 mod compare;
+mod compare_tree;
 mod event;
 mod events;
 mod matrix;
@@ -44,6 +47,7 @@ pub use compare::{
     DiffThreadsResponse, ScalingResponse, ScalingRowJson, diff_matrix, diff_table, diff_threads,
     scaling_view,
 };
+pub use compare_tree::{DiffTreeNode, DiffTreeResponse, MAX_DIFF_TREE_NODES, diff_call_tree};
 pub use event::{
     EVENT_POINTS_DEFAULT, EventAttribute, EventDetail, HistogramJson, ThreadValue, event_detail,
 };

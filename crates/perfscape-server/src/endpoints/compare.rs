@@ -3,14 +3,16 @@
 //! map) and `GET /api/scaling` (a scaling study of all the served runs).
 
 use crate::error::ApiError;
-use crate::request::{DiffMatrixRequest, DiffRequest, DiffThreadsRequest, ScalingRequest};
+use crate::request::{DiffMatrixRequest, DiffRequest, DiffThreadsRequest, DiffTreeRequest, ScalingRequest};
 use crate::state::ComparedRun;
 use perfscape_analysis::answers::{
     DiffMatrixResponse, DiffParams, DiffResponse, DiffShow, DiffThreadsResponse, ScalingResponse,
     diff_matrix, diff_table, diff_threads, scaling_view,
 };
+use perfscape_analysis::answers::{DiffTreeResponse, diff_call_tree};
 use perfscape_analysis::compare::diff::DiffSort;
 use perfscape_analysis::compare::scaling::process_count;
+use perfscape_analysis::params::Values;
 use perfscape_model::{EventId, Profile};
 
 /// Rows answered when the request names no `n`.
@@ -134,4 +136,23 @@ pub fn scaling(
         values.kind,
         q.callpaths.unwrap_or(false),
     )?)
+}
+
+/// The call trees of run A and run `q.run` as one.
+pub fn calltree(
+    a: &Profile,
+    compared: &[ComparedRun],
+    q: &DiffTreeRequest,
+) -> Result<DiffTreeResponse, ApiError> {
+    let (b, matched) = run_b(a, compared, q.run)?;
+    let values = Values::new(a.metrics(), q.metric, None)?;
+    let params = DiffParams {
+        metric: values.metric,
+        kind: values.kind,
+        normalize: q.normalize,
+        callpaths: true,
+        sort: DiffSort::AbsDelta,
+        n: usize::MAX,
+    };
+    Ok(diff_call_tree(a, b, matched, params)?)
 }
