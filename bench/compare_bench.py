@@ -14,7 +14,7 @@ usage: python3 bench/compare_bench.py [--ranks 4096,16384] [--hatchet-ranks 1024
 - Hatchet: one run of `python3 -c "gf_a = from_tau(A); gf_b = from_tau(B); d = gf_b - gf_a"` per
   input (it takes minutes at 4,096 ranks), killed after 10 minutes.
 - Served: `perfscape serve A B` on the 4,096-rank pair; REQUESTS requests of `/api/diff`,
-  `/api/diff/threads` and `/api/diff/matrix` with varied parameters (kinds, sorts, normalizations,
+  `/api/diff/threads`, `/api/diff/matrix` and `/api/diff/calltree` with varied parameters (kinds, sorts, normalizations,
   B − A or B / A, events), one at a time from this process over loopback: latency percentiles
   per endpoint (an upper bound of the server-side time: it includes HTTP on loopback).
 - Prints a Markdown section (machine, load average before and after, every figure); --out writes it.
@@ -79,6 +79,7 @@ def served_latencies(exe, ra, rb, requests):
             "diff/threads": [f"/api/diff/threads?event={e}&kind={k}" for e in events for k in kinds],
             "diff/matrix": [f"/api/diff/matrix?kind={k}&show={s}&w={w}" for k in kinds
                             for s in ("delta", "log_ratio") for w in (200, 400, 1200)],
+            "diff/calltree": [f"/api/diff/calltree?normalize={n}&metric=0" for n in ("total", "per_thread")],
         }
         out = {}
         for name, paths in variants.items():
