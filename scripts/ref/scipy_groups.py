@@ -17,6 +17,10 @@ perfscape:
 - `tau-mm`: TAU text profiles of `tau/taucmdr-mm-strong-scaling-1to8rank`, groups np2-np4 vs
   np5-np8; per flat timer (no ` => `) the exclusive TIME (µs) summed over the run's
   `profile.N.0.0` files and divided by their number (per thread, as `--normalize per-thread`).
+- `tau-scale-seeds`: `tools/tau_scale.py` runs of the np64 example, 16 ranks, `--lines 200`, seeds
+  1-3 vs 4-6 (made in a temporary directory; the test makes the same runs: the generator is
+  deterministic); per flat timer the exclusive TIME (µs) summed over the run's files (the runs
+  have the same threads: `--normalize total`).
 - `caliper-lulesh`: `caliper/thicket-mpi-scaling`, groups 27+64 cores vs 125+216+343 cores; per
   Hatchet node (`from_caliperreader`, names of its path joined by ` => `) the `Avg time/rank`
   (s) of the node (one value per run, the file holds one profile).
@@ -26,6 +30,9 @@ import glob
 import math
 import os
 import re
+import subprocess
+import sys
+import tempfile
 import warnings
 
 import hatchet as ht
@@ -39,7 +46,7 @@ OUT = os.path.join(ROOT, "crates", "perfscape-analysis", "tests", "fixtures", "g
 TIMER = re.compile(r'^"(.*)" (\S+) (\S+) (\S+) (\S+) (\S+) GROUP=')
 
 
-def tau_run(d):
+def tau_run(d, per_thread=True):
     files = sorted(glob.glob(os.path.join(d, "profile.*")))
     sums = {}
     for f in files:
@@ -52,7 +59,7 @@ def tau_run(d):
                 if " => " in name:
                     continue
                 sums[name] = sums.get(name, 0.0) + float(m.group(4))
-    return {k: v / len(files) for k, v in sums.items()}
+    return {k: v / len(files) if per_thread else v for k, v in sums.items()}
 
 
 def cali_run(f):
@@ -101,6 +108,19 @@ def main():
         ("small", [tau_run(os.path.join(ss, f"np{k}")) for k in (2, 3, 4)]),
         ("large", [tau_run(os.path.join(ss, f"np{k}")) for k in (5, 6, 7, 8)]),
     ])
+    with tempfile.TemporaryDirectory() as tmp:
+        runs = {}
+        for seed in range(1, 7):
+            out = os.path.join(tmp, f"seed{seed}")
+            subprocess.run([sys.executable, os.path.join(CORPUS, "..", "tools", "tau_scale.py"),
+                            os.path.join(CORPUS, "tau-real", "mpi-stencil-np64-callpath-commmatrix"), out,
+                            "--ranks", "16", "--lines", "200", "--seed", str(seed)],
+                           check=True, stdout=subprocess.DEVNULL)
+            runs[seed] = tau_run(out, per_thread=False)
+        write("tau-scale-seeds", [
+            ("before", [runs[s] for s in (1, 2, 3)]),
+            ("after", [runs[s] for s in (4, 5, 6)]),
+        ])
     cs = os.path.join(CORPUS, "caliper", "thicket-mpi-scaling")
     write("caliper-lulesh", [
         ("small", [cali_run(os.path.join(cs, f"{n}_cores.cali")) for n in (27, 64)]),

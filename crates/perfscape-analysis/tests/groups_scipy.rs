@@ -161,3 +161,33 @@ fn caliper_groups_equal_scipy() {
     let n = check("caliper-lulesh", &cmp.rows, &groups, key);
     assert!(n >= 35, "{n}");
 }
+
+/// Repeated runs from `tools/tau_scale.py` with different seeds (the same 16 ranks: totals over
+/// threads), made here as the script made them for SciPy (the generator is deterministic).
+#[test]
+fn tau_scale_seed_groups_equal_scipy() {
+    let tools = common::corpus().join("../tools/tau_scale.py");
+    let src = common::corpus().join("tau-real/mpi-stencil-np64-callpath-commmatrix");
+    let tmp = tempfile::tempdir().unwrap();
+    let runs: Vec<Profile> = (1..=6)
+        .map(|seed| {
+            let out = tmp.path().join(format!("seed{seed}"));
+            let status = std::process::Command::new("python3")
+                .arg(&tools)
+                .arg(&src)
+                .arg(&out)
+                .args(["--ranks", "16", "--lines", "200", "--seed", &seed.to_string()])
+                .stdout(std::process::Stdio::null())
+                .status()
+                .expect("python3 runs tau_scale.py");
+            assert!(status.success());
+            let o = perfscape_formats::open(&out, &perfscape_formats::OpenOptions::default()).unwrap();
+            assert!(!o.report.is_partial());
+            o.profile
+        })
+        .collect();
+    let groups = vec![runs[..3].iter().collect::<Vec<_>>(), runs[3..].iter().collect()];
+    let cmp = compare_groups(&groups, "TIME", ValueKind::Exclusive, Normalize::Total, false).unwrap();
+    let n = check("tau-scale-seeds", &cmp.rows, &groups, |r| Some(r.name.clone()));
+    assert_eq!(n, 218);
+}

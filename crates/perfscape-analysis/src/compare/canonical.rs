@@ -13,136 +13,127 @@
 //! their depth. A path cut by TAU_CALLPATH_DEPTH (an event whose frame holds several frames)
 //! is interned frame by frame, so it meets the same path of another run wherever it starts.
 //!
-//! Several events of one run with the same canonical path (two static functions `f` in
-//! different files) are told apart by their occurrence: ordered by their own frame text, the
-//! first is occurrence 0, the next 1, ...; events of different runs match when path and
-//! occurrence are equal.
+//! A name is reduced only where that is unambiguous: when some run has several events with the
+//! same reduced path — TAU's `[SAMPLE] f [{file} {line}]` events (one per source line, the
+//! line is their identity) or two static functions `f` in different files — those events are
+//! keyed by their exact frame text in every run, so that a line or a file never matches
+//! another.
 
 use perfscape_model::event::{CALLPATH_SEPARATOR, routine_name};
 use perfscape_model::{EventId, Profile};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
-/// Identity of a canonical path among the runs given to [`canonical_keys`].
-pub type PathKey = u32;
-
-/// The canonical key of one event: its path and its occurrence among the events of its run
-/// with that path (0 for the first, in the order of their own frame text).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct CanonicalKey {
-    /// The canonical path (see the module documentation).
-    pub path: PathKey,
-    /// 0 unless the run has several events with this path.
-    pub occurrence: u32,
-}
+/// Identity of a canonical path among the runs given to [`canonical_keys`]: events of
+/// different runs with the same key are the same event.
+pub type CanonicalKey = u32;
 
 /// The canonical keys of the events of several runs.
 #[derive(Clone, Debug)]
 pub struct CanonicalKeys {
     /// Per run (in the order given), per event id: its key.
     pub per_run: Vec<Vec<CanonicalKey>>,
-    /// Per path key: its parent path (`None` for a path of one frame).
-    pub parents: Vec<Option<PathKey>>,
+    /// Per key: its parent path's key (`None` for a path of one frame).
+    pub parents: Vec<Option<CanonicalKey>>,
 }
 
-/// Interns canonical paths: (parent path, routine name) -> key.
+/// Interns paths: (parent path, exact?, frame text) -> key.
+#[derive(Default)]
 struct Interner<'a> {
-    ids: HashMap<(Option<PathKey>, &'a str), PathKey>,
-    parents: Vec<Option<PathKey>>,
+    ids: HashMap<(Option<CanonicalKey>, bool, &'a str), CanonicalKey>,
+    parents: Vec<Option<CanonicalKey>>,
 }
 
 impl<'a> Interner<'a> {
-    fn intern(&mut self, parent: Option<PathKey>, routine: &'a str) -> PathKey {
-        let next = self.parents.len() as PathKey;
-        let id = *self.ids.entry((parent, routine)).or_insert(next);
+    fn intern(&mut self, parent: Option<CanonicalKey>, exact: bool, text: &'a str) -> CanonicalKey {
+        let next = self.parents.len() as CanonicalKey;
+        let id = *self.ids.entry((parent, exact, text)).or_insert(next);
         if id == next {
             self.parents.push(parent);
         }
         id
     }
 
-    /// The path of `frame` (one or more frames) below `parent`.
-    fn intern_frames(&mut self, parent: Option<PathKey>, frame: &'a str) -> PathKey {
+    /// The path of `frame` below `parent`: reduced to routine names frame by frame (a path cut
+    /// by TAU_CALLPATH_DEPTH holds several), or, `exact`, the frame's text as one step.
+    fn intern_frame(&mut self, parent: Option<CanonicalKey>, frame: &'a str, exact: bool) -> CanonicalKey {
+        if exact {
+            return self.intern(parent, true, frame.trim());
+        }
         let mut key = parent;
         for f in frame.split(CALLPATH_SEPARATOR) {
-            key = Some(self.intern(key, routine_name(f)));
+            key = Some(self.intern(key, false, routine_name(f)));
         }
-        // A frame is never empty (the builder refuses empty names), so `key` is set; the
-        // fallback keeps an impossible empty frame a path of its own.
-        key.unwrap_or_else(|| self.intern(parent, ""))
+        // `split` yields at least one piece, so `key` is set.
+        key.unwrap_or_else(|| self.intern(parent, true, frame))
     }
 }
 
 /// The canonical keys of every event of each run of `runs`, in one key space: an event of
 /// run i and an event of run j are the same event when their keys are equal.
 ///
-/// Cost: one pass over each run's events (parents resolved once each, iteratively) plus a
-/// sort of the events that share a path.
+/// Cost: two passes over each run's events (parents resolved once each, iteratively).
 pub fn canonical_keys(runs: &[&Profile]) -> CanonicalKeys {
-    let mut interner = Interner {
-        ids: HashMap::new(),
-        parents: Vec::new(),
-    };
+    // Pass 1: reduced paths, and which of them some run has more than once.
+    let mut reduced = Interner::default();
+    let mut ambiguous: HashSet<CanonicalKey> = HashSet::new();
+    for p in runs {
+        let keys = run_keys(p, |parent, e| {
+            reduced.intern_frame(parent, &p.event(e).frame, false)
+        });
+        let mut seen: HashSet<CanonicalKey> = HashSet::with_capacity(keys.len());
+        for k in keys {
+            if !seen.insert(k) {
+                ambiguous.insert(k);
+            }
+        }
+    }
+    // Pass 2: the keys, exact where the reduced path is ambiguous.
+    let mut keys = Interner::default();
     let mut per_run = Vec::with_capacity(runs.len());
     for p in runs {
-        let paths = run_paths(p, &mut interner);
-        per_run.push(with_occurrences(p, &paths));
+        let mut reduced_parent: Vec<Option<CanonicalKey>> = vec![None; p.events().len()];
+        let run = run_keys(p, |parent, e| {
+            let ev = p.event(e);
+            let r_parent = ev.parent.and_then(|q| reduced_parent[q.index()]);
+            let r = reduced.intern_frame(r_parent, &ev.frame, false);
+            reduced_parent[e.index()] = Some(r);
+            keys.intern_frame(parent, &ev.frame, ambiguous.contains(&r))
+        });
+        per_run.push(run);
     }
     CanonicalKeys {
         per_run,
-        parents: interner.parents,
+        parents: keys.parents,
     }
 }
 
-/// The canonical path of every event of `p`, parents before children.
-fn run_paths<'a>(p: &'a Profile, interner: &mut Interner<'a>) -> Vec<PathKey> {
-    const UNSET: PathKey = PathKey::MAX;
-    let mut paths = vec![UNSET; p.events().len()];
+/// The key of every event of `p`, `key(parent's key, event)` called parents before children.
+fn run_keys(
+    p: &Profile,
+    mut key: impl FnMut(Option<CanonicalKey>, EventId) -> CanonicalKey,
+) -> Vec<CanonicalKey> {
+    const UNSET: CanonicalKey = CanonicalKey::MAX;
+    let mut keys = vec![UNSET; p.events().len()];
     let mut chain: Vec<EventId> = Vec::new();
     for e in p.event_ids() {
-        if paths[e.index()] != UNSET {
+        if keys[e.index()] != UNSET {
             continue;
         }
         // Walk up to the first ancestor already keyed (or a root), then key downwards.
         chain.clear();
         let mut cur = Some(e);
         while let Some(c) = cur {
-            if paths[c.index()] != UNSET {
+            if keys[c.index()] != UNSET {
                 break;
             }
             chain.push(c);
             cur = p.event(c).parent;
         }
-        let mut parent_key = cur.map(|c| paths[c.index()]);
+        let mut parent_key = cur.map(|c| keys[c.index()]);
         for &c in chain.iter().rev() {
-            let k = interner.intern_frames(parent_key, &p.event(c).frame);
-            paths[c.index()] = k;
+            let k = key(parent_key, c);
+            keys[c.index()] = k;
             parent_key = Some(k);
-        }
-    }
-    paths
-}
-
-/// Keys with occurrences: events sharing a path numbered in the order of their frame text.
-fn with_occurrences(p: &Profile, paths: &[PathKey]) -> Vec<CanonicalKey> {
-    let mut keys: Vec<CanonicalKey> = paths
-        .iter()
-        .map(|&path| CanonicalKey { path, occurrence: 0 })
-        .collect();
-    let mut seen: HashMap<PathKey, Vec<EventId>> = HashMap::new();
-    let mut shared: Vec<PathKey> = Vec::new();
-    for e in p.event_ids() {
-        let v = seen.entry(paths[e.index()]).or_default();
-        v.push(e);
-        if v.len() == 2 {
-            shared.push(paths[e.index()]);
-        }
-    }
-    for path in shared {
-        if let Some(events) = seen.get_mut(&path) {
-            events.sort_by(|&x, &y| p.event(x).frame.cmp(&p.event(y).frame).then(x.cmp(&y)));
-            for (i, &e) in events.iter().enumerate() {
-                keys[e.index()].occurrence = i as u32;
-            }
         }
     }
     keys
@@ -188,31 +179,43 @@ mod tests {
             key(&k, 0, &a, "solve [THROTTLED]"),
             key(&k, 1, &b, "solve C [{s.c} {3,1}-{9,1}]")
         );
-        assert_ne!(
-            key(&k, 0, &a, "main").path,
-            key(&k, 0, &a, "main => MPI_Send()").path
-        );
+        assert_ne!(key(&k, 0, &a, "main"), key(&k, 0, &a, "main => MPI_Send()"));
     }
 
     #[test]
-    fn cut_paths_meet_whole_paths_and_duplicates_get_occurrences() {
+    fn cut_paths_stay_apart_and_ambiguous_names_match_exactly() {
         // `b => c` has no `b` event: a path cut by TAU_CALLPATH_DEPTH, frame "b => c".
         let a = run(&["a", "a => b", "a => b => c"]);
-        let b = run(&["b => c", "f [{x.c} {1}]", "f [{y.c} {5}]"]);
-        let k = canonical_keys(&[&a, &b]);
+        let b = run(&[
+            "b => c",
+            "f [{x.c} {1}]",
+            "f [{y.c} {5}]",
+            "[SAMPLE] k [{k.c} {10}]",
+            "[SAMPLE] k [{k.c} {11}]",
+        ]);
+        let c = run(&["f [{y.c} {5}]", "[SAMPLE] k [{k.c} {11}]", "g [{g.c} {1}]"]);
+        let d = run(&["g [{g.c} {2}]"]);
+        let k = canonical_keys(&[&a, &b, &c, &d]);
         let cut = key(&k, 1, &b, "b => c");
         assert_ne!(
             cut,
             key(&k, 0, &a, "a => b => c"),
             "a cut path is not the whole path"
         );
+        assert_eq!(k.parents[cut as usize].map(|p| k.parents[p as usize]), Some(None));
+        // Two `f` in run B: each matches only itself; run C's `f` is B's second one.
+        assert_ne!(key(&k, 1, &b, "f [{x.c} {1}]"), key(&k, 1, &b, "f [{y.c} {5}]"));
+        assert_eq!(key(&k, 2, &c, "f [{y.c} {5}]"), key(&k, 1, &b, "f [{y.c} {5}]"));
+        // Sample lines match line by line.
         assert_eq!(
-            k.parents[cut.path as usize].map(|p| k.parents[p as usize]),
-            Some(None)
+            key(&k, 2, &c, "[SAMPLE] k [{k.c} {11}]"),
+            key(&k, 1, &b, "[SAMPLE] k [{k.c} {11}]")
         );
-        let f1 = key(&k, 1, &b, "f [{x.c} {1}]");
-        let f2 = key(&k, 1, &b, "f [{y.c} {5}]");
-        assert_eq!(f1.path, f2.path);
-        assert_eq!((f1.occurrence, f2.occurrence), (0, 1));
+        assert_ne!(
+            key(&k, 1, &b, "[SAMPLE] k [{k.c} {10}]"),
+            key(&k, 1, &b, "[SAMPLE] k [{k.c} {11}]")
+        );
+        // Unambiguous in every run: `g` at another line is still `g`.
+        assert_eq!(key(&k, 2, &c, "g [{g.c} {1}]"), key(&k, 3, &d, "g [{g.c} {2}]"));
     }
 }
