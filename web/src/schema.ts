@@ -82,7 +82,7 @@ export const SCHEMA = {
         { label: 'values', title: 'auto: per thread when the runs have different thread counts, else the total' },
       ),
       dsort: choice<DiffSort>({ abs_delta: '|B − A|', delta: 'B − A', ratio: 'B / A', a: 'A', b: 'B' }, 'abs_delta', { label: 'sort' }),
-      dshow: choice({ delta: 'B − A', ratio: 'B / A' }, 'delta', { label: 'threads show' }),
+      dshow: choice({ delta: 'B − A', ratio: 'B / A', both: 'A and B' }, 'delta', { label: 'threads show' }),
       cmpview: choice({ table: 'events', tree: 'call tree' }, 'table', { label: 'show' }),
     },
     /** Event ids of the point cloud's y, z and colour axes ('' = the largest events). */

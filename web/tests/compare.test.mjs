@@ -69,6 +69,15 @@ describe('two runs of the 4-rank stencil served side by side', () => {
       const cell = hm.series[0].data.find((d) => d[0] === 0 && d[1] === top);
       const rank0 = (await page.evaluate(() => fetch(`/api/diff/threads?event=${window.perfscape.store.get().event}`).then((r) => r.json()))).threads.find((t) => t.thread === '0.0.0');
       assert.ok(Math.abs(cell[2] - rank0.delta) < 1e-6, `${cell[2]} vs ${rank0.delta}`);
+      // Both runs side by side per thread.
+      await page.selectOption('#panel-compare select[data-key="dshow"]', 'both');
+      await page.waitForFunction(() => window.perfscape.charts.get('compare-threads').getOption().series.length === 2);
+      const both = await option(page, 'compare-threads');
+      const perThread = (await page.evaluate(() => fetch(`/api/diff/threads?event=${window.perfscape.store.get().event}`).then((r) => r.json()))).threads;
+      assert.deepEqual(both.series[0].data, perThread.map((x) => x.a));
+      assert.deepEqual(both.series[1].data, perThread.map((x) => x.b));
+      await page.selectOption('#panel-compare select[data-key="dshow"]', 'delta');
+      await page.waitForFunction(() => window.perfscape.charts.get('compare-threads').getOption().series.length === 1);
       const pix = await drawn(page, '#panel-compare');
       assert.ok(pix.ink > 0.05 && pix.colours > 20, JSON.stringify(pix));
       // Sorting: B − A toggles |B − A| and signed B − A (regressions first).

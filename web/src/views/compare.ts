@@ -207,6 +207,36 @@ export class CompareView extends PanelView {
     );
   }
 
+  /** Both runs' value on every thread, side by side (threads in the order of B − A). */
+  private drawSideBySide(s: State, t: DiffThreadsResponse): void {
+    const u = t.unit;
+    const sel = s.thread ? t.threads.findIndex((x) => x.thread === s.thread) : -1;
+    this.bars.setOption(
+      {
+        animation: false,
+        title: { text: `${shorten(t.name, 56)}: A and B per thread`, left: 8, top: 0, textStyle: { fontSize: 11, fontWeight: 'normal' } },
+        legend: { data: ['A', 'B'], top: 0, right: 8, textStyle: { fontSize: 10 } },
+        grid: { left: 72, right: 16, top: 28, bottom: 40 },
+        tooltip: { trigger: 'axis' },
+        xAxis: {
+          type: 'category',
+          data: t.threads.map((x) => x.thread),
+          name: 'threads, largest increase first',
+          nameLocation: 'middle',
+          nameGap: 8,
+          axisLabel: { show: false },
+          axisPointer: { value: sel >= 0 ? t.threads[sel].thread : undefined },
+        },
+        yAxis: { type: 'value', axisLabel: { formatter: (v: number) => value(v, u), fontSize: 10 } },
+        series: [
+          { name: 'A', type: 'bar', data: t.threads.map((x) => x.a), itemStyle: { color: '#64748b' }, large: t.threads.length > 2000 },
+          { name: 'B', type: 'bar', data: t.threads.map((x) => x.b), itemStyle: { color: '#c2410c' }, large: t.threads.length > 2000 },
+        ],
+      },
+      true,
+    );
+  }
+
   private async loadThreads(s: State): Promise<void> {
     const event = s.event;
     if (event === null || !this.data?.rows.some((r) => r.event_a === event && r.event_b !== null)) {
@@ -267,6 +297,10 @@ export class CompareView extends PanelView {
   private drawThreads(s: State): void {
     const t = this.threads;
     if (!t) return;
+    if (s.dshow === 'both') {
+      this.drawSideBySide(s, t);
+      return;
+    }
     const u = t.unit;
     const asRatio = s.dshow === 'ratio';
     // B / A is drawn on a log scale centred on 1 (a halving and a doubling equally far).
