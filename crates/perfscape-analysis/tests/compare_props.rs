@@ -23,8 +23,11 @@ const FRAMES: [&str; 8] = [
     "io",
 ];
 
-/// A run: per thread, a set of callpaths (indices into FRAMES, depth 1-3) with a value each.
-fn run(threads: &[(u32, Vec<(Vec<usize>, u32)>)]) -> Profile {
+/// Per thread (its node), callpaths as indices into FRAMES (depth 1-3), each with a value.
+type Threads = Vec<(u32, Vec<(Vec<usize>, u32)>)>;
+
+/// A run of `threads` (every prefix of a callpath is an event too).
+fn run(threads: &Threads) -> Profile {
     let mut b = ProfileBuilder::new(vec![Metric::tau("TIME")]);
     for (node, events) in threads {
         let mut d = ThreadData::new(1);
@@ -45,7 +48,7 @@ fn run(threads: &[(u32, Vec<(Vec<usize>, u32)>)]) -> Profile {
     b.finish().0
 }
 
-fn threads() -> impl Strategy<Value = Vec<(u32, Vec<(Vec<usize>, u32)>)>> {
+fn threads() -> impl Strategy<Value = Threads> {
     let event = (proptest::collection::vec(0..FRAMES.len(), 1..=3), 1u32..1000);
     proptest::collection::btree_map(0u32..6, proptest::collection::vec(event, 1..8), 1..4)
         .prop_map(|m| m.into_iter().collect())

@@ -87,6 +87,34 @@ pub struct DiffParams {
     pub n: usize,
 }
 
+/// Run B's metric of run A's `metric`. Errors: `metric` is not one of A's, or B lacks it.
+pub(super) fn metric_in_both(
+    a: &Profile,
+    matched: &RunMatch,
+    metric: MetricId,
+) -> Result<MetricId, ViewError> {
+    if metric.index() >= a.metrics().len() {
+        return Err(ViewError::invalid(format!(
+            "metric={}: run A has {} metrics",
+            metric.0,
+            a.metrics().len()
+        )));
+    }
+    matched
+        .metric_in_b(metric)
+        .ok_or_else(|| ViewError::invalid(format!("metric={}: not in run B", metric.0)))
+}
+
+/// The normalization when none is asked for: per thread when the runs have different thread
+/// counts, else the total.
+pub(super) fn default_normalize(a: &Profile, b: &Profile) -> Normalize {
+    if a.threads().len() == b.threads().len() {
+        Normalize::Total
+    } else {
+        Normalize::PerThread
+    }
+}
+
 /// The compare panel's table: [`diff_runs`] with names, the run totals and what is in one run
 /// only. Errors: the metric is not one of A's, or not in B.
 pub fn diff_table(
@@ -95,18 +123,8 @@ pub fn diff_table(
     matched: &RunMatch,
     q: DiffParams,
 ) -> Result<DiffResponse, ViewError> {
-    if q.metric.index() >= a.metrics().len() {
-        return Err(ViewError::invalid(format!(
-            "metric={}: run A has {} metrics",
-            q.metric.0,
-            a.metrics().len()
-        )));
-    }
-    let normalize = q.normalize.unwrap_or(if a.threads().len() == b.threads().len() {
-        Normalize::Total
-    } else {
-        Normalize::PerThread
-    });
+    metric_in_both(a, matched, q.metric)?;
+    let normalize = q.normalize.unwrap_or_else(|| default_normalize(a, b));
     let opts = DiffOptions {
         metric: q.metric,
         kind: q.kind,
@@ -312,16 +330,7 @@ pub fn diff_matrix(
     show: DiffShow,
     width: usize,
 ) -> Result<DiffMatrixResponse, ViewError> {
-    if q.metric.index() >= a.metrics().len() {
-        return Err(ViewError::invalid(format!(
-            "metric={}: run A has {} metrics",
-            q.metric.0,
-            a.metrics().len()
-        )));
-    }
-    let mb = matched
-        .metric_in_b(q.metric)
-        .ok_or_else(|| ViewError::invalid(format!("metric={}: not in run B", q.metric.0)))?;
+    let mb = metric_in_both(a, matched, q.metric)?;
     let common = &matched.threads;
     let per_thread = |pair: &crate::compare::matching::EventPair| -> Vec<Option<f64>> {
         let (va, vb) = (dense(a, pair.a, q.metric, q.kind), dense(b, pair.b, mb, q.kind));

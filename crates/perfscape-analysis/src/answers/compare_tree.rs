@@ -2,7 +2,7 @@
 //! contexts of either run, each node with its inclusive and exclusive value in A and B and the
 //! difference, and the path along which an increase concentrates.
 
-use super::compare::DiffParams;
+use super::compare::{DiffParams, default_normalize, metric_in_both};
 use crate::compare::diff::{Change, Normalize, event_value};
 use crate::compare::matching::RunMatch;
 use crate::error::ViewError;
@@ -84,26 +84,13 @@ pub fn diff_call_tree(
     matched: &RunMatch,
     q: DiffParams,
 ) -> Result<DiffTreeResponse, ViewError> {
-    if q.metric.index() >= a.metrics().len() {
-        return Err(ViewError::invalid(format!(
-            "metric={}: run A has {} metrics",
-            q.metric.0,
-            a.metrics().len()
-        )));
-    }
-    let mb = matched
-        .metric_in_b(q.metric)
-        .ok_or_else(|| ViewError::invalid(format!("metric={}: not in run B", q.metric.0)))?;
+    let mb = metric_in_both(a, matched, q.metric)?;
     if a.call_tree().is_empty() && b.call_tree().is_empty() {
         return Err(ViewError::invalid(
             "neither run has callpaths: there is no call tree to compare",
         ));
     }
-    let normalize = q.normalize.unwrap_or(if a.threads().len() == b.threads().len() {
-        Normalize::Total
-    } else {
-        Normalize::PerThread
-    });
+    let normalize = q.normalize.unwrap_or_else(|| default_normalize(a, b));
     let mut b_of_a: Vec<Option<EventId>> = vec![None; a.events().len()];
     let mut a_of_b: Vec<Option<EventId>> = vec![None; b.events().len()];
     for p in &matched.events {
