@@ -239,9 +239,7 @@ pub fn diff_threads(
                 a.event_name(event)
             ))
         })?;
-    let mb = matched
-        .metric_in_b(metric)
-        .ok_or_else(|| ViewError::invalid(format!("metric={}: not in run B", metric.0)))?;
+    let mb = metric_in_both(a, matched, metric)?;
     let threads = thread_diff(a, b, matched, pair, (metric, mb), kind)
         .into_iter()
         .map(|r| DiffThreadJson {
