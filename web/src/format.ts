@@ -54,6 +54,11 @@ export function value(v: number | null | undefined, unit: string): string {
   }
 }
 
+/** A difference with its sign: `+1.235 ms` ({@link value} with a `+` when positive). */
+export function signed(v: number, unit: string): string {
+  return `${v > 0 ? '+' : ''}${value(v, unit)}`;
+}
+
 /** A metric as the controls name it: `time (s)`, and for one that does not add up its rule,
  * `min_time (s, min)`. */
 export function metricLabel(m: MetricInfo): string {

@@ -250,8 +250,7 @@ fn table(
                 fmt::value(g.stddev, unit)
             ));
         }
-        let sign = if r.delta > 0.0 { "+" } else { "" };
-        cells.push(format!("{sign}{}", fmt::value(r.delta, unit)));
+        cells.push(fmt::signed(r.delta, unit));
         cells.push(r.percent.map_or_else(|| "–".into(), |p| format!("{p:+.1}%")));
         cells.push(match r.p_value {
             Some(p) if p.is_nan() => "–".into(),

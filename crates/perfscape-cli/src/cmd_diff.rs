@@ -5,7 +5,8 @@ use crate::{fmt, loading};
 use anyhow::Context;
 use clap::{Args, ValueEnum};
 use perfscape_analysis::compare::diff::{
-    Change, DiffOptions, DiffRow, DiffSort, Normalize, ThreadDiffRow, diff_runs, thread_diff,
+    Change, DiffOptions, DiffRow, DiffSort, Normalize, ThreadDiffRow, default_normalize, diff_runs,
+    thread_diff,
 };
 use perfscape_analysis::compare::matching::{RunMatch, match_runs};
 use perfscape_model::{MetricId, Profile, ValueKind};
@@ -108,16 +109,9 @@ pub fn run(args: &DiffArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
         )
     })?;
     let ma: MetricId = fmt::metric(a, args.study.metric.as_deref())?;
-    let normalize = args.normalize.map_or_else(
-        || {
-            if a.threads().len() == b.threads().len() {
-                Normalize::Total
-            } else {
-                Normalize::PerThread
-            }
-        },
-        Normalize::from,
-    );
+    let normalize = args
+        .normalize
+        .map_or_else(|| default_normalize(a, b), Normalize::from);
     match &args.threads {
         Some(query) => per_thread(args, out, (a, b), &matched, ma, query)?,
         None => per_event(args, out, (a, b), &matched, ma, normalize)?,
@@ -218,7 +212,7 @@ fn per_event(
                     change,
                     fmt::value(r.a, unit),
                     fmt::value(r.b, unit),
-                    signed(r.delta, unit),
+                    fmt::signed(r.delta, unit),
                     r.ratio.map_or_else(|| "–".into(), fmt::ratio),
                     r.percent_of_a.map_or_else(|| "–".into(), |p| format!("{p:+.2}%")),
                 ]);
@@ -230,7 +224,7 @@ fn per_event(
                     "Run total: A {}, B {} ({}); % of A = B−A as a share of A's run total.",
                     fmt::value(ta, unit),
                     fmt::value(tb, unit),
-                    signed(tb - ta, unit)
+                    fmt::signed(tb - ta, unit)
                 )?;
             }
             writeln!(
@@ -257,12 +251,6 @@ fn per_event(
         }
     }
     Ok(())
-}
-
-/// A difference with its sign: `+1.2 ms`, `-30 µs`.
-fn signed(v: f64, unit: &perfscape_model::Unit) -> String {
-    let s = fmt::value(v, unit);
-    if v > 0.0 { format!("+{s}") } else { s }
 }
 
 fn per_thread(
@@ -328,7 +316,7 @@ fn per_thread(
                     r.thread.to_string(),
                     opt(r.value_a),
                     opt(r.value_b),
-                    signed(r.delta, unit),
+                    fmt::signed(r.delta, unit),
                 ]);
             }
             writeln!(out, "{t}")?;

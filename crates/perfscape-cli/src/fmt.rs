@@ -21,6 +21,12 @@ pub fn value(v: f64, unit: &Unit) -> String {
     }
 }
 
+/// A difference with its sign: `+1.235 ms`, `-30.00 µs` ([`value`] with a `+` when positive).
+pub fn signed(v: f64, unit: &Unit) -> String {
+    let s = value(v, unit);
+    if v > 0.0 { format!("+{s}") } else { s }
+}
+
 fn sig4(v: f64) -> String {
     let a = v.abs();
     if a == 0.0 {

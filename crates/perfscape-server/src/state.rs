@@ -88,6 +88,17 @@ impl AppState {
     /// be opened: the page shows the message): the profile, and the samples over time and the
     /// trace when the run has them.
     pub fn new(path: impl Into<String>, opened: Result<Opened, String>, options: StateOptions) -> Arc<Self> {
+        Self::with_compared(path, opened, Vec::new(), options)
+    }
+
+    /// [`AppState::new`] with other runs to compare the run with (`serve A B...`): the compare
+    /// panel shows the run against each (`/api/diff?run=i`).
+    pub fn with_compared(
+        path: impl Into<String>,
+        opened: Result<Opened, String>,
+        compared: Vec<ComparedRun>,
+        options: StateOptions,
+    ) -> Arc<Self> {
         let (run, series, trace) = match opened {
             Ok(Opened {
                 profile,
@@ -101,22 +112,7 @@ impl AppState {
             ),
             Err(e) => (Err(e), None, None),
         };
-        Self::build(path.into(), run, series, false, trace, options)
-    }
-
-    /// [`AppState::new`] with other runs to compare the run with (`serve A B...`): the compare
-    /// panel shows the run against each (`/api/diff?run=i`).
-    pub fn with_compared(
-        path: impl Into<String>,
-        opened: Result<Opened, String>,
-        compared: Vec<ComparedRun>,
-        options: StateOptions,
-    ) -> Arc<Self> {
-        let mut state = Self::new(path, opened, options);
-        if let Some(s) = Arc::get_mut(&mut state) {
-            s.compared = compared;
-        }
-        state
+        Self::build(path.into(), run, (series, false), trace, compared, options)
     }
 
     /// Opens the run at `path` with [`perfscape_formats::open`] (with its samples over time and
@@ -139,9 +135,9 @@ impl AppState {
         Self::build(
             path.into(),
             Err("waiting for the first sample of the live run".into()),
-            Some(series),
-            true,
+            (Some(series), true),
             None,
+            Vec::new(),
             options,
         )
     }
@@ -149,9 +145,9 @@ impl AppState {
     fn build(
         path: String,
         run: Result<Run, String>,
-        series: Option<Arc<dyn SeriesSource>>,
-        live: bool,
+        (series, live): (Option<Arc<dyn SeriesSource>>, bool),
         trace: Option<perfscape_model::Trace>,
+        compared: Vec<ComparedRun>,
         options: StateOptions,
     ) -> Arc<Self> {
         let bytes = run.as_ref().map_or(0, |r| profile_bytes(&r.profile));
@@ -164,7 +160,7 @@ impl AppState {
             shared: options.shared,
             series: SeriesState::new(series, live),
             trace: trace.map(|t| TraceIndex::new(Arc::new(t))),
-            compared: Vec::new(),
+            compared,
             access: options.access,
         })
     }

@@ -16,7 +16,7 @@ import type { DiffTreeResponse } from '../api/DiffTreeResponse';
 import { api } from '../client';
 import { revealIn } from '../context';
 import { dynamicSelect, selectFor } from '../controls';
-import { esc, ratio, shorten, value } from '../format';
+import { esc, ratio, shorten, signed, value } from '../format';
 import { type Panel, PanelView, SUPERSEDED } from '../panel';
 import { initiallyOpen, renderDiffTree } from './comparetree';
 import { type Key, type State, store, touched } from '../state';
@@ -26,11 +26,6 @@ const ROWS = 500;
 
 /** Diverging colours: decrease, no change, increase. */
 const DIVERGING = ['#2563eb', '#f3f4f6', '#dc2626'];
-
-/** A signed value: `+1.2 ms`. */
-function signed(v: number, unit: string): string {
-  return `${v > 0 ? '+' : ''}${value(v, unit)}`;
-}
 
 type Col = { key: string; label: string; sort: DiffSort | null; show: (r: DiffRowJson, u: string, max: number) => string };
 

@@ -4,12 +4,7 @@
 // that grew most, into the callee that grew most while it holds at least half the increase).
 
 import type { DiffTreeResponse } from '../api/DiffTreeResponse';
-import { esc, shorten, value } from '../format';
-
-/** A signed value: `+1.2 ms`. */
-function signed(v: number, unit: string): string {
-  return `${v > 0 ? '+' : ''}${value(v, unit)}`;
-}
+import { esc, shorten, signed, value } from '../format';
 
 /** The nodes to open first: the regression path; when nothing grew, the path of the largest
  * change either way (the callee that changed most, while it holds half of its caller's change). */

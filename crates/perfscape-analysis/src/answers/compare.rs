@@ -1,7 +1,9 @@
 //! Runs side by side in the browser (`/api/diff`, `/api/diff/threads`): the answers of the
 //! compare panel, from [`crate::compare`]'s matching and differences.
 
-use crate::compare::diff::{Change, DiffOptions, DiffSort, Normalize, diff_runs, thread_diff};
+use crate::compare::diff::{
+    Change, DiffOptions, DiffSort, Normalize, default_normalize, diff_runs, thread_diff,
+};
 use crate::compare::matching::{MatchNote, RunMatch};
 use crate::error::ViewError;
 use perfscape_model::{EventId, MetricId, Profile, ValueKind};
@@ -103,16 +105,6 @@ pub(super) fn metric_in_both(
     matched
         .metric_in_b(metric)
         .ok_or_else(|| ViewError::invalid(format!("metric={}: not in run B", metric.0)))
-}
-
-/// The normalization when none is asked for: per thread when the runs have different thread
-/// counts, else the total.
-pub(super) fn default_normalize(a: &Profile, b: &Profile) -> Normalize {
-    if a.threads().len() == b.threads().len() {
-        Normalize::Total
-    } else {
-        Normalize::PerThread
-    }
 }
 
 /// The compare panel's table: [`diff_runs`] with names, the run totals and what is in one run

@@ -2,8 +2,8 @@
 //! contexts of either run, each node with its inclusive and exclusive value in A and B and the
 //! difference, and the path along which an increase concentrates.
 
-use super::compare::{DiffParams, default_normalize, metric_in_both};
-use crate::compare::diff::{Change, Normalize, event_value};
+use super::compare::{DiffParams, metric_in_both};
+use crate::compare::diff::{Change, Normalize, default_normalize, event_value};
 use crate::compare::matching::RunMatch;
 use crate::error::ViewError;
 use perfscape_model::{EventId, Profile, ValueKind};

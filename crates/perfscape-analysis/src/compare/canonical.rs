@@ -107,6 +107,42 @@ pub fn canonical_keys(runs: &[&Profile]) -> CanonicalKeys {
     }
 }
 
+/// One event of several runs (see [`events_across`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EventAcross {
+    /// Per run, in the order given: the event's id there (`None` when the run lacks it).
+    pub events: Vec<Option<EventId>>,
+    /// Its name, from the first run that has it.
+    pub name: String,
+    /// Whether it is a callpath event.
+    pub callpath: bool,
+}
+
+/// The events of `runs` matched across them by [`canonical_keys`], in the order first seen
+/// (run by run, event id order); callpath events only with `include_callpaths`.
+pub fn events_across(runs: &[&Profile], include_callpaths: bool) -> Vec<EventAcross> {
+    let keys = canonical_keys(runs);
+    let mut row_of: HashMap<CanonicalKey, usize> = HashMap::new();
+    let mut rows: Vec<EventAcross> = Vec::new();
+    for (r, p) in runs.iter().enumerate() {
+        for e in p
+            .event_ids()
+            .filter(|&e| include_callpaths || !p.event(e).is_callpath())
+        {
+            let i = *row_of.entry(keys.per_run[r][e.index()]).or_insert_with(|| {
+                rows.push(EventAcross {
+                    events: vec![None; runs.len()],
+                    name: p.event_name(e),
+                    callpath: p.event(e).is_callpath(),
+                });
+                rows.len() - 1
+            });
+            rows[i].events[r] = Some(e);
+        }
+    }
+    rows
+}
+
 /// The key of every event of `p`, `key(parent's key, event)` called parents before children.
 fn run_keys(
     p: &Profile,

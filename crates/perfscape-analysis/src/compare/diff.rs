@@ -133,9 +133,30 @@ pub enum DiffError {
     NoSuchMetric(usize),
 }
 
-/// The value of event `e` of `p` in metric `m`, kind `kind`, normalized, and the number of
-/// threads that have it: the [`Summary`] total over the threads that have it, or with
-/// [`Normalize::PerThread`] and an additive metric its sum divided by all of the run's threads.
+/// The statistics across threads of event `e` of `p` in metric `m`, kind `kind`, combined by
+/// the metric's rule (calls and subcalls add up).
+pub fn event_summary(p: &Profile, e: EventId, m: MetricId, kind: ValueKind) -> Summary {
+    let col = p.interval(e);
+    let combine = if kind.is_metric_independent() {
+        Combine::Sum
+    } else {
+        p.metric(m).combine
+    };
+    Summary::of(col.values(kind, m), col.threads(), p.threads().len(), combine)
+}
+
+/// A run's value of an event from its [`event_summary`]: the total over the threads that have
+/// it, or with [`Normalize::PerThread`] and an additive metric its sum divided by all of the
+/// run's threads.
+pub fn normalized(s: &Summary, normalize: Normalize) -> f64 {
+    match normalize {
+        Normalize::PerThread if s.combine.is_additive() => s.mean_all,
+        _ => s.total,
+    }
+}
+
+/// The value of event `e` of `p` in metric `m`, kind `kind`, [`normalized`], and the number
+/// of threads that have it.
 pub fn event_value(
     p: &Profile,
     e: EventId,
@@ -143,18 +164,18 @@ pub fn event_value(
     kind: ValueKind,
     normalize: Normalize,
 ) -> (f64, usize) {
-    let col = p.interval(e);
-    let combine = if kind.is_metric_independent() {
-        Combine::Sum
+    let s = event_summary(p, e, m, kind);
+    (normalized(&s, normalize), s.threads)
+}
+
+/// The normalization when none is asked for: per thread when the runs have different thread
+/// counts, else the total.
+pub fn default_normalize(a: &Profile, b: &Profile) -> Normalize {
+    if a.threads().len() == b.threads().len() {
+        Normalize::Total
     } else {
-        p.metric(m).combine
-    };
-    let s = Summary::of(col.values(kind, m), col.threads(), p.threads().len(), combine);
-    let v = match normalize {
-        Normalize::PerThread if combine.is_additive() => s.mean_all,
-        _ => s.total,
-    };
-    (v, s.threads)
+        Normalize::PerThread
+    }
 }
 
 fn normalized_total(p: &Profile, m: MetricId, kind: ValueKind, normalize: Normalize) -> Option<f64> {

@@ -7,12 +7,11 @@
 //! sample variances with n − 1, the Welch–Satterthwaite degrees of freedom, a two-sided
 //! p-value from Student's t distribution; `tests/groups_scipy.rs` checks it against SciPy.
 
-use super::canonical::{CanonicalKey, canonical_keys};
+use super::canonical::events_across;
 use super::diff::{Normalize, event_value};
 use perfscape_model::{EventId, MetricId, Profile, ValueKind};
 use serde::Serialize;
 use statrs::distribution::{ContinuousCDF, StudentsT};
-use std::collections::BTreeMap;
 use thiserror::Error;
 
 /// Statistics of one event's value over the runs of a group.
@@ -172,38 +171,16 @@ pub fn compare_groups(
         return Err(GroupError::EmptyGroup(g));
     }
     let metrics = run_metrics(groups, metric)?;
-    let keys = canonical_keys(&runs);
-    // Key -> per run its event, in first-seen order.
-    let mut order: Vec<CanonicalKey> = Vec::new();
-    let mut by_key: BTreeMap<CanonicalKey, Vec<Option<EventId>>> = BTreeMap::new();
-    for (r, p) in runs.iter().enumerate() {
-        for e in p.event_ids() {
-            if !include_callpaths && p.event(e).is_callpath() {
-                continue;
-            }
-            let k = keys.per_run[r][e.index()];
-            let slot = by_key.entry(k).or_insert_with(|| {
-                order.push(k);
-                vec![None; runs.len()]
-            });
-            slot[r] = Some(e);
-        }
-    }
-    let mut rows: Vec<GroupRow> = order
-        .iter()
-        .map(|k| {
-            let per_run = &by_key[k];
-            let values: Vec<f64> = per_run
+    let mut rows: Vec<GroupRow> = events_across(&runs, include_callpaths)
+        .into_iter()
+        .map(|ev| {
+            let values: Vec<f64> = ev
+                .events
                 .iter()
                 .zip(&runs)
                 .zip(&metrics)
                 .map(|((e, p), &m)| e.map_or(0.0, |e| event_value(p, e, m, kind, normalize).0))
                 .collect();
-            let (first_run, first) = per_run
-                .iter()
-                .enumerate()
-                .find_map(|(r, e)| e.map(|e| (r, e)))
-                .unwrap_or((0, EventId(0)));
             let mut start = 0;
             let mut events = Vec::new();
             let mut stats = Vec::new();
@@ -211,15 +188,15 @@ pub fn compare_groups(
             for g in groups {
                 let range = start..start + g.len();
                 start += g.len();
-                let present = per_run[range.clone()].iter().filter(|e| e.is_some()).count();
+                let present = ev.events[range.clone()].iter().filter(|e| e.is_some()).count();
                 stats.push(GroupStats::of(&values[range.clone()], present));
-                events.push(per_run[range.clone()].to_vec());
+                events.push(ev.events[range.clone()].to_vec());
                 samples.push(&values[range]);
             }
             let last = samples.len() - 1;
             GroupRow {
-                name: runs[first_run].event_name(first),
-                callpath: runs[first_run].event(first).is_callpath(),
+                name: ev.name,
+                callpath: ev.callpath,
                 events,
                 delta: stats[last].mean - stats[0].mean,
                 test: welch_t_test(samples[last], samples[0]),

@@ -9,13 +9,12 @@
 //! speedup(p) = value(p₀) / value(p) and efficiency(p) = speedup(p) · p₀ / p for the smallest
 //! count p₀; share(p) = the event's total as a percent of the run total ([`crate::stats::run_total`]).
 
-use super::canonical::{CanonicalKey, canonical_keys};
-use super::diff::{Normalize, event_value};
+use super::canonical::events_across;
+use super::diff::{Normalize, event_summary, normalized};
 use super::pmnf::{Measurement, ScalingModel, fit};
 use crate::stats::run_total;
 use perfscape_model::{EventId, Profile, ValueKind};
 use serde::Serialize;
-use std::collections::BTreeMap;
 use thiserror::Error;
 
 /// One event of a [`Scaling`] study.
@@ -144,50 +143,28 @@ pub fn scaling(
         .zip(&metrics)
         .map(|(p, &m)| run_total(p, m))
         .collect();
-    let keys = canonical_keys(&profiles);
-    let mut order: Vec<CanonicalKey> = Vec::new();
-    let mut by_key: BTreeMap<CanonicalKey, Vec<Option<EventId>>> = BTreeMap::new();
-    for (r, p) in profiles.iter().enumerate() {
-        for e in p.event_ids() {
-            if include_callpaths || !p.event(e).is_callpath() {
-                let k = keys.per_run[r][e.index()];
-                by_key.entry(k).or_insert_with(|| {
-                    order.push(k);
-                    vec![None; runs.len()]
-                })[r] = Some(e);
-            }
-        }
-    }
     let n = counts.len();
-    let mut rows: Vec<ScalingRow> = order
-        .iter()
-        .map(|k| {
-            let per_run = &by_key[k];
-            let mut measurements: Vec<Measurement> = counts
-                .iter()
-                .map(|&x| Measurement {
-                    x,
-                    values: Vec::new(),
-                })
-                .collect();
+    let mut rows: Vec<ScalingRow> = events_across(&profiles, include_callpaths)
+        .into_iter()
+        .map(|ev| {
+            let mut measurements: Vec<Measurement> =
+                counts.iter().map(|&x| Measurement::new(x, Vec::new())).collect();
             let mut share_sum = vec![0.0; n];
             let mut additive = true;
-            for (r, e) in per_run.iter().enumerate() {
-                let (p, m) = (profiles[r], metrics[r]);
-                let value = e.map_or(0.0, |e| event_value(p, e, m, kind, Normalize::PerThread).0);
-                measurements[count_of[r]].values.push(value);
-                let total = e.map_or(0.0, |e| event_value(p, e, m, kind, Normalize::Total).0);
+            for (r, e) in ev.events.iter().enumerate() {
+                let s = e.map(|e| event_summary(profiles[r], e, metrics[r], kind));
+                measurements[count_of[r]]
+                    .values
+                    .push(s.as_ref().map_or(0.0, |s| normalized(s, Normalize::PerThread)));
                 match totals[r] {
                     Some(t) if t != 0.0 && !kind.is_metric_independent() => {
-                        share_sum[count_of[r]] += 100.0 * total / t
+                        share_sum[count_of[r]] += 100.0 * s.map_or(0.0, |s| s.total) / t
                     }
                     _ => additive = false,
                 }
             }
-            let values: Vec<f64> = measurements
-                .iter()
-                .map(|m| m.values.iter().sum::<f64>() / m.values.len().max(1) as f64)
-                .collect();
+            // Repetitions are averaged as Extra-P does (the model sees the same means).
+            let values: Vec<f64> = measurements.iter().map(Measurement::mean).collect();
             let speedup: Vec<Option<f64>> = values
                 .iter()
                 .map(|&v| (v != 0.0).then(|| values[0] / v))
@@ -206,19 +183,14 @@ pub fn scaling(
                 (Some(first), Some(last)) => last >= 1.25 * first && last - first >= 1.0,
                 _ => false,
             };
-            let (first_run, first) = per_run
-                .iter()
-                .enumerate()
-                .find_map(|(r, e)| e.map(|e| (r, e)))
-                .unwrap_or((0, EventId(0)));
             let (model, model_error) = match fit(&measurements) {
                 Ok(m) => (Some(m), None),
                 Err(e) => (None, Some(e.to_string())),
             };
             ScalingRow {
-                name: profiles[first_run].event_name(first),
-                callpath: profiles[first_run].event(first).is_callpath(),
-                events: per_run.clone(),
+                name: ev.name,
+                callpath: ev.callpath,
+                events: ev.events,
                 model,
                 model_error,
                 values,
