@@ -9,6 +9,8 @@ mod cmd_compare;
 mod cmd_diff;
 mod cmd_scaling;
 mod cmd_serve;
+#[cfg(feature = "sql")]
+mod cmd_sql;
 mod cmd_stats;
 mod cmd_summary;
 mod cmd_top;
@@ -35,7 +37,9 @@ perfscape compare --group before A1 A2 A3 --group after B1 B2 B3\n  \
 perfscape scaling RUN_NP1 RUN_NP2 RUN_NP4 ...   (speedup, efficiency, Extra-P models)\n  \
 perfscape top SNAPSHOT_RUN --sample 'iteration 200' --delta\n  perfscape serve RUN            (then open the printed URL)\n  \
 perfscape watch RUN_DIR --format json   (while the program runs)\n  perfscape replay SNAPSHOT_RUN --speed 10\n  \
-perfscape cache info            (what the profile cache holds; `cache clear` empties it)"
+perfscape cache info            (what the profile cache holds; `cache clear` empties it)\n  \
+perfscape sql RUN \"SELECT e.name, SUM(v.exclusive) FROM event_values v JOIN events e USING (run, event) GROUP BY 1\"\n  \
+perfscape export RUN --format parquet OUT_DIR"
 )]
 struct Cli {
     #[command(subcommand)]
@@ -69,6 +73,13 @@ enum Command {
     Replay(cmd_watch::ReplayArgs),
     /// The profile cache: `cache info` (directory, entries, sizes, last use), `cache clear`.
     Cache(cmd_cache::CacheArgs),
+    /// SQL over the runs' tables (runs, threads, metrics, events, event_values, user_events,
+    /// samples, intervals, metadata; see TABLES.md): `perfscape sql RUN... "SELECT ..."`.
+    #[cfg(feature = "sql")]
+    Sql(cmd_sql::SqlArgs),
+    /// Write the runs' tables to files: Parquet partitioned by run, CSV or JSON lines.
+    #[cfg(feature = "sql")]
+    Export(cmd_sql::ExportArgs),
 }
 
 /// `perfscape --help`'s description, with the list of formats from the registry.
@@ -106,6 +117,10 @@ fn main() -> ExitCode {
         Command::Watch(a) => cmd_watch::run_watch(a, &mut out),
         Command::Replay(a) => cmd_watch::run_replay(a, &mut out),
         Command::Cache(a) => cmd_cache::run(a, &mut out),
+        #[cfg(feature = "sql")]
+        Command::Sql(a) => cmd_sql::run_sql(a, &mut out),
+        #[cfg(feature = "sql")]
+        Command::Export(a) => cmd_sql::run_export(a, &mut out),
     };
     let result = result.and_then(|code| out.flush().map(|()| code).map_err(anyhow::Error::from));
     match result {

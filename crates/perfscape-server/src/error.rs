@@ -32,6 +32,14 @@ impl ApiError {
         }
     }
 
+    /// 403 Forbidden (a request from another site's page).
+    pub fn forbidden(message: impl Into<String>) -> Self {
+        Self {
+            status: 403,
+            message: message.into(),
+        }
+    }
+
     /// 500 Internal Server Error.
     pub fn internal(message: impl Into<String>) -> Self {
         Self {

@@ -348,6 +348,27 @@ async fn get_diff_calltree(State(s): State<Shared>, Params(q): Params<DiffTreeRe
     with_compared(s, move |a, c| endpoints::compare::calltree(a, c, &q)).await
 }
 
+/// `POST /api/sql` (JSON body `{"query": "..."}`): refused when the request comes from
+/// another site's page (an `Origin` that is not this server); axum's `Json` refuses any
+/// content type but `application/json`, which a page cannot send elsewhere without CORS.
+#[cfg(feature = "sql")]
+async fn post_sql(
+    State(s): State<Shared>,
+    headers: axum::http::HeaderMap,
+    axum::Json(q): axum::Json<endpoints::sql::SqlRequest>,
+) -> Response {
+    if let Some(origin) = headers.get(axum::http::header::ORIGIN) {
+        let origin = origin.to_str().unwrap_or("");
+        if !s.access().origin_allowed(origin) {
+            return ApiError::forbidden(format!(
+                "a query from the page of `{origin}`, which is not this server"
+            ))
+            .into_response();
+        }
+    }
+    blocking(move || endpoints::sql::query(&s, &q)).await
+}
+
 async fn api_not_found() -> Response {
     ApiError::not_found("no such API endpoint (see API.md)").into_response()
 }
@@ -374,8 +395,10 @@ pub fn router(state: Shared) -> Router {
         .route("/diff/threads", get(get_diff_threads))
         .route("/diff/matrix", get(get_diff_matrix))
         .route("/diff/calltree", get(get_diff_calltree))
-        .route("/scaling", get(get_scaling))
-        .fallback(api_not_found);
+        .route("/scaling", get(get_scaling));
+    #[cfg(feature = "sql")]
+    let api = api.route("/sql", axum::routing::post(post_sql));
+    let api = api.fallback(api_not_found);
     Router::new()
         .nest("/api", api)
         .route("/", get(assets::index))

@@ -11,6 +11,8 @@ pub mod events;
 pub mod matrix;
 pub mod run;
 pub mod series;
+#[cfg(feature = "sql")]
+pub mod sql;
 pub mod timeline;
 
 use crate::cache::{Slot, ViewCache};

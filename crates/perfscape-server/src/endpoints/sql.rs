@@ -1,0 +1,213 @@
+//! `POST /api/sql`: one read-only SQL query over the served runs' tables (TABLES.md): the
+//! main run is `run` 0, the runs served beside it for comparison 1, 2, ...
+
+use crate::error::ApiError;
+use crate::state::AppState;
+use perfscape_model::{Profile, SampleSeries, Trace};
+use perfscape_sql::arrow::array::{Array, AsArray};
+use perfscape_sql::arrow::datatypes::{DataType, Float64Type, Int64Type, UInt32Type, UInt64Type};
+use perfscape_sql::arrow::util::display::{ArrayFormatter, FormatOptions};
+use perfscape_sql::{QueryLimits, RunData, RunSet, SqlError, SqlSession};
+use serde::{Deserialize, Serialize};
+use std::ops::Deref;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+use ts_rs::TS;
+
+/// Rows an answer carries at most; `truncated` says when there were more.
+pub const MAX_ROWS: usize = 10_000;
+
+/// Limits of a served query: 30 s, 1 GiB for the engine's operators, [`MAX_ROWS`] rows.
+pub const LIMITS: QueryLimits = QueryLimits {
+    time: Duration::from_secs(30),
+    memory_bytes: 1 << 30,
+    max_rows: Some(MAX_ROWS),
+};
+
+/// The body of `POST /api/sql` (JSON).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, TS)]
+#[ts(export)]
+pub struct SqlRequest {
+    /// One read-only statement: `SELECT`, `WITH`, `VALUES`, `EXPLAIN`, `DESCRIBE`, `SHOW`.
+    pub query: String,
+}
+
+/// A column of an answer.
+#[derive(Debug, Clone, PartialEq, Serialize, TS)]
+#[ts(export)]
+pub struct SqlColumn {
+    /// Its name.
+    pub name: String,
+    /// Its Arrow type (`UInt32`, `Float64`, `Utf8`, ...).
+    pub data_type: String,
+}
+
+/// The answer of `POST /api/sql`.
+#[derive(Debug, Clone, PartialEq, Serialize, TS)]
+#[ts(export)]
+pub struct SqlAnswer {
+    /// The result's columns.
+    pub columns: Vec<SqlColumn>,
+    /// The rows, one array per row in column order: numbers as JSON numbers (NaN and
+    /// infinities as `null`, integers beyond 2^53 as text), NULL as `null`, other values as
+    /// text.
+    #[ts(type = "Array<Array<number | string | boolean | null>>")]
+    pub rows: Vec<Vec<serde_json::Value>>,
+    /// True when the result had more than [`MAX_ROWS`] rows; the first are given.
+    pub truncated: bool,
+    /// Time the query took, milliseconds.
+    pub elapsed_ms: f64,
+}
+
+/// A served run as the tables read it.
+enum Served {
+    Main(Arc<AppState>),
+    Compared(Arc<AppState>, usize),
+}
+
+impl RunData for Served {
+    fn profile(&self) -> &Profile {
+        match self {
+            Served::Main(s) => s.run.as_ref().map(|r| &r.profile).unwrap_or_else(|_| empty()),
+            Served::Compared(s, i) => s.compared[*i]
+                .run
+                .as_ref()
+                .map(|r| &r.profile)
+                .unwrap_or_else(|_| empty()),
+        }
+    }
+    fn series(&self) -> Option<Box<dyn Deref<Target = SampleSeries> + '_>> {
+        match self {
+            Served::Main(s) => s.series.series().map(|x| x.read()),
+            Served::Compared(..) => None,
+        }
+    }
+    fn trace(&self) -> Option<&Trace> {
+        match self {
+            Served::Main(s) => s.trace.as_ref().map(|t| t.trace()),
+            Served::Compared(..) => None,
+        }
+    }
+}
+
+/// An empty profile, for a run that did not load (it is then not in the set).
+fn empty() -> &'static Profile {
+    static EMPTY: std::sync::OnceLock<Profile> = std::sync::OnceLock::new();
+    EMPTY.get_or_init(|| perfscape_model::ProfileBuilder::new(Vec::new()).finish().0)
+}
+
+/// Runs `q` over the state's runs (blocking: call it on the blocking pool).
+pub fn query(state: &Arc<AppState>, q: &SqlRequest) -> Result<SqlAnswer, ApiError> {
+    let main = state.run.as_ref().map_err(|e| {
+        ApiError::unavailable(format!("the run did not load, so there is nothing to query: {e}"))
+    })?;
+    let mut set = RunSet::new();
+    set.add(
+        &state.path,
+        main.report.format,
+        Arc::new(Served::Main(state.clone())),
+    );
+    for (i, c) in state.compared.iter().enumerate() {
+        if let Ok(r) = &c.run {
+            set.add(
+                &c.path,
+                r.report.format,
+                Arc::new(Served::Compared(state.clone(), i)),
+            );
+        }
+    }
+    let session = SqlSession::new(&set, LIMITS).map_err(|e| ApiError::internal(e.to_string()))?;
+    let start = Instant::now();
+    let result = session.query_blocking(&q.query).map_err(|e| match e {
+        SqlError::TimeLimit { .. } | SqlError::MemoryLimit { .. } => ApiError {
+            status: 422,
+            message: e.to_string(),
+        },
+        SqlError::Execution(_) => ApiError {
+            status: 422,
+            message: e.to_string(),
+        },
+        other => ApiError::bad(other.to_string()),
+    })?;
+    let elapsed_ms = start.elapsed().as_secs_f64() * 1e3;
+    let columns = result
+        .schema
+        .fields()
+        .iter()
+        .map(|f| SqlColumn {
+            name: f.name().clone(),
+            data_type: f.data_type().to_string(),
+        })
+        .collect();
+    let mut rows = Vec::with_capacity(result.rows);
+    let options = FormatOptions::default();
+    for b in &result.batches {
+        let cells: Vec<Vec<serde_json::Value>> = b
+            .columns()
+            .iter()
+            .map(|c| json_cells(c.as_ref(), &options))
+            .collect();
+        for r in 0..b.num_rows() {
+            rows.push(cells.iter().map(|c| c[r].clone()).collect());
+        }
+    }
+    Ok(SqlAnswer {
+        columns,
+        rows,
+        truncated: result.truncated,
+        elapsed_ms,
+    })
+}
+
+/// One column's cells as JSON values.
+fn json_cells(a: &dyn Array, options: &FormatOptions) -> Vec<serde_json::Value> {
+    use serde_json::Value;
+    let n = a.len();
+    let num = |x: f64| serde_json::Number::from_f64(x).map_or(Value::Null, Value::Number);
+    let big = |x: u64| {
+        if x <= (1u64 << 53) {
+            Value::from(x)
+        } else {
+            Value::String(x.to_string())
+        }
+    };
+    let mut out = Vec::with_capacity(n);
+    match a.data_type() {
+        DataType::Float64 => out.extend(
+            a.as_primitive::<Float64Type>()
+                .iter()
+                .map(|v| v.map_or(Value::Null, num)),
+        ),
+        DataType::UInt32 => out.extend(
+            a.as_primitive::<UInt32Type>()
+                .iter()
+                .map(|v| v.map_or(Value::Null, Value::from)),
+        ),
+        DataType::UInt64 => out.extend(
+            a.as_primitive::<UInt64Type>()
+                .iter()
+                .map(|v| v.map_or(Value::Null, big)),
+        ),
+        DataType::Int64 => out.extend(a.as_primitive::<Int64Type>().iter().map(|v| {
+            v.map_or(Value::Null, |x| {
+                if x.unsigned_abs() <= (1u64 << 53) {
+                    Value::from(x)
+                } else {
+                    Value::String(x.to_string())
+                }
+            })
+        })),
+        DataType::Boolean => out.extend(a.as_boolean().iter().map(|v| v.map_or(Value::Null, Value::Bool))),
+        _ => match ArrayFormatter::try_new(a, options) {
+            Ok(f) => out.extend((0..n).map(|i| {
+                if a.is_null(i) {
+                    Value::Null
+                } else {
+                    Value::String(f.value(i).to_string())
+                }
+            })),
+            Err(_) => out.resize(n, Value::Null),
+        },
+    }
+    out
+}
