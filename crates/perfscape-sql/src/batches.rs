@@ -4,7 +4,7 @@
 //! events), one per run for `metadata`, one per event for `event_values` (its threads × metrics), one
 //! per user event, one per timer for `samples`, one per thread lane for `intervals`.
 //! [`append`] adds a unit's rows to [`Columns`]; the scan emits a batch once it holds
-//! [`crate::BATCH_ROWS`] rows.
+//! [`BATCH_ROWS`] rows.
 
 use crate::run::RunEntry;
 use crate::table::Table;
@@ -16,6 +16,10 @@ use datafusion::arrow::error::ArrowError;
 use datafusion::arrow::record_batch::RecordBatch;
 use perfscape_model::{AtomicEventId, EventId, EventKind, MetricId, SampleId, ThreadIndex, ValueKind};
 use std::sync::Arc;
+
+/// Rows after which a table scan emits a batch: a batch holds the units appended until it
+/// reached this many rows, so it can be larger by one unit (one event's threads × metrics).
+pub const BATCH_ROWS: usize = 65_536;
 
 /// One column being built.
 enum Buf {

@@ -71,7 +71,7 @@ fn for_each_batch(
     let n = batches::units(table, run);
     for u in 0..n {
         batches::append(table, run, u, &mut cols);
-        if cols.rows() >= crate::BATCH_ROWS || (u + 1 == n && cols.rows() > 0) {
+        if cols.rows() >= batches::BATCH_ROWS || (u + 1 == n && cols.rows() > 0) {
             f(cols
                 .take_batch()
                 .map_err(|e| SqlError::Execution(e.to_string()))?)?;

@@ -9,7 +9,7 @@
 //! run.
 //!
 //! The tables are not a second copy of the run: a scan builds Arrow batches of at most
-//! [`BATCH_ROWS`] rows from the model's columns while the query runs, only for the columns the
+//! about [`BATCH_ROWS`] rows from the model's columns while the query runs, only for the columns the
 //! query reads (projection push-down), split over the engine's partitions.
 
 mod batches;
@@ -22,13 +22,10 @@ mod session;
 mod table;
 mod udf;
 
+pub use batches::BATCH_ROWS;
 pub use datafusion;
 pub use datafusion::arrow;
 pub use error::SqlError;
 pub use run::{RunData, RunEntry, RunSet};
 pub use session::{QueryLimits, QueryResult, SqlSession};
 pub use table::Table;
-
-/// Largest number of rows in one Arrow batch a table scan produces (a batch may be smaller;
-/// one (event, metric) column of a run with more threads than this is split).
-pub const BATCH_ROWS: usize = 65_536;

@@ -150,7 +150,7 @@ impl Iterator for Batches {
                 return Some(Err(DataFusionError::Internal(e.to_string())));
             }
         };
-        while self.next < self.to && cols.rows() < crate::BATCH_ROWS {
+        while self.next < self.to && cols.rows() < batches::BATCH_ROWS {
             // Move the cursor to the run that holds unit `next`.
             while self.run < self.counts.len() && self.next - self.run_start >= self.counts[self.run] {
                 self.run_start += self.counts[self.run];

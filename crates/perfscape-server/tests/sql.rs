@@ -1,0 +1,100 @@
+//! `POST /api/sql` end to end: an answer checked against the profile, refusals, a request
+//! from another site's page, the content type, the row limit.
+
+#![cfg(feature = "sql")]
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use axum::body::Body;
+use axum::http::{Request, StatusCode};
+use common::{example, example_state};
+use http_body_util::BodyExt;
+use perfscape_server::StateOptions;
+use perfscape_server::router;
+use tower::ServiceExt;
+
+async fn post(app: &axum::Router, body: &str, headers: &[(&str, &str)]) -> (StatusCode, serde_json::Value) {
+    let mut req = Request::builder()
+        .method("POST")
+        .uri("/api/sql")
+        .header("host", "localhost");
+    if !headers
+        .iter()
+        .any(|(k, _)| k.eq_ignore_ascii_case("content-type"))
+    {
+        req = req.header("content-type", "application/json");
+    }
+    for (k, v) in headers {
+        req = req.header(*k, *v);
+    }
+    let resp = app
+        .clone()
+        .oneshot(req.body(Body::from(body.to_string())).unwrap())
+        .await
+        .unwrap();
+    let status = resp.status();
+    let bytes = resp.into_body().collect().await.unwrap().to_bytes();
+    (
+        status,
+        serde_json::from_slice(&bytes).unwrap_or(serde_json::Value::Null),
+    )
+}
+
+fn q(sql: &str) -> String {
+    serde_json::json!({ "query": sql }).to_string()
+}
+
+#[tokio::test]
+async fn a_query_answers_the_profiles_numbers() {
+    let app = router(example_state(StateOptions::default()));
+    let p = example().profile;
+    let (s, v) = post(
+        &app,
+        &q("SELECT e.name, SUM(v.exclusive) AS x, COUNT(*) AS n FROM event_values v JOIN events e USING (run, event) \
+            WHERE NOT e.is_callpath GROUP BY e.name ORDER BY x DESC LIMIT 3"),
+        &[],
+    )
+    .await;
+    assert_eq!(s, StatusCode::OK, "{v}");
+    assert_eq!(v["columns"][1]["name"], "x");
+    assert_eq!(v["columns"][1]["data_type"], "Float64");
+    let rows = v["rows"].as_array().unwrap();
+    assert_eq!(rows.len(), 3);
+    for r in rows {
+        let e = p.event_by_name(r[0].as_str().unwrap()).unwrap();
+        let want: f64 = p.interval(e).exclusive(perfscape_model::MetricId(0)).iter().sum();
+        assert!((r[1].as_f64().unwrap() - want).abs() <= 1e-9 * want, "{r}");
+        assert_eq!(r[2].as_u64().unwrap() as usize, p.interval(e).len());
+    }
+    assert_eq!(v["truncated"], false);
+}
+
+#[tokio::test]
+async fn refusals_and_limits() {
+    let app = router(example_state(StateOptions::default()));
+    let (s, v) = post(&app, &q("DROP TABLE runs"), &[]).await;
+    assert_eq!(s, StatusCode::BAD_REQUEST);
+    assert!(v["error"].as_str().unwrap().starts_with("refused"), "{v}");
+    let (s, v) = post(&app, &q("SELECT nope FROM runs"), &[]).await;
+    assert_eq!(s, StatusCode::BAD_REQUEST);
+    assert!(v["error"].as_str().unwrap().contains("line 1, column 8"), "{v}");
+    // Another site's page may not query (its Origin), nor post without JSON's content type.
+    let (s, _) = post(&app, &q("SELECT 1"), &[("origin", "http://evil.example")]).await;
+    assert_eq!(s, StatusCode::FORBIDDEN);
+    let (s, _) = post(&app, &q("SELECT 1"), &[("content-type", "text/plain")]).await;
+    assert_eq!(s, StatusCode::UNSUPPORTED_MEDIA_TYPE);
+    let (s, _) = post(&app, &q("SELECT 1"), &[("origin", "http://localhost")]).await;
+    assert_eq!(s, StatusCode::OK);
+    // At most MAX_ROWS rows.
+    let (s, v) = post(&app, &q("SELECT x FROM generate_series(1, 20000) t(x)"), &[]).await;
+    assert_eq!(s, StatusCode::OK);
+    assert_eq!(
+        v["rows"].as_array().unwrap().len(),
+        perfscape_server::endpoints::sql::MAX_ROWS
+    );
+    assert_eq!(v["truncated"], true);
+    // GET is not a query.
+    let (s, _, _) = common::request(&app, "/api/sql", &[]).await;
+    assert_eq!(s, StatusCode::METHOD_NOT_ALLOWED);
+}
