@@ -60,7 +60,7 @@ pub struct ExportArgs {
     /// How to read every run.
     #[command(flatten)]
     load: LoadOptions,
-    /// File format: Parquet partitioned by run (OUT/<table>/run=<n>/part-0.parquet), or one
+    /// File format: Parquet partitioned by run (OUT/TABLE/run=N/part-0.parquet), or one
     /// CSV or newline-delimited JSON file per table.
     #[arg(long, short = 'f', value_enum, default_value_t = ExportArg::Parquet)]
     format: ExportArg,
