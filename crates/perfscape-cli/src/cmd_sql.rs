@@ -18,9 +18,13 @@ use std::time::Duration;
 #[derive(Args, Debug)]
 pub struct SqlArgs {
     /// The runs (directories or profile files; `run` 0, 1, ... in this order), then the query
-    /// (one SELECT; the tables and their columns are in TABLES.md).
-    #[arg(required = true, num_args = 2.., value_name = "RUN... QUERY")]
+    /// (one SELECT; the tables and their columns are in TABLES.md). With --store, only the
+    /// query.
+    #[arg(required = true, num_args = 1.., value_name = "RUN... QUERY")]
     args: Vec<String>,
+    /// Query the runs of this store (`perfscape store add`) instead of runs given here.
+    #[arg(long = "store", value_name = "DIR")]
+    store: Option<PathBuf>,
     /// How to read every run.
     #[command(flatten)]
     load: LoadOptions,
@@ -96,7 +100,7 @@ impl RunData for CliRun {
 }
 
 /// Opens `paths` into a run set; true when some run loaded in part.
-fn open_all(paths: &[PathBuf], load: &LoadOptions) -> anyhow::Result<(RunSet, bool)> {
+pub fn open_all(paths: &[PathBuf], load: &LoadOptions) -> anyhow::Result<(RunSet, bool)> {
     let mut set = RunSet::new();
     let mut partial = false;
     for p in paths {
@@ -119,14 +123,27 @@ pub fn run_sql(args: &SqlArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode> 
     if !args.time_limit.is_finite() || args.time_limit <= 0.0 {
         anyhow::bail!("--time-limit must be a positive number of seconds");
     }
-    let paths: Vec<PathBuf> = runs.iter().map(PathBuf::from).collect();
-    let (set, partial) = open_all(&paths, &args.load)?;
     let limits = QueryLimits {
         time: Duration::from_secs_f64(args.time_limit),
         memory_bytes: args.memory_limit.saturating_mul(1 << 20),
         max_rows: None,
     };
-    let session = SqlSession::new(&set, limits)?;
+    let (session, partial) = match &args.store {
+        Some(dir) => {
+            if !runs.is_empty() {
+                anyhow::bail!("give either runs or --store DIR, not both");
+            }
+            (perfscape_sql::store::Store::new(dir).session(limits)?, false)
+        }
+        None => {
+            if runs.is_empty() {
+                anyhow::bail!("give one or more runs and then the query (or --store DIR and the query)");
+            }
+            let paths: Vec<PathBuf> = runs.iter().map(PathBuf::from).collect();
+            let (set, partial) = open_all(&paths, &args.load)?;
+            (SqlSession::new(&set, limits)?, partial)
+        }
+    };
     let result = session.query_blocking(query)?;
     match &args.out {
         Some(path) => {

@@ -12,6 +12,8 @@ mod cmd_serve;
 #[cfg(feature = "sql")]
 mod cmd_sql;
 mod cmd_stats;
+#[cfg(feature = "sql")]
+mod cmd_store;
 mod cmd_summary;
 mod cmd_top;
 mod cmd_watch;
@@ -80,6 +82,10 @@ enum Command {
     /// Write the runs' tables to files: Parquet partitioned by run, CSV or JSON lines.
     #[cfg(feature = "sql")]
     Export(cmd_sql::ExportArgs),
+    /// A store of runs (Parquet files plus a catalog): `store add RUN... [--tag k=v]`,
+    /// `store list`, `store rm N...`; `perfscape sql --store DIR "SELECT ..."` queries them all.
+    #[cfg(feature = "sql")]
+    Store(cmd_store::StoreArgs),
 }
 
 /// `perfscape --help`'s description, with the list of formats from the registry.
@@ -121,6 +127,8 @@ fn main() -> ExitCode {
         Command::Sql(a) => cmd_sql::run_sql(a, &mut out),
         #[cfg(feature = "sql")]
         Command::Export(a) => cmd_sql::run_export(a, &mut out),
+        #[cfg(feature = "sql")]
+        Command::Store(a) => cmd_store::run(a, &mut out),
     };
     let result = result.and_then(|code| out.flush().map(|()| code).map_err(anyhow::Error::from));
     match result {

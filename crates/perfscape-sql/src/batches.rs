@@ -185,6 +185,7 @@ pub(crate) fn units(table: Table, run: &RunEntry) -> usize {
         Table::UserEvents => p.atomic_events().len(),
         Table::Samples => run.data.series().map_or(0, |s| s.timer_count()),
         Table::Intervals => run.data.trace().map_or(0, |t| t.lanes().len()),
+        Table::Tags => run.tags.len(),
     }
 }
 
@@ -317,6 +318,19 @@ pub(crate) fn append(table: Table, run: &RunEntry, u: usize, cols: &mut Columns)
         Table::UserEvents => user_events(run, AtomicEventId(id), cols),
         Table::Samples => samples(run, EventId(id), cols),
         Table::Intervals => intervals(run, u, cols),
+        Table::Tags => {
+            let Some((k, v)) = run.tags.get(u) else {
+                return;
+            };
+            for (f, b) in cols.each() {
+                match f {
+                    0 => b.u32(r),
+                    1 => b.str(k),
+                    _ => b.str(v),
+                }
+            }
+            1
+        }
     };
     cols.rows += added;
 }

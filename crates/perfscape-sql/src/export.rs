@@ -98,7 +98,7 @@ pub fn export(runs: &RunSet, out: &Path, format: ExportFormat) -> Result<Vec<Wri
                     let dir = out.join(table.name()).join(format!("run={}", run.run));
                     std::fs::create_dir_all(&dir).map_err(io(&dir))?;
                     let path = dir.join("part-0.parquet");
-                    let rows = write_parquet(table, run, &path)?;
+                    let rows = write_parquet(table, run, &path, false)?;
                     let bytes = std::fs::metadata(&path).map_err(io(&path))?.len();
                     written.push(Written {
                         table: table.name(),
@@ -129,11 +129,17 @@ pub fn export(runs: &RunSet, out: &Path, format: ExportFormat) -> Result<Vec<Wri
     Ok(written)
 }
 
-/// One run's rows of `table` as Parquet at `path`, without the `run` column (it is in the
-/// directory name). Returns the rows written.
-fn write_parquet(table: Table, run: &RunEntry, path: &Path) -> Result<u64, SqlError> {
+/// One run's rows of `table` as Parquet at `path`, with the `run` column or without it (the
+/// export's Hive partitions have it in the directory name). Returns the rows written.
+pub(crate) fn write_parquet(
+    table: Table,
+    run: &RunEntry,
+    path: &Path,
+    with_run: bool,
+) -> Result<u64, SqlError> {
     let full = table.schema();
-    let fields: Vec<usize> = (1..full.fields().len()).collect();
+    let first = usize::from(!with_run);
+    let fields: Vec<usize> = (first..full.fields().len()).collect();
     let schema = std::sync::Arc::new(
         full.project(&fields)
             .map_err(|e| write_err(path)(e.to_string()))?,

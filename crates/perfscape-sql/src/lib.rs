@@ -6,7 +6,7 @@
 //! names the tables and their Arrow schemas (documented column by column in `TABLES.md`);
 //! [`SqlSession`] registers every table over every run with DataFusion, read only, with a time
 //! and a memory limit per query; [`export`] writes the tables to files, Parquet partitioned by
-//! run.
+//! run; [`store`] keeps runs as Parquet files plus a catalog, queried across every run.
 //!
 //! The tables are not a second copy of the run: a scan builds Arrow batches of at most
 //! about [`BATCH_ROWS`] rows from the model's columns while the query runs, only for the columns the
@@ -19,6 +19,7 @@ mod provider;
 mod readonly;
 mod run;
 mod session;
+pub mod store;
 mod table;
 mod udf;
 

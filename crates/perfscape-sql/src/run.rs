@@ -56,6 +56,8 @@ pub struct RunEntry {
     pub source: String,
     /// The format read (a [`perfscape_formats::Format`] name).
     pub format: String,
+    /// Tags (`key`, `value`) the user gave the run (`perfscape store add --tag`), in order.
+    pub tags: Vec<(String, String)>,
     /// The data.
     pub data: Arc<dyn RunData>,
 }
@@ -67,6 +69,7 @@ impl std::fmt::Debug for RunEntry {
             .field("name", &self.name)
             .field("source", &self.source)
             .field("format", &self.format)
+            .field("tags", &self.tags)
             .finish_non_exhaustive()
     }
 }
@@ -101,9 +104,32 @@ impl RunSet {
             name,
             source: source.to_string(),
             format: format.to_string(),
+            tags: Vec::new(),
             data,
         });
         run
+    }
+
+    /// Adds a run as [`RunSet::add`] does, with `tags`.
+    pub fn add_tagged(
+        &mut self,
+        source: &str,
+        format: &str,
+        tags: Vec<(String, String)>,
+        data: Arc<dyn RunData>,
+    ) -> u32 {
+        let run = self.add(source, format, data);
+        if let Some(e) = self.runs.last_mut() {
+            e.tags = tags;
+        }
+        run
+    }
+
+    /// Gives every run of the set the tags `tags` (replacing those it had).
+    pub fn set_tags(&mut self, tags: &[(String, String)]) {
+        for r in &mut self.runs {
+            r.tags = tags.to_vec();
+        }
     }
 
     /// The runs in `run` order.

@@ -9,8 +9,24 @@ use datafusion::arrow::record_batch::RecordBatch;
 use datafusion::execution::runtime_env::RuntimeEnvBuilder;
 use datafusion::prelude::{SQLOptions, SessionConfig, SessionContext};
 use futures::StreamExt;
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
+
+/// A DataFusion context with the session's memory limit, span collection (query positions
+/// in errors), the information schema (`SHOW TABLES`) and our functions.
+fn context(limits: &QueryLimits) -> Result<SessionContext, SqlError> {
+    let config = SessionConfig::new()
+        .with_information_schema(true)
+        .set_bool("datafusion.sql_parser.collect_spans", true);
+    let runtime = RuntimeEnvBuilder::new()
+        .with_memory_limit(limits.memory_bytes, 1.0)
+        .build_arc()
+        .map_err(|e| SqlError::Execution(e.to_string()))?;
+    let ctx = SessionContext::new_with_config_rt(config, runtime);
+    ctx.register_udaf(crate::udf::imbalance());
+    Ok(ctx)
+}
 
 /// Limits of every query of a session.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -71,20 +87,53 @@ impl std::fmt::Debug for SqlSession {
 impl SqlSession {
     /// A session over `runs` with `limits`.
     pub fn new(runs: &RunSet, limits: QueryLimits) -> Result<SqlSession, SqlError> {
-        let config = SessionConfig::new()
-            .with_information_schema(true)
-            .set_bool("datafusion.sql_parser.collect_spans", true);
-        let runtime = RuntimeEnvBuilder::new()
-            .with_memory_limit(limits.memory_bytes, 1.0)
-            .build_arc()
-            .map_err(|e| SqlError::Execution(e.to_string()))?;
-        let ctx = SessionContext::new_with_config_rt(config, runtime);
+        let ctx = context(&limits)?;
         let entries: Arc<[RunEntry]> = runs.runs().to_vec().into();
         for table in Table::ALL {
             ctx.register_table(table.name(), Arc::new(RunTable::new(table, entries.clone())))
                 .map_err(|e| SqlError::Execution(e.to_string()))?;
         }
-        ctx.register_udaf(crate::udf::imbalance());
+        Ok(SqlSession { ctx, limits })
+    }
+
+    /// A session whose tables are Parquet files with every column of the table (`run`
+    /// included): for each table, the files to read (a table without files is empty). This
+    /// is how a store of runs is queried ([`crate::store::Store::session`]).
+    ///
+    /// # Errors
+    /// [`SqlError::Execution`] naming a file that cannot be registered.
+    pub fn over_files(files: &[(Table, Vec<PathBuf>)], limits: QueryLimits) -> Result<SqlSession, SqlError> {
+        use datafusion::datasource::MemTable;
+        use datafusion::datasource::file_format::parquet::ParquetFormat;
+        use datafusion::datasource::listing::{
+            ListingOptions, ListingTable, ListingTableConfig, ListingTableUrl,
+        };
+        let ctx = context(&limits)?;
+        for (table, paths) in files {
+            let schema = table.schema();
+            let provider: Arc<dyn datafusion::catalog::TableProvider> = if paths.is_empty() {
+                Arc::new(
+                    MemTable::try_new(schema, vec![vec![]])
+                        .map_err(|e| SqlError::Execution(e.to_string()))?,
+                )
+            } else {
+                let urls = paths
+                    .iter()
+                    .map(|p| {
+                        ListingTableUrl::parse(p.to_string_lossy())
+                            .map_err(|e| SqlError::Execution(format!("{}: {e}", p.display())))
+                    })
+                    .collect::<Result<Vec<_>, _>>()?;
+                let options =
+                    ListingOptions::new(Arc::new(ParquetFormat::default())).with_file_extension(".parquet");
+                let config = ListingTableConfig::new_with_multi_paths(urls)
+                    .with_listing_options(options)
+                    .with_schema(schema);
+                Arc::new(ListingTable::try_new(config).map_err(|e| SqlError::Execution(e.to_string()))?)
+            };
+            ctx.register_table(table.name(), provider)
+                .map_err(|e| SqlError::Execution(e.to_string()))?;
+        }
         Ok(SqlSession { ctx, limits })
     }
 

@@ -29,11 +29,13 @@ pub enum Table {
     Samples,
     /// One row per interval of a trace: thread, start and end in ns, name, depth, category.
     Intervals,
+    /// One row per tag of a run (`perfscape store add --tag key=value`).
+    Tags,
 }
 
 impl Table {
     /// Every table, in the order `TABLES.md` documents them.
-    pub const ALL: [Table; 9] = [
+    pub const ALL: [Table; 10] = [
         Table::Runs,
         Table::Metadata,
         Table::Threads,
@@ -43,6 +45,7 @@ impl Table {
         Table::UserEvents,
         Table::Samples,
         Table::Intervals,
+        Table::Tags,
     ];
 
     /// The SQL name (`runs`, `event_values`, ...).
@@ -57,6 +60,7 @@ impl Table {
             Table::UserEvents => "user_events",
             Table::Samples => "samples",
             Table::Intervals => "intervals",
+            Table::Tags => "tags",
         }
     }
 
@@ -162,6 +166,11 @@ impl Table {
                 f("name", Utf8, false),
                 f("depth", UInt32, false),
                 f("category", Utf8, false),
+            ],
+            Table::Tags => vec![
+                f("run", UInt32, false),
+                f("key", Utf8, false),
+                f("value", Utf8, false),
             ],
         };
         Arc::new(Schema::new(fields))
