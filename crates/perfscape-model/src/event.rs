@@ -32,6 +32,19 @@ pub enum EventKind {
 }
 
 impl EventKind {
+    /// The kind's name in the API, the tables and the exports: `timer`, `sample`,
+    /// `sample_context`, `intermediate`, `summary`, `unwind`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EventKind::Timer => "timer",
+            EventKind::Sample => "sample",
+            EventKind::SampleContext => "sample_context",
+            EventKind::Intermediate => "intermediate",
+            EventKind::Summary => "summary",
+            EventKind::Unwind => "unwind",
+        }
+    }
+
     /// Classifies a (leaf) event name by its TAU prefix.
     pub fn of_leaf(leaf: &str) -> Self {
         let s = leaf.trim_start();

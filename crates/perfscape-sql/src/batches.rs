@@ -14,7 +14,7 @@ use datafusion::arrow::array::{
 use datafusion::arrow::datatypes::{DataType, SchemaRef};
 use datafusion::arrow::error::ArrowError;
 use datafusion::arrow::record_batch::RecordBatch;
-use perfscape_model::{AtomicEventId, EventId, EventKind, MetricId, SampleId, ThreadIndex, ValueKind};
+use perfscape_model::{AtomicEventId, EventId, MetricId, SampleId, ThreadIndex, ValueKind};
 use std::sync::Arc;
 
 /// Rows after which a table scan emits a batch: a batch holds the units appended until it
@@ -215,18 +215,6 @@ fn metadata_rows(run: &RunEntry) -> Vec<(Option<u32>, &str, &str)> {
     rows
 }
 
-/// The `kind` column's text of an event kind.
-fn kind_name(kind: EventKind) -> &'static str {
-    match kind {
-        EventKind::Timer => "timer",
-        EventKind::Sample => "sample",
-        EventKind::SampleContext => "sample_context",
-        EventKind::Intermediate => "intermediate",
-        EventKind::Summary => "summary",
-        EventKind::Unwind => "unwind",
-    }
-}
-
 /// Appends unit `u` of `table` in `run` to `cols`.
 pub(crate) fn append(table: Table, run: &RunEntry, u: usize, cols: &mut Columns) {
     let p = run.data.profile();
@@ -306,7 +294,7 @@ pub(crate) fn append(table: Table, run: &RunEntry, u: usize, cols: &mut Columns)
                     6 => b.u32(e.depth),
                     7 => b.bool(e.is_callpath()),
                     8 => b.str(&p.event_groups_joined(EventId(id))),
-                    9 => b.str(kind_name(e.kind)),
+                    9 => b.str(e.kind.as_str()),
                     10 => b.opt_str(e.source.as_ref().map(|s| s.file.as_str())),
                     11 => b.opt_u32(e.source.as_ref().map(|s| s.line)),
                     _ => b.bool(e.throttled),

@@ -45,6 +45,19 @@ pub struct Written {
     pub bytes: u64,
 }
 
+impl Written {
+    /// The file `path` just written with `rows` rows of `table`, with its size.
+    fn new(table: Table, path: PathBuf, rows: u64) -> Result<Written, SqlError> {
+        let bytes = std::fs::metadata(&path).map_err(io(&path))?.len();
+        Ok(Written {
+            table: table.name(),
+            path,
+            rows,
+            bytes,
+        })
+    }
+}
+
 fn io(path: &Path) -> impl Fn(std::io::Error) -> SqlError + '_ {
     move |source| SqlError::Io {
         path: path.to_path_buf(),
@@ -99,13 +112,7 @@ pub fn export(runs: &RunSet, out: &Path, format: ExportFormat) -> Result<Vec<Wri
                     std::fs::create_dir_all(&dir).map_err(io(&dir))?;
                     let path = dir.join("part-0.parquet");
                     let rows = write_parquet(table, run, &path, false)?;
-                    let bytes = std::fs::metadata(&path).map_err(io(&path))?.len();
-                    written.push(Written {
-                        table: table.name(),
-                        path,
-                        rows,
-                        bytes,
-                    });
+                    written.push(Written::new(table, path, rows)?);
                 }
             }
             ExportFormat::Csv | ExportFormat::Json => {
@@ -116,13 +123,7 @@ pub fn export(runs: &RunSet, out: &Path, format: ExportFormat) -> Result<Vec<Wri
                 };
                 let path = out.join(format!("{}.{ext}", table.name()));
                 let rows = write_text(table, runs, &path, format)?;
-                let bytes = std::fs::metadata(&path).map_err(io(&path))?.len();
-                written.push(Written {
-                    table: table.name(),
-                    path,
-                    rows,
-                    bytes,
-                });
+                written.push(Written::new(table, path, rows)?);
             }
         }
     }

@@ -1,6 +1,6 @@
 //! The ranked event table (`/api/events`): the same numbers and order as `perfscape top`.
 
-use super::{SummaryJson, groups, kind_name};
+use super::{SummaryJson, groups};
 use crate::params::Values;
 use crate::stats::{EventStats, event_stats, larger_first, run_total};
 use crate::top::{RankBy, TopOptions, top_events};
@@ -135,7 +135,7 @@ pub fn events(profile: &Profile, values: Values, callpaths: bool) -> EventsRespo
                 groups: groups(profile, *e),
                 source_file: ev.source.as_ref().map(|s| s.file.clone()),
                 source_line: ev.source.as_ref().map(|s| s.line),
-                kind: kind_name(ev.kind).into(),
+                kind: ev.kind.as_str().into(),
                 callpath: ev.is_callpath(),
                 routine: ev.routine.map(|r| r.0),
                 percent: match total {

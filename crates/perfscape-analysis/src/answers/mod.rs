@@ -64,7 +64,7 @@ pub use threads::{ClusterJson, ThreadsResponse, threads};
 pub use timeline::{TimelineLane, TimelineParams, TimelineResponse, TraceIndex, timeline};
 
 use crate::stats::Summary;
-use perfscape_model::{Combine, EventId, EventKind, Profile, ThreadIndex};
+use perfscape_model::{Combine, EventId, Profile, ThreadIndex};
 use serde::Serialize;
 
 /// Statistics of one value kind across threads (see `perfscape_analysis::Summary`).
@@ -117,18 +117,6 @@ impl SummaryJson {
             stddev_all: s.stddev_all,
             imbalance: s.imbalance(),
         }
-    }
-}
-
-/// The API's name of an event kind (`timer`, `sample`, ...).
-fn kind_name(k: EventKind) -> &'static str {
-    match k {
-        EventKind::Timer => "timer",
-        EventKind::Sample => "sample",
-        EventKind::SampleContext => "sample_context",
-        EventKind::Intermediate => "intermediate",
-        EventKind::Summary => "summary",
-        EventKind::Unwind => "unwind",
     }
 }
 
