@@ -136,7 +136,7 @@ def main():
             assert code == 0, err
             walls.append(w)
         store_mb = sum(f.stat().st_size for f in store.rglob("*.parquet")) / 1e6
-    lines += ["", f"Store: `store add` of {a.store_runs:,} runs of 64 ranks (the example, {a.store_runs // 100} commands of up "
+    lines += ["", f"Store: `store add` of {a.store_runs:,} runs of 64 ranks (the example, {-(-a.store_runs // 100)} commands of up "
               f"to 100 runs): {add_s:.1f} s in all ({store_mb:.0f} MB of Parquet); `sql --store` of a GROUP BY run over all of "
               f"them (process start included): median {statistics.median(walls):.3f} s of {a.repeat}.",
               "", f"Load average after: {peers.load()}."]
