@@ -9,8 +9,9 @@
 //! - CSV: `OUT/<table>.csv` with a header line; every run in one file with its `run` column.
 //! - JSON: `OUT/<table>.json`, newline-delimited objects (one per row), likewise.
 
-use crate::batches::{self, Columns};
+use crate::batches;
 use crate::error::SqlError;
+use crate::reader::{TableReader, unit_counts};
 use crate::run::{RunEntry, RunSet};
 use crate::table::Table;
 use datafusion::arrow::record_batch::RecordBatch;
@@ -79,16 +80,13 @@ fn for_each_batch(
     projection: Option<&[usize]>,
     mut f: impl FnMut(RecordBatch) -> Result<(), SqlError>,
 ) -> Result<(), SqlError> {
-    let full = table.schema();
-    let mut cols = Columns::new(&full, projection).map_err(|e| SqlError::Execution(e.to_string()))?;
-    let n = batches::units(table, run);
-    for u in 0..n {
-        batches::append(table, run, u, &mut cols);
-        if cols.rows() >= batches::BATCH_ROWS || (u + 1 == n && cols.rows() > 0) {
-            f(cols
-                .take_batch()
-                .map_err(|e| SqlError::Execution(e.to_string()))?)?;
-        }
+    let runs: std::sync::Arc<[RunEntry]> = std::sync::Arc::new([run.clone()]);
+    let counts = unit_counts(table, &runs);
+    let to = counts[0];
+    let reader = TableReader::range(table, projection, runs, counts, 0, to)
+        .map_err(|e| SqlError::Execution(e.to_string()))?;
+    for batch in reader {
+        f(batch.map_err(|e| SqlError::Execution(e.to_string()))?)?;
     }
     Ok(())
 }

@@ -2,7 +2,8 @@
 //! query runs (no copy of the run is made beforehand), for the projected columns only, split
 //! into contiguous ranges of units over the session's partitions.
 
-use crate::batches::{self, Columns};
+use crate::batches::Columns;
+use crate::reader::{TableReader, unit_counts};
 use crate::run::RunEntry;
 use crate::table::Table;
 use async_trait::async_trait;
@@ -56,15 +57,14 @@ impl TableProvider for RunTable {
         let projection: Option<Vec<usize>> = projection.cloned();
         let columns = Columns::new(&self.schema, projection.as_deref())?;
         let schema = columns.schema().clone();
-        // (run position, unit count) of every run, and the total.
-        let counts: Vec<usize> = self.runs.iter().map(|r| batches::units(self.table, r)).collect();
+        // The unit count of every run, and the total.
+        let counts = unit_counts(self.table, &self.runs);
         let total: usize = counts.iter().sum();
         let parts = state.config().target_partitions().clamp(1, total.max(1));
         let partitions: Vec<Arc<dyn PartitionStream>> = (0..parts)
             .map(|k| {
                 Arc::new(UnitRange {
                     table: self.table,
-                    full: self.schema.clone(),
                     schema: schema.clone(),
                     projection: projection.clone(),
                     runs: self.runs.clone(),
@@ -89,11 +89,10 @@ impl TableProvider for RunTable {
 #[derive(Debug)]
 struct UnitRange {
     table: Table,
-    full: SchemaRef,
     schema: SchemaRef,
     projection: Option<Vec<usize>>,
     runs: Arc<[RunEntry]>,
-    counts: Vec<usize>,
+    counts: Arc<[usize]>,
     from: usize,
     to: usize,
 }
@@ -104,70 +103,21 @@ impl PartitionStream for UnitRange {
     }
 
     fn execute(&self, _ctx: Arc<TaskContext>) -> SendableRecordBatchStream {
-        let iter = Batches {
-            table: self.table,
-            columns: Columns::new(&self.full, self.projection.as_deref()).map_err(DataFusionError::from),
-            runs: self.runs.clone(),
-            counts: self.counts.clone(),
-            next: self.from,
-            to: self.to,
-            done: false,
-            run: 0,
-            run_start: 0,
+        let reader = TableReader::range(
+            self.table,
+            self.projection.as_deref(),
+            self.runs.clone(),
+            self.counts.clone(),
+            self.from,
+            self.to,
+        );
+        let batches: Box<dyn Iterator<Item = Result<RecordBatch>> + Send> = match reader {
+            Ok(r) => Box::new(r.map(|b| b.map_err(DataFusionError::from))),
+            Err(e) => Box::new(std::iter::once(Err(DataFusionError::from(e)))),
         };
         Box::pin(RecordBatchStreamAdapter::new(
             self.schema.clone(),
-            futures::stream::iter(iter),
+            futures::stream::iter(batches),
         ))
-    }
-}
-
-/// The batches of a unit range, built one at a time as the stream is polled.
-struct Batches {
-    table: Table,
-    columns: Result<Columns>,
-    runs: Arc<[RunEntry]>,
-    counts: Vec<usize>,
-    next: usize,
-    to: usize,
-    done: bool,
-    /// The run of unit `next` and the number of units before it.
-    run: usize,
-    run_start: usize,
-}
-
-impl Iterator for Batches {
-    type Item = Result<RecordBatch>;
-
-    fn next(&mut self) -> Option<Self::Item> {
-        if self.done {
-            return None;
-        }
-        let cols = match &mut self.columns {
-            Ok(c) => c,
-            Err(e) => {
-                self.done = true;
-                return Some(Err(DataFusionError::Internal(e.to_string())));
-            }
-        };
-        while self.next < self.to && cols.rows() < batches::BATCH_ROWS {
-            // Move the cursor to the run that holds unit `next`.
-            while self.run < self.counts.len() && self.next - self.run_start >= self.counts[self.run] {
-                self.run_start += self.counts[self.run];
-                self.run += 1;
-            }
-            let Some(entry) = self.runs.get(self.run) else {
-                break;
-            };
-            batches::append(self.table, entry, self.next - self.run_start, cols);
-            self.next += 1;
-        }
-        if self.next >= self.to {
-            self.done = true;
-        }
-        if cols.rows() == 0 {
-            return None;
-        }
-        Some(cols.take_batch().map_err(DataFusionError::from))
     }
 }
