@@ -17,19 +17,23 @@ if [ -z "${PERFSCAPE_SKIP_BROWSER_TESTS:-}" ] && [ ! -x /usr/bin/chromium ]; the
     fi
 fi
 
-# Apache Spark for the store test (crates/perfscape-cli/tests/store.rs reads a store with Spark
-# in local mode): pyspark in a virtual environment in the user's cache (never in the
-# repository or ../shared), and a Java runtime (Debian's openjdk-17 when missing).
-if [ -z "${PERFSCAPE_SPARK_PYTHON:-}" ]; then
-    venv="${XDG_CACHE_HOME:-$HOME/.cache}/perfscape/spark-venv"
-    if ! "$venv/bin/python" -c "import pyspark" >/dev/null 2>&1; then
-        echo "test.sh: installing pyspark 4.0.0 into $venv (about 430 MB, once)"
+# Python for the store test (crates/perfscape-cli/tests/store.rs reads a store with Apache
+# Spark in local mode) and the Python package's test (python/tests/package.rs imports the
+# package with pyarrow and pandas): one virtual environment in the user's cache (never in the
+# repository or ../shared) with pyspark, pyarrow and pandas, and a Java runtime (Debian's
+# openjdk-17 when missing).
+venv="${XDG_CACHE_HOME:-$HOME/.cache}/perfscape/py-venv"
+if [ -z "${PERFSCAPE_SPARK_PYTHON:-}" ] || [ -z "${PERFSCAPE_PYTHON:-}" ]; then
+    if ! "$venv/bin/python" -c "import pyspark, pyarrow, pandas" >/dev/null 2>&1; then
+        echo "test.sh: installing pyspark 4.0.0, pyarrow 26.0.1 and pandas 2.3.3 into $venv (about 600 MB, once)"
         rm -rf "$venv"
         python3 -m venv "$venv"
-        "$venv/bin/pip" install --quiet --disable-pip-version-check "pyspark==4.0.0"
+        "$venv/bin/pip" install --quiet --disable-pip-version-check \
+            "pyspark==4.0.0" "pyarrow==26.0.1" "pandas==2.3.3"
     fi
-    export PERFSCAPE_SPARK_PYTHON="$venv/bin/python"
 fi
+export PERFSCAPE_SPARK_PYTHON="${PERFSCAPE_SPARK_PYTHON:-$venv/bin/python}"
+export PERFSCAPE_PYTHON="${PERFSCAPE_PYTHON:-$venv/bin/python}"
 if ! command -v java >/dev/null 2>&1; then
     if command -v apt-get >/dev/null 2>&1; then
         SUDO=""
