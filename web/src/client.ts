@@ -36,6 +36,7 @@ import type { ScalingResponse } from './api/ScalingResponse';
 import type { DiffResponse } from './api/DiffResponse';
 import type { DiffThreadsRequest } from './api/DiffThreadsRequest';
 import type { DiffThreadsResponse } from './api/DiffThreadsResponse';
+import type { StoreListing } from './api/StoreListing';
 import type { State } from './state';
 
 /** An answer of the server that is not a success (its message names the request). */
@@ -99,6 +100,8 @@ type Signal = AbortSignal | undefined;
 export const api = {
   /** `/api/run`: what was loaded. */
   run: () => get<RunInfo>('run'),
+  /** `/api/store`: the runs of the store served with `--store DIR`. */
+  store: (signal?: Signal) => get<StoreListing>('store', {}, signal),
   /** `/api/events`: the ranked event table. */
   events: (s: State, signal?: Signal) => get<EventsResponse, EventsRequest>('events', { ...at(s), metric: s.metric, kind: s.kind, callpaths: s.callpaths }, signal),
   /** `/api/rows`: the rows of the matrix views. */

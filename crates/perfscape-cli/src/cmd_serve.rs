@@ -22,6 +22,12 @@ pub struct ServeArgs {
     /// against the one picked (read with the same options as A; profiles only).
     #[arg(value_name = "RUN_B", conflicts_with_all = ["watch", "replay"])]
     compare: Vec<std::path::PathBuf>,
+    /// A store of runs (`perfscape store add --store DIR`) to serve beside the run: the run
+    /// information lists its runs, and SQL (`POST /api/sql` with `"over": "store"`) queries
+    /// them.
+    #[cfg(feature = "sql")]
+    #[arg(long, value_name = "DIR")]
+    store: Option<std::path::PathBuf>,
     /// Port to listen on (default: a free port chosen by the system).
     #[arg(long)]
     port: Option<u16>,
@@ -160,6 +166,16 @@ fn open_browser(url: &str) {
 
 /// Runs `perfscape serve` until Ctrl-C.
 pub fn run(args: &ServeArgs) -> anyhow::Result<ExitCode> {
+    #[cfg(feature = "sql")]
+    if let Some(dir) = &args.store
+        && !dir.join(perfscape_sql::store::CATALOG).is_file()
+    {
+        anyhow::bail!(
+            "--store {}: no store of runs here (no {}); make one with `perfscape store add RUN... --store {0}`",
+            dir.display(),
+            perfscape_sql::store::CATALOG
+        );
+    }
     let live_run = if args.watch || args.replay {
         Some(Arc::new(start_live(args)?))
     } else {
@@ -221,6 +237,10 @@ pub fn run(args: &ServeArgs) -> anyhow::Result<ExitCode> {
             shared: args.share,
             access: cfg.access(addr),
             cache_memory: args.cache_memory,
+            #[cfg(feature = "sql")]
+            store: args.store.clone(),
+            #[cfg(not(feature = "sql"))]
+            store: None,
         };
         let (state, follower) = match (&live_run, opened) {
             (Some(run), _) => {

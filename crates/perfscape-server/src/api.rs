@@ -77,6 +77,9 @@ pub struct RunInfo {
     /// True when the served runs (the run and the compared ones) are at two or more process
     /// counts: `/api/scaling` studies them.
     pub scaling: bool,
+    /// The directory of the store of runs served with `--store DIR` (`GET /api/store` lists
+    /// its runs), if any.
+    pub store: Option<String>,
 }
 
 /// A run served beside run A for comparison.

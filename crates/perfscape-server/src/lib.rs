@@ -172,6 +172,7 @@ async fn get_run(State(s): State<Shared>) -> Response {
         Err(e) => endpoints::run::failed(&s.path, e),
     };
     info.shared = s.shared;
+    info.store = s.store.as_ref().map(|d| d.display().to_string());
     info.samples = s.series.len() as u32;
     info.live = s.series.is_live();
     info.timeline = s.trace.is_some();
@@ -369,6 +370,12 @@ async fn post_sql(
     blocking(move || endpoints::sql::query(&s, &q)).await
 }
 
+/// `GET /api/store`: the runs of the store served with `--store DIR`.
+#[cfg(feature = "sql")]
+async fn get_store(State(s): State<Shared>) -> Response {
+    blocking(move || endpoints::sql::store(&s)).await
+}
+
 async fn api_not_found() -> Response {
     ApiError::not_found("no such API endpoint (see API.md)").into_response()
 }
@@ -397,7 +404,9 @@ pub fn router(state: Shared) -> Router {
         .route("/diff/calltree", get(get_diff_calltree))
         .route("/scaling", get(get_scaling));
     #[cfg(feature = "sql")]
-    let api = api.route("/sql", axum::routing::post(post_sql));
+    let api = api
+        .route("/sql", axum::routing::post(post_sql))
+        .route("/store", get(get_store));
     let api = api.fallback(api_not_found);
     Router::new()
         .nest("/api", api)

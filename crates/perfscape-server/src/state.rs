@@ -9,7 +9,7 @@ use perfscape_analysis::answers::TraceIndex;
 use perfscape_analysis::compare::matching::{RunMatch, match_runs};
 use perfscape_formats::{LoadReport, OpenOptions, Opened, Parts};
 use perfscape_model::Profile;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 
 /// A run's profile and what loading it reported.
@@ -68,6 +68,9 @@ pub struct StateOptions {
     /// The cache budget in bytes; default 4 times the profile's approximate size or 1 GiB,
     /// whichever is larger.
     pub cache_memory: Option<u64>,
+    /// A store of runs (`perfscape store`, `serve --store DIR`): `GET /api/store` lists its
+    /// runs and `POST /api/sql` with `"over": "store"` queries them (the `sql` feature).
+    pub store: Option<PathBuf>,
 }
 
 /// The state every request reads (see the module documentation).
@@ -80,6 +83,8 @@ pub struct AppState {
     pub(crate) series: SeriesState,
     pub(crate) trace: Option<TraceIndex>,
     pub(crate) compared: Vec<ComparedRun>,
+    #[cfg_attr(not(feature = "sql"), allow(dead_code))]
+    pub(crate) store: Option<PathBuf>,
     access: Access,
 }
 
@@ -161,6 +166,7 @@ impl AppState {
             series: SeriesState::new(series, live),
             trace: trace.map(|t| TraceIndex::new(Arc::new(t))),
             compared,
+            store: options.store,
             access: options.access,
         })
     }

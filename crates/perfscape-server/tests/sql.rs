@@ -98,3 +98,84 @@ async fn refusals_and_limits() {
     let (s, _, _) = common::request(&app, "/api/sql", &[]).await;
     assert_eq!(s, StatusCode::METHOD_NOT_ALLOWED);
 }
+
+async fn get(app: &axum::Router, uri: &str) -> (StatusCode, serde_json::Value) {
+    let req = Request::builder()
+        .uri(uri)
+        .header("host", "localhost")
+        .body(Body::empty())
+        .unwrap();
+    let resp = app.clone().oneshot(req).await.unwrap();
+    let status = resp.status();
+    let bytes = resp.into_body().collect().await.unwrap().to_bytes();
+    (
+        status,
+        serde_json::from_slice(&bytes).unwrap_or(serde_json::Value::Null),
+    )
+}
+
+#[tokio::test]
+async fn a_served_store_is_listed_and_queried() {
+    use perfscape_sql::store::Store;
+    let dir = tempfile::tempdir().unwrap();
+    let mut set = perfscape_sql::RunSet::new();
+    let opened = example();
+    let threads = opened.profile.threads().len();
+    let p = &opened.profile;
+    let total: f64 = (0..p.events().len())
+        .map(|i| perfscape_model::EventId(i as u32))
+        .filter(|&e| !p.event(e).is_callpath())
+        .map(|e| {
+            p.interval(e)
+                .exclusive(perfscape_model::MetricId(0))
+                .iter()
+                .sum::<f64>()
+        })
+        .sum();
+    set.add_tagged(
+        "examples/np64",
+        "tau",
+        vec![("build".into(), "baseline".into())],
+        std::sync::Arc::new(opened),
+    );
+    Store::new(dir.path()).add(&set).unwrap();
+
+    let app = router(example_state(StateOptions {
+        store: Some(dir.path().to_path_buf()),
+        ..StateOptions::default()
+    }));
+    let (s, run) = get(&app, "/api/run").await;
+    assert_eq!(s, StatusCode::OK);
+    assert_eq!(run["store"], dir.path().display().to_string());
+    let (s, v) = get(&app, "/api/store").await;
+    assert_eq!(s, StatusCode::OK, "{v}");
+    assert_eq!(v["runs"].as_array().unwrap().len(), 1, "{v}");
+    assert_eq!(v["runs"][0]["run"], 0);
+    assert_eq!(v["runs"][0]["name"], "np64");
+    assert_eq!(v["runs"][0]["tags"]["build"], "baseline");
+    assert_eq!(v["runs"][0]["threads"].as_u64().unwrap() as usize, threads);
+
+    let body = serde_json::json!({
+        "query": "SELECT t.value, SUM(v.exclusive) FROM event_values v JOIN events e USING (run, event) \
+                  JOIN tags t USING (run) WHERE NOT e.is_callpath AND v.metric = 0 GROUP BY 1",
+        "over": "store",
+    });
+    let (s, v) = post(&app, &body.to_string(), &[]).await;
+    assert_eq!(s, StatusCode::OK, "{v}");
+    assert_eq!(v["rows"][0][0], "baseline");
+    let got = v["rows"][0][1].as_f64().unwrap();
+    assert!(
+        (got - total).abs() <= 1e-9 * total,
+        "{got} vs the profile's {total}"
+    );
+
+    // A server without a store says so.
+    let plain = router(example_state(StateOptions::default()));
+    let (s, v) = get(&plain, "/api/store").await;
+    assert_eq!(s, StatusCode::NOT_FOUND, "{v}");
+    let (s, v) = post(&plain, &body.to_string(), &[]).await;
+    assert_eq!(s, StatusCode::BAD_REQUEST, "{v}");
+    assert!(v["error"].as_str().unwrap().contains("no store"), "{v}");
+    let (_, run) = get(&plain, "/api/run").await;
+    assert!(run["store"].is_null());
+}

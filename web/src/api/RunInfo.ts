@@ -113,4 +113,9 @@ compared: Array<ComparedInfo>,
  * True when the served runs (the run and the compared ones) are at two or more process
  * counts: `/api/scaling` studies them.
  */
-scaling: boolean, };
+scaling: boolean, 
+/**
+ * The directory of the store of runs served with `--store DIR` (`GET /api/store` lists
+ * its runs), if any.
+ */
+store: string | null, };

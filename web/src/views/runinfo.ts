@@ -1,5 +1,6 @@
 // Run information: metadata, threads, metrics, warnings from loading.
 
+import { api } from '../client';
 import { esc, metricLabel } from '../format';
 import { PanelView } from '../panel';
 
@@ -26,8 +27,33 @@ export class RunInfoView extends PanelView {
         <dt>Events</dt><dd>${r.flat_events} flat, ${r.callpath_events} callpaths, ${r.sample_events} sampled lines, ${r.user_events} user events</dd>
         <dt>Load</dt><dd class="${r.bad_files.length ? 'error' : ''}">${r.bad_files.length ? `${r.bad_files.length} file(s) not loaded` : 'every file loaded'}; ${r.warnings.length} warning(s)</dd>
       </dl>
+      ${r.store ? '<div class="store-runs note"><h3>Store</h3><p>Reading the store…</p></div>' : ''}
       <div class="note">${list('Files not loaded', r.bad_files, 'error')}${list('Warnings', r.warnings)}${list('Notes', r.notes)}</div>
       <h3 class="note">Metadata</h3><dl class="kv">${meta}${varying}</dl>
     </div>`;
+    if (r.store) void this.showStore();
+  }
+
+  /** The runs of the store served with `--store DIR` (`/api/store`), as a table. */
+  private async showStore(): Promise<void> {
+    const box = this.body.querySelector<HTMLElement>('.store-runs');
+    if (!box) return;
+    try {
+      const st = await api.store();
+      const items = st.runs
+        .map((r) => {
+          const tags = Object.entries(r.tags)
+            .map(([k, v]) => `${esc(k)}=${esc(v ?? '')}`)
+            .join(', ');
+          const added = new Date(r.added_unix_s * 1000).toISOString().slice(0, 16).replace('T', ' ');
+          return `<li title="${esc(r.source)}"><b>run ${r.run}</b> ${esc(r.name)}<br><small>${esc(r.format)}, ${r.threads.toLocaleString('en-US')} threads${tags ? `, ${tags}` : ''}; added ${added} UTC</small></li>`;
+        })
+        .join('');
+      box.innerHTML = `<h3>Store ${esc(st.dir)} (${st.runs.length} run${st.runs.length === 1 ? '' : 's'})</h3>
+        <ul class="store-list">${items}</ul>
+        <p><small>SQL across them: <code>perfscape sql --store ${esc(st.dir)} "SELECT …"</code>, or <code>POST /api/sql</code> with <code>"over": "store"</code>.</small></p>`;
+    } catch (e) {
+      box.innerHTML = `<h3>Store</h3><p class="error">${esc(String(e))}</p>`;
+    }
   }
 }

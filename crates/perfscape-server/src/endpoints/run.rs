@@ -36,6 +36,7 @@ pub fn failed(path: &str, error: &str) -> RunInfo {
         timeline: false,
         compared: Vec::new(),
         scaling: false,
+        store: None,
     }
 }
 

@@ -1,5 +1,7 @@
 //! `POST /api/sql`: one read-only SQL query over the served runs' tables (TABLES.md): the
-//! main run is `run` 0, the runs served beside it for comparison 1, 2, ...
+//! main run is `run` 0, the runs served beside it for comparison 1, 2, ...; or, with
+//! `"over": "store"`, over every run of the store served with `serve --store DIR`, which
+//! `GET /api/store` lists.
 
 use crate::error::ApiError;
 use crate::state::AppState;
@@ -30,6 +32,83 @@ pub const LIMITS: QueryLimits = QueryLimits {
 pub struct SqlRequest {
     /// One read-only statement: `SELECT`, `WITH`, `VALUES`, `EXPLAIN`, `DESCRIBE`, `SHOW`.
     pub query: String,
+    /// What the tables hold: the served runs (default) or the runs of the served store.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub over: Option<SqlOver>,
+}
+
+/// The runs a query reads.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "lowercase")]
+#[ts(export)]
+pub enum SqlOver {
+    /// The served run (`run` 0) and the runs compared with it (1, 2, ...).
+    #[default]
+    Runs,
+    /// Every run of the store given with `serve --store DIR` (their store numbers).
+    Store,
+}
+
+/// One run of the served store (`GET /api/store`).
+#[derive(Debug, Clone, PartialEq, Serialize, TS)]
+#[ts(export)]
+pub struct StoreRunInfo {
+    /// Its number in the store: the `run` column of `"over": "store"` queries.
+    pub run: u32,
+    /// Its name (the last component of its source path).
+    pub name: String,
+    /// Where it was read from when it was added.
+    pub source: String,
+    /// The format it was read as.
+    pub format: String,
+    /// Its tags (`store add --tag key=value`), by key.
+    pub tags: std::collections::BTreeMap<String, String>,
+    /// Its threads.
+    #[ts(type = "number")]
+    pub threads: u64,
+    /// When it was added, seconds since 1970-01-01 UTC.
+    #[ts(type = "number")]
+    pub added_unix_s: u64,
+}
+
+/// `GET /api/store`: the served store and its runs, oldest first.
+#[derive(Debug, Clone, PartialEq, Serialize, TS)]
+#[ts(export)]
+pub struct StoreListing {
+    /// The store's directory.
+    pub dir: String,
+    /// Its runs.
+    pub runs: Vec<StoreRunInfo>,
+}
+
+/// The served store's runs.
+///
+/// # Errors
+/// 404 when the server has no store, 503 naming the catalog when it cannot be read.
+pub fn store(state: &AppState) -> Result<StoreListing, ApiError> {
+    let dir = state.store.as_ref().ok_or_else(|| {
+        ApiError::not_found("this server has no store of runs: perfscape serve RUN --store DIR")
+    })?;
+    let catalog = perfscape_sql::store::Store::new(dir)
+        .catalog()
+        .map_err(|e| ApiError::unavailable(e.to_string()))?;
+    Ok(StoreListing {
+        dir: dir.display().to_string(),
+        runs: catalog
+            .runs
+            .into_iter()
+            .map(|r| StoreRunInfo {
+                run: r.run,
+                name: r.name,
+                source: r.source,
+                format: r.format,
+                tags: r.tags,
+                threads: r.threads,
+                added_unix_s: r.added_unix_s,
+            })
+            .collect(),
+    })
 }
 
 /// A column of an answer.
@@ -98,6 +177,24 @@ fn empty() -> &'static Profile {
 
 /// Runs `q` over the state's runs (blocking: call it on the blocking pool).
 pub fn query(state: &Arc<AppState>, q: &SqlRequest) -> Result<SqlAnswer, ApiError> {
+    let session = match q.over.unwrap_or_default() {
+        SqlOver::Runs => runs_session(state)?,
+        SqlOver::Store => {
+            let dir = state.store.as_ref().ok_or_else(|| {
+                ApiError::bad(
+                    "\"over\": \"store\": this server has no store of runs (perfscape serve RUN --store DIR)",
+                )
+            })?;
+            perfscape_sql::store::Store::new(dir)
+                .session(LIMITS)
+                .map_err(|e| ApiError::unavailable(e.to_string()))?
+        }
+    };
+    answer(&session, &q.query)
+}
+
+/// A session over the served runs.
+fn runs_session(state: &Arc<AppState>) -> Result<SqlSession, ApiError> {
     let main = state.run.as_ref().map_err(|e| {
         ApiError::unavailable(format!("the run did not load, so there is nothing to query: {e}"))
     })?;
@@ -116,9 +213,13 @@ pub fn query(state: &Arc<AppState>, q: &SqlRequest) -> Result<SqlAnswer, ApiErro
             );
         }
     }
-    let session = SqlSession::new(&set, LIMITS).map_err(|e| ApiError::internal(e.to_string()))?;
+    SqlSession::new(&set, LIMITS).map_err(|e| ApiError::internal(e.to_string()))
+}
+
+/// Runs `query` in `session` and turns the result into JSON rows.
+fn answer(session: &SqlSession, query: &str) -> Result<SqlAnswer, ApiError> {
     let start = Instant::now();
-    let result = session.query_blocking(&q.query).map_err(|e| match e {
+    let result = session.query_blocking(query).map_err(|e| match e {
         SqlError::TimeLimit { .. } | SqlError::MemoryLimit { .. } => ApiError {
             status: 422,
             message: e.to_string(),
