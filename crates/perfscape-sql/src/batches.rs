@@ -8,6 +8,7 @@
 
 use crate::run::RunEntry;
 use crate::table::Table;
+use datafusion::arrow::array::builder::NullBufferBuilder;
 use datafusion::arrow::array::{
     ArrayRef, BooleanArray, Float64Array, Int64Array, StringBuilder, UInt32Array, UInt64Array,
 };
@@ -23,7 +24,8 @@ pub const BATCH_ROWS: usize = 65_536;
 
 /// One column being built.
 enum Buf {
-    U32(Vec<Option<u32>>),
+    /// Values, and the validity only once a null was appended (most u32 columns have none).
+    U32(Vec<u32>, NullBufferBuilder),
     U64(Vec<u64>),
     I64(Vec<i64>),
     F64(Vec<f64>),
@@ -34,7 +36,7 @@ enum Buf {
 impl Buf {
     fn new(t: &DataType) -> Buf {
         match t {
-            DataType::UInt32 => Buf::U32(Vec::new()),
+            DataType::UInt32 => Buf::U32(Vec::new(), NullBufferBuilder::new(0)),
             DataType::UInt64 => Buf::U64(Vec::new()),
             DataType::Int64 => Buf::I64(Vec::new()),
             DataType::Float64 => Buf::F64(Vec::new()),
@@ -45,7 +47,7 @@ impl Buf {
 
     fn finish(&mut self) -> ArrayRef {
         match self {
-            Buf::U32(v) => Arc::new(UInt32Array::from(std::mem::take(v))),
+            Buf::U32(v, nulls) => Arc::new(UInt32Array::new(std::mem::take(v).into(), nulls.finish())),
             Buf::U64(v) => Arc::new(UInt64Array::from(std::mem::take(v))),
             Buf::I64(v) => Arc::new(Int64Array::from(std::mem::take(v))),
             Buf::F64(v) => Arc::new(Float64Array::from(std::mem::take(v))),
@@ -60,18 +62,22 @@ impl Buf {
         self.opt_u32(Some(v));
     }
     fn opt_u32(&mut self, v: Option<u32>) {
-        if let Buf::U32(b) = self {
-            b.push(v);
+        if let Buf::U32(b, nulls) = self {
+            b.push(v.unwrap_or(0));
+            nulls.append(v.is_some());
         }
     }
     fn u32_n(&mut self, v: u32, n: usize) {
-        if let Buf::U32(b) = self {
-            b.extend(std::iter::repeat_n(Some(v), n));
+        if let Buf::U32(b, nulls) = self {
+            b.extend(std::iter::repeat_n(v, n));
+            nulls.append_n_non_nulls(n);
         }
     }
     fn u32_iter(&mut self, it: impl Iterator<Item = u32>) {
-        if let Buf::U32(b) = self {
-            b.extend(it.map(Some));
+        if let Buf::U32(b, nulls) = self {
+            let before = b.len();
+            b.extend(it);
+            nulls.append_n_non_nulls(b.len() - before);
         }
     }
     fn u64(&mut self, v: u64) {
