@@ -72,7 +72,8 @@ def main():
     ap.add_argument("--python", default=sys.executable, help="a Python with pandas and pyarrow")
     ap.add_argument("--out")
     a = ap.parse_args()
-    exe = bench.build()
+    # --export-ranks 0 / --store-runs 0 leave those parts out (then the CLI is not built).
+    exe = bench.build() if a.export_ranks or a.store_runs else None
     ex = build_example()
     before = peers.load()
     lines = ["## The data as tables: `perfscape sql`, `export`, `store` (bench/sql_bench.py)", "",
@@ -92,7 +93,19 @@ def main():
                      f"| {pan} | {r['build_s']:.1f} s | {r['peak_rss_bytes'] / 1e9:.2f} GB |")
     assert groups == small["groups"], (groups, small["groups"])
 
-    # Export against summary.
+    if a.export_ranks:
+        lines += export_section(exe, a)
+    if a.store_runs:
+        lines += store_section(exe, a)
+    lines += ["", f"Load average after: {peers.load()}."]
+    text = "\n".join(lines) + "\n"
+    print(text)
+    if a.out:
+        Path(a.out).write_text(text)
+
+
+def export_section(exe, a):
+    """Export against summary."""
     run = bench.scale_run(a.export_ranks)
     text_mb = bench.dir_bytes(run) / 1e6
     with tempfile.TemporaryDirectory() as tmp:
@@ -110,14 +123,16 @@ def main():
             e_rss.append(m)
         pq_mb = sum(f.stat().st_size for f in out.rglob("*.parquet")) / 1e6
     s, e = statistics.median(s_walls), statistics.median(e_walls)
-    lines += ["", f"Export of the {a.export_ranks:,}-rank tau_scale run ({text_mb:.0f} MB of TAU text), alternating with "
+    return ["", f"Export of the {a.export_ranks:,}-rank tau_scale run ({text_mb:.0f} MB of TAU text), alternating with "
               f"`summary`, medians of {a.repeat}, `--no-cache`:", "",
               "| command | wall | peak RSS |", "|---|---|---|",
               f"| `summary` | {s:.2f} s | {max(s_rss):.0f} MB |",
               f"| `export --format parquet` | {e:.2f} s ({e / s:.2f}x summary) | {max(e_rss):.0f} MB |",
               "", f"Parquet written: {pq_mb:.1f} MB = {pq_mb / text_mb:.3f}x the TAU text."]
 
-    # Store: many runs, one query across all.
+
+def store_section(exe, a):
+    """Store: many runs, one query across all."""
     with tempfile.TemporaryDirectory() as tmp:
         store = Path(tmp) / "store"
         src = ROOT / "examples" / "tau" / "mpi-stencil-np64-callpath-commmatrix"
@@ -136,14 +151,9 @@ def main():
             assert code == 0, err
             walls.append(w)
         store_mb = sum(f.stat().st_size for f in store.rglob("*.parquet")) / 1e6
-    lines += ["", f"Store: `store add` of {a.store_runs:,} runs of 64 ranks (the example, {-(-a.store_runs // 100)} commands of up "
+    return ["", f"Store: `store add` of {a.store_runs:,} runs of 64 ranks (the example, {-(-a.store_runs // 100)} commands of up "
               f"to 100 runs): {add_s:.1f} s in all ({store_mb:.0f} MB of Parquet); `sql --store` of a GROUP BY run over all of "
-              f"them (process start included): median {statistics.median(walls):.3f} s of {a.repeat}.",
-              "", f"Load average after: {peers.load()}."]
-    text = "\n".join(lines) + "\n"
-    print(text)
-    if a.out:
-        Path(a.out).write_text(text)
+              f"them (process start included): median {statistics.median(walls):.3f} s of {a.repeat}."]
 
 
 if __name__ == "__main__":
