@@ -110,7 +110,7 @@ fn table_named(name: &str) -> PyResult<Table> {
     })
 }
 
-/// One opened run (or several, for [`sql`]): its tables and SQL over them.
+/// One opened run (or several, for `sql_runs`): its tables and SQL over them.
 #[pyclass(module = "perfscape._perfscape", frozen)]
 pub struct Run {
     set: RunSet,
