@@ -68,6 +68,9 @@ def main():
     ap.add_argument("--events", type=int, default=1000)
     ap.add_argument("--export-ranks", type=int, default=16384)
     ap.add_argument("--store-runs", type=int, default=1000)
+    ap.add_argument("--stream-runs", type=int, default=0,
+                    help="also add this many runs of THREADS x EVENTS to a temporary store and GROUP BY over all of "
+                         "them, streamed from the Parquet files (10 = 10^9 rows at the defaults; ~1 GB of disk per run)")
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--python", default=sys.executable, help="a Python with pandas and pyarrow")
     ap.add_argument("--out")
@@ -93,6 +96,8 @@ def main():
                      f"| {pan} | {r['build_s']:.1f} s | {r['peak_rss_bytes'] / 1e9:.2f} GB |")
     assert groups == small["groups"], (groups, small["groups"])
 
+    if a.stream_runs:
+        lines += stream_section(a)
     if a.export_ranks:
         lines += export_section(exe, a)
     if a.store_runs:
@@ -102,6 +107,26 @@ def main():
     print(text)
     if a.out:
         Path(a.out).write_text(text)
+
+
+def stream_section(a):
+    """GROUP BY over a store of --stream-runs synthetic runs: more rows than fit in memory as profiles."""
+    subprocess.run(["cargo", "build", "--release", "-p", "perfscape-sql", "--example", "sql_store_scale"], cwd=ROOT,
+                   check=True)
+    ex = bench.target_dir() / "release" / "examples" / "sql_store_scale"
+    with tempfile.TemporaryDirectory() as tmp:
+        store = Path(tmp) / "store"
+        out = subprocess.run([ex, "add", store, str(a.stream_runs), str(a.threads), str(a.events)], check=True,
+                             capture_output=True, text=True).stdout
+        adds = [json.loads(line) for line in out.splitlines()]
+        gb = sum(f.stat().st_size for f in store.rglob("*.parquet")) / 1e9
+        q = json.loads(subprocess.run([ex, "query", store], check=True, capture_output=True, text=True).stdout)
+    add_s = sum(r["add_s"] for r in adds)
+    return ["", f"Streamed from a store: {a.stream_runs} synthetic runs of {a.threads:,} x {a.events:,} added one at a time "
+            f"({add_s:.0f} s of `Store::add` in all, peak RSS {max(r['peak_rss_bytes'] for r in adds) / 1e9:.2f} GB while "
+            f"building and adding; {gb:.1f} GB of Parquet), then `GROUP BY event` over all {q['rows']:,} rows of "
+            f"`event_values` in a process of its own: {q['group_by_s'][0]:.1f} s and {q['group_by_s'][1]:.1f} s, "
+            f"{q['groups']} groups, peak RSS {q['peak_rss_bytes'] / 1e9:.2f} GB."]
 
 
 def export_section(exe, a):

@@ -8,19 +8,12 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::print_stdout)]
 
-use perfscape_model::{Metric, ProfileBuilder, ThreadData, ThreadId, Unit};
 use perfscape_sql::{QueryLimits, RunSet, SqlSession};
 use std::sync::Arc;
 use std::time::Instant;
 
-/// Peak resident memory of this process, bytes (Linux `VmHWM`).
-fn peak_rss() -> u64 {
-    let s = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
-    s.lines()
-        .find_map(|l| l.strip_prefix("VmHWM:"))
-        .and_then(|v| v.split_whitespace().next()?.parse::<u64>().ok())
-        .map_or(0, |kb| kb * 1024)
-}
+#[path = "common/synthetic.rs"]
+mod synthetic;
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
@@ -33,30 +26,7 @@ fn main() {
         .cloned();
 
     let start = Instant::now();
-    let names: Vec<String> = (0..events).map(|e| format!("event_{e}")).collect();
-    let mut b = ProfileBuilder::new(vec![Metric::new("TIME", Unit::Microseconds)]);
-    // A cheap deterministic generator (xorshift), so runs are reproducible.
-    let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
-    for t in 0..threads {
-        let mut d = ThreadData::with_capacity(1, events, 0);
-        for n in &names {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            let v = (x % 1_000_000) as f64;
-            d.push_timer(n, "", 1.0, 0.0, &[v], &[v]).unwrap();
-        }
-        b.add_thread(
-            ThreadId {
-                node: t,
-                context: 0,
-                thread: 0,
-            },
-            d,
-        )
-        .unwrap();
-    }
-    let (profile, _) = b.finish();
+    let profile = synthetic::profile(threads, events, 0);
     let build_s = start.elapsed().as_secs_f64();
 
     let mut set = RunSet::new();
@@ -94,6 +64,6 @@ fn main() {
         times[0],
         times[1],
         times[2],
-        peak_rss()
+        synthetic::peak_rss()
     );
 }
