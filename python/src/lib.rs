@@ -14,7 +14,7 @@ use perfscape_formats::{CacheMode, OpenOptions, Opened, Parts};
 use perfscape_sql::arrow::datatypes::SchemaRef;
 use perfscape_sql::arrow::ffi_stream::FFI_ArrowArrayStream;
 use perfscape_sql::arrow::record_batch::{RecordBatchIterator, RecordBatchReader};
-use perfscape_sql::{QueryLimits, RunSet, SqlError, SqlSession, Table, TableReader};
+use perfscape_sql::{QueryLimits, RunEntry, RunSet, SqlError, SqlSession, Table, TableReader};
 use pyo3::exceptions::PyException;
 use pyo3::prelude::*;
 use pyo3::types::PyCapsule;
@@ -110,14 +110,32 @@ fn table_named(name: &str) -> PyResult<Table> {
     })
 }
 
-/// One opened run (or several, for `sql_runs`): its tables and SQL over them.
+/// The stream of the table `name` over every run of `set`.
+fn table_stream(set: &RunSet, name: &str) -> PyResult<ArrowStream> {
+    let reader = TableReader::new(set, table_named(name)?).map_err(error)?;
+    Ok(ArrowStream::new(Box::new(reader)))
+}
+
+/// The answer of `query` over the tables of `set`, computed without the interpreter lock.
+fn query_set(py: Python<'_>, set: &RunSet, query: &str) -> PyResult<ArrowStream> {
+    let result = py.detach(|| SqlSession::new(set, limits())?.query_blocking(query));
+    result.map(answer).map_err(error)
+}
+
+/// One opened run: its tables and SQL over them.
 #[pyclass(module = "perfscape._perfscape", frozen)]
 pub struct Run {
+    /// The run, alone in its set (run 0).
     set: RunSet,
-    path: String,
-    format: String,
     problems: Vec<String>,
     partial: bool,
+}
+
+impl Run {
+    /// The run's entry (its source, format and data).
+    fn entry(&self) -> &RunEntry {
+        &self.set.runs()[0]
+    }
 }
 
 /// The load report's problems as lines, bad files first.
@@ -134,13 +152,13 @@ impl Run {
     /// Where the run was read from.
     #[getter]
     fn path(&self) -> &str {
-        &self.path
+        &self.entry().source
     }
 
     /// The name of the format it was read as (`perfscape formats` lists them).
     #[getter]
     fn format(&self) -> &str {
-        &self.format
+        &self.entry().format
     }
 
     /// What did not load, loaded in part, or loaded with a warning, one line each (empty
@@ -162,9 +180,7 @@ impl Run {
     /// # Errors
     /// When `name` is not a table.
     fn table(&self, name: &str) -> PyResult<ArrowStream> {
-        let table = table_named(name)?;
-        let reader = TableReader::new(&self.set, table).map_err(error)?;
-        Ok(ArrowStream::new(Box::new(reader)))
+        table_stream(&self.set, name)
     }
 
     /// The answer of a read-only SQL query over this run's tables.
@@ -173,15 +189,11 @@ impl Run {
     /// The query is refused, does not parse (the message gives the line and column), or
     /// fails.
     fn sql(&self, py: Python<'_>, query: &str) -> PyResult<ArrowStream> {
-        let result = py.detach(|| {
-            let session = SqlSession::new(&self.set, limits())?;
-            session.query_blocking(query)
-        });
-        result.map(answer).map_err(error)
+        query_set(py, &self.set, query)
     }
 
     fn __repr__(&self) -> String {
-        format!("perfscape.Run({:?}, format={:?})", self.path, self.format)
+        format!("perfscape.Run({:?}, format={:?})", self.path(), self.format())
     }
 }
 
@@ -203,10 +215,7 @@ fn open(py: Python<'_>, path: PathBuf, format: Option<&str>, cache: bool) -> PyR
     let opened = py.detach(|| {
         let opts = OpenOptions {
             format,
-            parts: Parts {
-                series: true,
-                trace: true,
-            },
+            parts: Parts::ALL,
             cache: if cache {
                 CacheMode::ReadWrite
             } else {
@@ -217,16 +226,16 @@ fn open(py: Python<'_>, path: PathBuf, format: Option<&str>, cache: bool) -> PyR
         perfscape_formats::open(&path, &opts)
     });
     let opened = opened.map_err(|e| error(format!("cannot open {}: {e}", path.display())))?;
-    let name = path.display().to_string();
-    let format = opened.report.format.to_string();
     let partial = opened.report.is_partial();
     let problems = problems(&opened);
     let mut set = RunSet::new();
-    set.add(&name, &format, Arc::new(opened));
+    set.add(
+        &path.display().to_string(),
+        opened.report.format,
+        Arc::new(opened),
+    );
     Ok(Run {
         set,
-        path: name,
-        format,
         problems,
         partial,
     })
@@ -236,9 +245,8 @@ fn open(py: Python<'_>, path: PathBuf, format: Option<&str>, cache: bool) -> PyR
 fn run_set(runs: &[PyRef<'_, Run>]) -> RunSet {
     let mut set = RunSet::new();
     for r in runs {
-        for entry in r.set.runs() {
-            set.add(&entry.source, &entry.format, entry.data.clone());
-        }
+        let entry = r.entry();
+        set.add(&entry.source, &entry.format, entry.data.clone());
     }
     set
 }
@@ -250,9 +258,7 @@ fn run_set(runs: &[PyRef<'_, Run>]) -> RunSet {
 /// As [`Run::table`].
 #[pyfunction]
 fn table_runs(runs: Vec<PyRef<'_, Run>>, name: &str) -> PyResult<ArrowStream> {
-    let table = table_named(name)?;
-    let reader = TableReader::new(&run_set(&runs), table).map_err(error)?;
-    Ok(ArrowStream::new(Box::new(reader)))
+    table_stream(&run_set(&runs), name)
 }
 
 /// The answer of a read-only SQL query over the tables of several opened runs together
@@ -262,12 +268,7 @@ fn table_runs(runs: Vec<PyRef<'_, Run>>, name: &str) -> PyResult<ArrowStream> {
 /// As [`Run::sql`].
 #[pyfunction]
 fn sql_runs(py: Python<'_>, runs: Vec<PyRef<'_, Run>>, query: &str) -> PyResult<ArrowStream> {
-    let set = run_set(&runs);
-    let result = py.detach(|| {
-        let session = SqlSession::new(&set, limits())?;
-        session.query_blocking(query)
-    });
-    result.map(answer).map_err(error)
+    query_set(py, &run_set(&runs), query)
 }
 
 /// The answer of a read-only SQL query over every run of the store in `dir` (made with
@@ -278,8 +279,9 @@ fn sql_runs(py: Python<'_>, runs: Vec<PyRef<'_, Run>>, query: &str) -> PyResult<
 #[pyfunction]
 fn sql_store(py: Python<'_>, dir: PathBuf, query: &str) -> PyResult<ArrowStream> {
     let result = py.detach(|| -> Result<_, SqlError> {
-        let session = perfscape_sql::store::Store::new(dir).session(limits())?;
-        session.query_blocking(query)
+        perfscape_sql::store::Store::new(dir)
+            .session(limits())?
+            .query_blocking(query)
     });
     result.map(answer).map_err(error)
 }

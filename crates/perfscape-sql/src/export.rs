@@ -11,7 +11,7 @@
 
 use crate::batches;
 use crate::error::SqlError;
-use crate::reader::{TableReader, unit_counts};
+use crate::reader::TableReader;
 use crate::run::{RunEntry, RunSet};
 use crate::table::Table;
 use datafusion::arrow::record_batch::RecordBatch;
@@ -80,10 +80,7 @@ fn for_each_batch(
     projection: Option<&[usize]>,
     mut f: impl FnMut(RecordBatch) -> Result<(), SqlError>,
 ) -> Result<(), SqlError> {
-    let runs: std::sync::Arc<[RunEntry]> = std::sync::Arc::new([run.clone()]);
-    let counts = unit_counts(table, &runs);
-    let to = counts[0];
-    let reader = TableReader::range(table, projection, runs, counts, 0, to)
+    let reader = TableReader::all(table, projection, std::sync::Arc::new([run.clone()]))
         .map_err(|e| SqlError::Execution(e.to_string()))?;
     for batch in reader {
         f(batch.map_err(|e| SqlError::Execution(e.to_string()))?)?;

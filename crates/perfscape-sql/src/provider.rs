@@ -2,7 +2,6 @@
 //! query runs (no copy of the run is made beforehand), for the projected columns only, split
 //! into contiguous ranges of units over the session's partitions.
 
-use crate::batches::Columns;
 use crate::reader::{TableReader, unit_counts};
 use crate::run::RunEntry;
 use crate::table::Table;
@@ -55,8 +54,10 @@ impl TableProvider for RunTable {
         limit: Option<usize>,
     ) -> Result<Arc<dyn ExecutionPlan>> {
         let projection: Option<Vec<usize>> = projection.cloned();
-        let columns = Columns::new(&self.schema, projection.as_deref())?;
-        let schema = columns.schema().clone();
+        let schema = match &projection {
+            Some(fields) => Arc::new(self.schema.project(fields)?),
+            None => self.schema.clone(),
+        };
         // The unit count of every run, and the total.
         let counts = unit_counts(self.table, &self.runs);
         let total: usize = counts.iter().sum();

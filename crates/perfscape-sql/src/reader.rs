@@ -52,10 +52,20 @@ impl TableReader {
     /// # Errors
     /// [`SqlError::Execution`] if the table's schema cannot be built (a defect).
     pub fn new(runs: &RunSet, table: Table) -> Result<TableReader, SqlError> {
-        let runs: Arc<[RunEntry]> = runs.runs().to_vec().into();
+        TableReader::all(table, None, runs.runs().to_vec().into())
+            .map_err(|e| SqlError::Execution(e.to_string()))
+    }
+
+    /// Every row of `table` over `runs`, for the fields `projection` of the table's schema
+    /// (`None`: all).
+    pub(crate) fn all(
+        table: Table,
+        projection: Option<&[usize]>,
+        runs: Arc<[RunEntry]>,
+    ) -> Result<TableReader, ArrowError> {
         let counts = unit_counts(table, &runs);
         let to = counts.iter().sum();
-        TableReader::range(table, None, runs, counts, 0, to).map_err(|e| SqlError::Execution(e.to_string()))
+        TableReader::range(table, projection, runs, counts, 0, to)
     }
 
     /// Units `from..to` of `table` over `runs` (with `counts`, their units from
