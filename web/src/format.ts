@@ -34,7 +34,7 @@ function bytes(v: number): string {
 }
 
 /** A value in a unit (`s`, `µs`, `ns`, `B`, `count`, ...) for humans: durations scaled to
- * s/ms/µs/ns, bytes to KiB/MiB/GiB, counts plain, other units (`cycles`, a tool's own) named. */
+ * s/ms/µs/ns, bytes to KiB/MiB/GiB, counts and ratios (a derived metric `a / b` of one unit) plain, other units (`cycles`, a tool's own) named. */
 export function value(v: number | null | undefined, unit: string): string {
   if (v === null || v === undefined || Number.isNaN(v)) return '–';
   switch (unit) {
@@ -47,6 +47,7 @@ export function value(v: number | null | undefined, unit: string): string {
     case 'B':
       return bytes(v);
     case 'count':
+    case 'ratio':
     case '':
       return count(v);
     default:

@@ -1,6 +1,6 @@
 //! Analyses of a parallel profile: statistics of every event across threads (ParaProf's
 //! conventions), load imbalance, ranked event lists, per-thread totals, histograms and derived
-//! metrics (cycles as time).
+//! metrics (cycles as time, `NAME = EXPRESSION` over the measured metrics).
 //!
 //! All functions are pure: they read a [`perfscape_model::Profile`] and return values.
 //! [`answers`] holds every view the browser shows, as the HTTP API answers it, computed from
@@ -30,6 +30,7 @@ mod calltree;
 pub mod compare;
 mod derived;
 mod error;
+mod filter;
 mod histogram;
 pub mod params;
 pub mod pyramid;
@@ -40,8 +41,12 @@ mod top;
 pub mod views;
 
 pub use calltree::{TreeNode, TreeScope, call_tree, call_tree_largest};
-pub use derived::{CyclesToTimeError, clock_hz_from_metadata, cycles_to_time};
+pub use derived::{
+    CyclesToTimeError, DeriveError, DerivedMetricSpec, DerivedReport, Expression, ExpressionError,
+    clock_hz_from_metadata, cycles_to_time, derive_metric,
+};
 pub use error::ViewError;
+pub use filter::{EventFilter, FilterError, FilterReport, FilterRule, filter_events};
 pub use histogram::{Bins, Histogram, histogram};
 pub use stats::{
     EventStats, Summary, ThreadTotals, all_event_stats, event_stats, larger_first, run_total, thread_totals,

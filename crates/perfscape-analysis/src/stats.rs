@@ -32,7 +32,7 @@ pub fn larger_first(a: f64, b: f64) -> Ordering {
 /// Statistics of one quantity (e.g. exclusive time of one event) across threads.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 pub struct Summary {
-    /// Number of threads that have the event (n).
+    /// Number of threads that have the event with a value (n).
     pub threads: usize,
     /// Number of threads in the run (N).
     pub threads_all: usize,
@@ -66,7 +66,19 @@ pub struct Summary {
 impl Summary {
     /// Summarizes `values` (one per thread having the event, `threads[i]` holding `values[i]`)
     /// for a run of `threads_all` threads, the total combining them under `combine`.
+    ///
+    /// A NaN value is a cell without a value (a derived metric's division by zero): its
+    /// thread counts as a thread without the event.
     pub fn of(values: &[f64], threads: &[ThreadIndex], threads_all: usize, combine: Combine) -> Self {
+        if values.iter().any(|v| v.is_nan()) {
+            let (values, threads): (Vec<f64>, Vec<ThreadIndex>) = values
+                .iter()
+                .zip(threads)
+                .filter(|(v, _)| !v.is_nan())
+                .map(|(&v, &t)| (v, t))
+                .unzip();
+            return Self::of(&values, &threads, threads_all, combine);
+        }
         let n = values.len();
         let mut total = 0.0;
         let (mut min, mut max) = (f64::INFINITY, f64::NEG_INFINITY);
@@ -271,13 +283,15 @@ pub fn thread_totals(profile: &Profile, m: MetricId) -> Vec<ThreadTotals> {
         let root = !rule.is_additive() && is_root(e);
         for ((t, &inc), &exc) in col.threads().iter().zip(col.inclusive(m)).zip(col.exclusive(m)) {
             let i = t.index();
-            if largest[i].is_none_or(|l| inc > l) {
+            // A NaN cell has no value (a derived metric's division by zero): skipped.
+            let has_inc = !inc.is_nan();
+            if has_inc && largest[i].is_none_or(|l| inc > l) {
                 largest[i] = Some(inc);
             }
-            if root {
+            if root && has_inc {
                 roots[i].push(inc);
             }
-            if flat {
+            if flat && !exc.is_nan() {
                 exclusive[i].push(exc);
             }
             events[i] += 1;
@@ -434,6 +448,24 @@ mod tests {
         let s = event_stats(&p, main, MetricId(1));
         assert_eq!((s.exclusive.total, s.inclusive.total), (50.0, 3.0));
         assert_eq!(s.calls.total, 2.0);
+    }
+
+    #[test]
+    fn cells_without_a_value_count_as_absent_threads() {
+        let s = Summary::of(
+            &[f64::NAN, 2.0, f64::NAN, 6.0],
+            &t(&[0, 1, 2, 3]),
+            4,
+            Combine::Mean,
+        );
+        assert_eq!((s.threads, s.total, s.mean, s.mean_all), (2, 4.0, 4.0, 2.0));
+        assert_eq!(
+            (s.min_thread, s.max_thread),
+            (Some(ThreadIndex(1)), Some(ThreadIndex(3)))
+        );
+        assert_eq!(s.stddev, 2.0);
+        let none = Summary::of(&[f64::NAN], &t(&[0]), 1, Combine::Sum);
+        assert_eq!((none.threads, none.total), (0, 0.0));
     }
 
     #[test]

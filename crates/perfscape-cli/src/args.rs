@@ -56,6 +56,20 @@ pub struct LoadOptions {
     /// records.
     #[arg(long, value_name = "HZ|metadata")]
     pub clock_hz: Option<String>,
+    /// Add a derived metric, `NAME = EXPRESSION` over the measured metrics, e.g.
+    /// `IPC = PAPI_TOT_INS / PAPI_TOT_CYC` or `'Off CPU = TIME - CPU_TIME'`: computed per
+    /// (event, thread) from the exclusive values and from the inclusive ones, then shown like
+    /// any metric. Metric names with other characters than letters, digits and `_` go in
+    /// double quotes; + - * / and parentheses. A division by zero gives no value (counted on
+    /// stderr). May be given several times; each may use the ones before it.
+    #[arg(long, value_name = "NAME = EXPRESSION")]
+    pub derive: Vec<String>,
+    /// Show only some events: `name=GLOB` / `group=GLOB` show what matches (and its callers),
+    /// `!name=GLOB` / `!group=GLOB` hide what matches (and the call-tree nodes below it),
+    /// `exclusive<P%` / `inclusive<P%` hide events under P percent of the run's total of the
+    /// first time metric. May be given several times; the number of events hidden is printed.
+    #[arg(long, value_name = "RULE")]
+    pub filter: Vec<String>,
     /// Neither read nor write the cache of loaded profiles (by default a valid cache entry of
     /// an earlier load is read, else the files are read and an entry written in the cache
     /// directory; nothing is written beside the input; see CACHE.md).

@@ -131,20 +131,38 @@ pub fn open_path(run: &std::path::Path, load: &LoadOptions, keep_extra: bool) ->
         }
         _ => profile,
     };
-    let keep = keep_extra && load.clock_hz.is_none();
+    let keep = keep_extra && load.clock_hz.is_none() && load.derive.is_empty() && load.filter.is_empty();
     if keep_extra && !keep && series.is_some() {
-        report
-            .notes
-            .push("--clock-hz: the samples over time are not shown (they are counted in cycles)".into());
+        report.notes.push(if load.clock_hz.is_some() {
+            "--clock-hz: the samples over time are not shown (they are counted in cycles)".into()
+        } else {
+            "--derive/--filter: the samples over time are not shown (they apply to the final profile only)"
+                .into()
+        });
     }
     let series = if keep { series } else { None };
     let trace = if keep_extra { trace } else { None };
     let loaded = Opened::profile(profile, report);
     print_report(&loaded.report, load.verbose);
-    let loaded = match &load.clock_hz {
+    let mut loaded = match &load.clock_hz {
         Some(spec) => cycles_as_time(loaded, spec)?,
         None => loaded,
     };
+    for definition in &load.derive {
+        let spec: perfscape_analysis::DerivedMetricSpec = definition.parse()?;
+        let (profile, made) = perfscape_analysis::derive_metric(loaded.profile, &spec)?;
+        loaded.profile = profile;
+        eprintln!("perfscape: {made}");
+        loaded.report.notes.push(made.to_string());
+    }
+    if !load.filter.is_empty() {
+        let filter = perfscape_analysis::EventFilter::parse(&load.filter)?;
+        let m = crate::fmt::metric(&loaded.profile, None)?;
+        let (profile, made) = perfscape_analysis::filter_events(loaded.profile, &filter, m)?;
+        loaded.profile = profile;
+        eprintln!("perfscape: {made}");
+        loaded.report.notes.push(made.to_string());
+    }
     Ok(OpenedRun {
         loaded,
         series,

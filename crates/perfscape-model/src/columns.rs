@@ -126,6 +126,22 @@ impl IntervalColumn {
         self.values.get_mut(k * n..(k + 1) * n).unwrap_or(&mut [])
     }
 
+    /// The same column with one more metric's values appended (its exclusive then inclusive
+    /// values, one per row: the layout of [`slot`] for metric id M when the column had M
+    /// metrics). `exclusive` and `inclusive` must have one value per row.
+    pub(crate) fn with_metric_appended(self, exclusive: &[f64], inclusive: &[f64]) -> Self {
+        debug_assert_eq!(exclusive.len(), self.threads.len());
+        debug_assert_eq!(inclusive.len(), self.threads.len());
+        let mut values = Vec::from(self.values);
+        values.reserve_exact(exclusive.len() + inclusive.len());
+        values.extend_from_slice(exclusive);
+        values.extend_from_slice(inclusive);
+        Self {
+            threads: self.threads,
+            values: values.into_boxed_slice(),
+        }
+    }
+
     /// Number of threads that have the event.
     pub fn len(&self) -> usize {
         self.threads.len()

@@ -225,6 +225,125 @@ impl Profile {
         self
     }
 
+    /// The same profile with one more metric, `metric`, whose id is the old metric count:
+    /// every (event, thread) cell gets `f(values)` as its exclusive value, where `values[m]`
+    /// is the cell's exclusive value of metric `m`, and likewise its inclusive value from the
+    /// inclusive ones; a thread total given by the reader ([`Profile::thread_total`]) gets
+    /// `f` of the thread's totals. Threads, events, calls, subcalls and the other metrics are
+    /// unchanged. Used for derived metrics (an expression over the measured metrics).
+    ///
+    /// `f` may return NaN for a cell that has no value (a division by zero); the analyses
+    /// treat a NaN cell as a thread without a value.
+    pub fn with_metric(mut self, metric: Metric, f: impl Fn(&[f64]) -> f64) -> Profile {
+        let m_old = self.metrics.len();
+        let mut cell = vec![0.0; m_old];
+        let mut eval = |col: &IntervalColumn, kind: ValueKind| -> Vec<f64> {
+            (0..col.len())
+                .map(|r| {
+                    for (m, v) in cell.iter_mut().enumerate() {
+                        *v = col.values(kind, MetricId::from(m))[r];
+                    }
+                    f(&cell)
+                })
+                .collect()
+        };
+        let interval = std::mem::take(&mut self.interval);
+        self.interval = interval
+            .into_iter()
+            .map(|col| {
+                let exclusive = eval(&col, ValueKind::Exclusive);
+                let inclusive = eval(&col, ValueKind::Inclusive);
+                col.with_metric_appended(&exclusive, &inclusive)
+            })
+            .collect();
+        if !self.totals.is_empty() {
+            let totals: Vec<f64> = self
+                .totals
+                .chunks_exact(m_old.max(1))
+                .flat_map(|row| {
+                    let derived = if m_old == 0 { f64::NAN } else { f(row) };
+                    row.iter().copied().chain(std::iter::once(derived))
+                })
+                .collect();
+            self.totals = totals;
+        }
+        self.metrics.push(metric);
+        self
+    }
+
+    /// The same profile with only the interval events where `keep[e]` is true, and
+    /// without any event whose parent call-tree node is not kept (a node is shown below its
+    /// caller: hiding a node hides its subtree). Kept events get new ids, in their old order;
+    /// parents, routines (`None` when the routine's flat event is not kept), user events'
+    /// context events, attributes and the call tree follow. Values, threads, metrics, user
+    /// events and metadata are unchanged. `keep` shorter than the events keeps the rest.
+    /// Used by event filters; the second value is the number of events removed.
+    pub fn retain_events(mut self, keep: &[bool]) -> (Profile, usize) {
+        let n = self.events.len();
+        // 0 = not decided yet, 1 = kept, 2 = removed; decided along parent chains.
+        let mut state = vec![0u8; n];
+        let mut chain = Vec::new();
+        for start in 0..n {
+            let mut e = start;
+            while state[e] == 0 {
+                chain.push(e);
+                match self.events[e].parent {
+                    Some(p) if p.index() < n => e = p.index(),
+                    _ => break,
+                }
+            }
+            // Resolve from the top of the chain down.
+            while let Some(x) = chain.pop() {
+                let parent_ok = self.events[x]
+                    .parent
+                    .is_none_or(|p| p.index() >= n || state[p.index()] == 1);
+                state[x] = if parent_ok && keep.get(x).copied().unwrap_or(true) {
+                    1
+                } else {
+                    2
+                };
+            }
+        }
+        let mut new_id = vec![None; n];
+        let mut next = 0u32;
+        for (i, s) in state.iter().enumerate() {
+            if *s == 1 {
+                new_id[i] = Some(EventId(next));
+                next += 1;
+            }
+        }
+        let removed = n - next as usize;
+        if removed == 0 {
+            return (self, 0);
+        }
+        let remap = |e: Option<EventId>| e.and_then(|e| new_id.get(e.index()).copied().flatten());
+        let events = std::mem::take(&mut self.events);
+        let interval = std::mem::take(&mut self.interval);
+        let mut kept_events = Vec::with_capacity(next as usize);
+        let mut kept_interval = Vec::with_capacity(next as usize);
+        for (i, (mut event, col)) in events.into_iter().zip(interval).enumerate() {
+            if new_id[i].is_none() {
+                continue;
+            }
+            event.parent = remap(event.parent);
+            event.routine = remap(event.routine);
+            kept_events.push(event);
+            kept_interval.push(col);
+        }
+        self.events = kept_events;
+        self.interval = kept_interval;
+        for a in &mut self.atomic_events {
+            a.context = remap(a.context);
+        }
+        self.event_attributes = std::mem::take(&mut self.event_attributes)
+            .into_iter()
+            .filter_map(|(e, k, v)| Some((remap(Some(e))?, k, v)))
+            .collect();
+        self.event_index = EventIndex::build(&self.events);
+        self.call_tree = CallTree::build(&self.events);
+        (self, removed)
+    }
+
     /// Number of (event, thread) cells that hold values.
     pub fn interval_cell_count(&self) -> usize {
         self.interval.iter().map(IntervalColumn::len).sum()

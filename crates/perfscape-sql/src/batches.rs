@@ -28,7 +28,8 @@ enum Buf {
     U32(Vec<u32>, NullBufferBuilder),
     U64(Vec<u64>),
     I64(Vec<i64>),
-    F64(Vec<f64>),
+    /// Values, and the validity only once a null was appended (a cell without a value).
+    F64(Vec<f64>, NullBufferBuilder),
     Bool(Vec<bool>),
     Str(StringBuilder),
 }
@@ -39,7 +40,7 @@ impl Buf {
             DataType::UInt32 => Buf::U32(Vec::new(), NullBufferBuilder::new(0)),
             DataType::UInt64 => Buf::U64(Vec::new()),
             DataType::Int64 => Buf::I64(Vec::new()),
-            DataType::Float64 => Buf::F64(Vec::new()),
+            DataType::Float64 => Buf::F64(Vec::new(), NullBufferBuilder::new(0)),
             DataType::Boolean => Buf::Bool(Vec::new()),
             _ => Buf::Str(StringBuilder::new()),
         }
@@ -50,7 +51,7 @@ impl Buf {
             Buf::U32(v, nulls) => Arc::new(UInt32Array::new(std::mem::take(v).into(), nulls.finish())),
             Buf::U64(v) => Arc::new(UInt64Array::from(std::mem::take(v))),
             Buf::I64(v) => Arc::new(Int64Array::from(std::mem::take(v))),
-            Buf::F64(v) => Arc::new(Float64Array::from(std::mem::take(v))),
+            Buf::F64(v, nulls) => Arc::new(Float64Array::new(std::mem::take(v).into(), nulls.finish())),
             Buf::Bool(v) => Arc::new(BooleanArray::from(std::mem::take(v))),
             Buf::Str(b) => Arc::new(b.finish()),
         }
@@ -96,13 +97,27 @@ impl Buf {
         }
     }
     fn f64_slice(&mut self, v: &[f64]) {
-        if let Buf::F64(b) = self {
+        if let Buf::F64(b, nulls) = self {
             b.extend_from_slice(v);
+            nulls.append_n_non_nulls(v.len());
+        }
+    }
+    /// Metric values: a NaN (a derived metric's cell without a value) becomes a null.
+    fn value_slice(&mut self, v: &[f64]) {
+        if let Buf::F64(b, nulls) = self {
+            b.extend_from_slice(v);
+            if v.iter().any(|x| x.is_nan()) {
+                v.iter().for_each(|x| nulls.append(!x.is_nan()));
+            } else {
+                nulls.append_n_non_nulls(v.len());
+            }
         }
     }
     fn f64_iter(&mut self, it: impl Iterator<Item = f64>) {
-        if let Buf::F64(b) = self {
+        if let Buf::F64(b, nulls) = self {
+            let before = b.len();
             b.extend(it);
+            nulls.append_n_non_nulls(b.len() - before);
         }
     }
     fn bool(&mut self, v: bool) {
@@ -343,8 +358,8 @@ fn event_values(run: &RunEntry, e: EventId, cols: &mut Columns) -> usize {
                 3 => b.u32_n(metric.0, n),
                 4 => b.f64_slice(col.calls()),
                 5 => b.f64_slice(col.subcalls()),
-                6 => b.f64_slice(col.exclusive(metric)),
-                _ => b.f64_slice(col.inclusive(metric)),
+                6 => b.value_slice(col.exclusive(metric)),
+                _ => b.value_slice(col.inclusive(metric)),
             }
         }
     }

@@ -129,8 +129,8 @@ impl Table {
                 f("metric", UInt32, false),
                 f("calls", Float64, false),
                 f("subcalls", Float64, false),
-                f("exclusive", Float64, false),
-                f("inclusive", Float64, false),
+                f("exclusive", Float64, true),
+                f("inclusive", Float64, true),
             ],
             Table::UserEvents => vec![
                 f("run", UInt32, false),

@@ -1,4 +1,4 @@
-//! Derived metrics: values computed from measured ones. Today: processor cycles as time.
+//! Processor cycles as time.
 //!
 //! The FPGA performance tool of seed 002 (PPW+RC) converts every cycle count measured on the
 //! FPGA to nanoseconds with the FPGA's clock frequency, so hardware and software times can be
