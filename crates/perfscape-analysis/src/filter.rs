@@ -8,14 +8,15 @@
 //! | `group=GLOB` | show the events with a group that matches (`MPI`, `TAU_USER*`) |
 //! | `!name=GLOB`, `!group=GLOB` | hide those events, and the call-tree nodes below them |
 //! | `exclusive<P%`, `inclusive<P%` | hide the events whose total over the threads is under P percent of the run's total (of the metric the filter is applied with) |
+//! | `threads>Kx` | show only the threads whose total (their top-level inclusive value, [`crate::thread_totals`]) exceeds K times the mean over the threads: the outliers, e.g. stragglers |
 //!
 //! Globs are those of the `glob` crate (`*`, `?`, `[ab]`), matched case-sensitively against
 //! the whole routine or group name. Several `name`/`group` rules show what any of them
 //! matches; a threshold applies to what they show; hiding rules come last. An event shown by
 //! the `name`/`group` rules or the threshold keeps its callers (the call-tree nodes above it),
 //! so the tree stays whole, as Hatchet's `filter` keeps a node's path; a node that is hidden
-//! hides its subtree. Every filter reports how many events it hid: nothing disappears
-//! silently.
+//! hides its subtree. Threads are chosen on the whole run, before any event is hidden. Every
+//! filter reports how many events and threads it hid: nothing disappears silently.
 
 use crate::stats::{event_stats, run_total};
 use perfscape_model::{EventId, MetricId, Profile, ValueKind};
@@ -40,6 +41,9 @@ pub enum FilterError {
         /// What is wrong.
         message: String,
     },
+    /// The factor of `threads>Kx` is not a finite number of at least 0.
+    #[error("filter `{0}`: the factor must be a number of at least 0, e.g. `threads>1.5x`")]
+    Factor(String),
     /// The percentage is not a number from 0 to 100.
     #[error("filter `{0}`: the percentage must be a number from 0 to 100")]
     Percent(String),
@@ -60,6 +64,8 @@ enum Rule {
     Name(glob::Pattern, bool),
     Group(glob::Pattern, bool),
     Below(ValueKind, f64),
+    /// Threads whose total exceeds this factor times the mean thread total.
+    ThreadsAbove(f64),
 }
 
 /// One rule of an [`EventFilter`], as written.
@@ -92,6 +98,19 @@ impl FromStr for FilterRule {
                 "group" => Rule::Group(pattern(value)?, hide),
                 _ => return Err(syntax()),
             }
+        } else if let Some(value) = body.strip_prefix("threads>")
+            && !hide
+        {
+            let factor = value
+                .trim()
+                .strip_suffix('x')
+                .ok_or_else(syntax)?
+                .trim()
+                .parse::<f64>()
+                .ok()
+                .filter(|k| k.is_finite() && *k >= 0.0)
+                .ok_or_else(|| FilterError::Factor(text.clone()))?;
+            Rule::ThreadsAbove(factor)
         } else if let Some((key, value)) = body.split_once('<')
             && !hide
         {
@@ -151,6 +170,10 @@ pub struct FilterReport {
     pub events_before: usize,
     /// Events hidden.
     pub hidden: usize,
+    /// Threads before.
+    pub threads_before: usize,
+    /// Threads hidden (by `threads>Kx`).
+    pub threads_hidden: usize,
 }
 
 impl fmt::Display for FilterReport {
@@ -162,7 +185,17 @@ impl fmt::Display for FilterReport {
             self.hidden,
             self.events_before,
             self.events_before - self.hidden
-        )
+        )?;
+        if self.threads_hidden > 0 {
+            write!(
+                f,
+                "; {} of {} threads hidden, {} shown",
+                self.threads_hidden,
+                self.threads_before,
+                self.threads_before - self.threads_hidden
+            )?;
+        }
+        Ok(())
     }
 }
 
@@ -246,13 +279,30 @@ pub fn filter_events(
         .map(|r| r.text.as_str())
         .collect::<Vec<_>>()
         .join(", ");
+    // Threads, chosen on the whole run.
+    let threads_before = profile.threads().len();
+    let mut keep_threads = vec![true; threads_before];
+    for r in &filter.rules {
+        if let Rule::ThreadsAbove(k) = r.rule {
+            let totals = crate::stats::thread_totals(&profile, m);
+            let mean = totals.iter().map(|t| t.inclusive).sum::<f64>() / totals.len().max(1) as f64;
+            for t in &totals {
+                if t.inclusive.is_nan() || t.inclusive <= k * mean {
+                    keep_threads[t.thread.index()] = false;
+                }
+            }
+        }
+    }
     let (profile, hidden) = profile.retain_events(&keep);
+    let (profile, threads_hidden) = profile.retain_threads(&keep_threads);
     Ok((
         profile,
         FilterReport {
             rules,
             events_before: n,
             hidden,
+            threads_before,
+            threads_hidden,
         },
     ))
 }

@@ -147,3 +147,83 @@ fn bad_rules_are_refused_with_what_was_expected() {
     let e = filter_events(d, &f, report.metric).unwrap_err();
     assert!(e.to_string().contains("does not add up"), "{e}");
 }
+
+#[test]
+fn a_thread_rule_keeps_the_threads_above_k_times_the_mean_with_all_their_values() {
+    let p = common::load(RUN);
+    // Each thread's whole value as ParaProf takes it: its largest inclusive value.
+    let mut largest = vec![0.0f64; p.threads().len()];
+    for e in p.event_ids() {
+        let col = p.interval(e);
+        for (t, v) in col.threads().iter().zip(col.inclusive(MetricId(0))) {
+            largest[t.index()] = largest[t.index()].max(*v);
+        }
+    }
+    let mean = largest.iter().sum::<f64>() / largest.len() as f64;
+    let expected: Vec<_> = p
+        .threads()
+        .iter()
+        .zip(&largest)
+        .filter(|(_, v)| **v > 1.004 * mean)
+        .map(|(t, _)| *t)
+        .collect();
+    assert!(
+        !expected.is_empty() && expected.len() < p.threads().len(),
+        "{}",
+        expected.len()
+    );
+    let f = EventFilter::parse(&["threads>1.004x"]).unwrap();
+    let (q, report) = filter_events(p.clone(), &f, MetricId(0)).unwrap();
+    assert_eq!(q.threads(), expected.as_slice());
+    assert_eq!((report.hidden, report.threads_before), (0, p.threads().len()));
+    assert_eq!(report.threads_hidden, p.threads().len() - expected.len());
+    assert!(
+        report
+            .to_string()
+            .contains(&format!("{} of 64 threads hidden", report.threads_hidden)),
+        "{report}"
+    );
+    // Every kept thread keeps every value of every event and user event.
+    for e in p.event_ids() {
+        let (a, b) = (p.interval(e), q.interval(e));
+        let kept: Vec<usize> = (0..a.len())
+            .filter(|&r| expected.contains(&p.thread(a.threads()[r])))
+            .collect();
+        assert_eq!(b.len(), kept.len(), "{}", p.event_name(e));
+        for (i, &r) in kept.iter().enumerate() {
+            assert_eq!(q.thread(b.threads()[i]), p.thread(a.threads()[r]));
+            for kind in ValueKind::ALL {
+                assert_eq!(b.values(kind, MetricId(0))[i], a.values(kind, MetricId(0))[r]);
+            }
+        }
+    }
+    for u in (0..p.atomic_events().len() as u32).map(perfscape_model::AtomicEventId) {
+        let (a, b) = (p.atomic(u), q.atomic(u));
+        let kept: Vec<_> = a
+            .threads()
+            .iter()
+            .filter(|t| expected.contains(&p.thread(**t)))
+            .collect();
+        assert_eq!(b.threads().len(), kept.len());
+    }
+    // 0x keeps every thread with a value; a bad factor is refused.
+    assert_eq!(
+        filter_events(
+            p.clone(),
+            &EventFilter::parse(&["threads>0x"]).unwrap(),
+            MetricId(0)
+        )
+        .unwrap()
+        .1
+        .threads_hidden,
+        0
+    );
+    assert!(matches!(
+        EventFilter::parse(&["threads>-1x"]).unwrap_err(),
+        FilterError::Factor(_)
+    ));
+    assert!(matches!(
+        EventFilter::parse(&["threads>2"]).unwrap_err(),
+        FilterError::Syntax(_)
+    ));
+}

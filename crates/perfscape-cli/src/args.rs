@@ -67,7 +67,9 @@ pub struct LoadOptions {
     /// Show only some events: `name=GLOB` / `group=GLOB` show what matches (and its callers),
     /// `!name=GLOB` / `!group=GLOB` hide what matches (and the call-tree nodes below it),
     /// `exclusive<P%` / `inclusive<P%` hide events under P percent of the run's total of the
-    /// first time metric. May be given several times; the number of events hidden is printed.
+    /// first time metric, `threads>Kx` shows only the threads whose total exceeds K times the
+    /// mean thread total (the outliers). May be given several times; the number of events and
+    /// threads hidden is printed.
     #[arg(long, value_name = "RULE")]
     pub filter: Vec<String>,
     /// Neither read nor write the cache of loaded profiles (by default a valid cache entry of

@@ -142,6 +142,27 @@ impl IntervalColumn {
         }
     }
 
+    /// The same column with only the rows whose thread `map` keeps, renumbered: `map[t]` is
+    /// thread `t`'s new index, `None` for a thread removed.
+    pub(crate) fn with_threads(self, map: &[Option<ThreadIndex>]) -> Self {
+        let n = self.threads.len();
+        let rows: Vec<usize> = (0..n)
+            .filter(|&r| map.get(self.threads[r].index()).copied().flatten().is_some())
+            .collect();
+        let kinds = if n == 0 { 0 } else { self.values.len() / n };
+        let mut values = Vec::with_capacity(kinds * rows.len());
+        for k in 0..kinds {
+            values.extend(rows.iter().map(|&r| self.values[k * n + r]));
+        }
+        Self {
+            threads: rows
+                .iter()
+                .filter_map(|&r| map[self.threads[r].index()])
+                .collect(),
+            values: values.into_boxed_slice(),
+        }
+    }
+
     /// Number of threads that have the event.
     pub fn len(&self) -> usize {
         self.threads.len()
@@ -217,6 +238,28 @@ pub struct AtomicColumn {
     pub(crate) min: Vec<f64>,
     pub(crate) mean: Vec<f64>,
     pub(crate) sum_squares: Vec<f64>,
+}
+
+impl AtomicColumn {
+    /// The same column with only the rows whose thread `map` keeps, renumbered (as
+    /// [`IntervalColumn`]'s).
+    pub(crate) fn with_threads(self, map: &[Option<ThreadIndex>]) -> Self {
+        let keep: Vec<usize> = (0..self.threads.len())
+            .filter(|&r| map.get(self.threads[r].index()).copied().flatten().is_some())
+            .collect();
+        let pick = |v: &[f64]| keep.iter().map(|&r| v[r]).collect::<Vec<f64>>();
+        Self {
+            threads: keep
+                .iter()
+                .filter_map(|&r| map[self.threads[r].index()])
+                .collect(),
+            count: pick(&self.count),
+            max: pick(&self.max),
+            min: pick(&self.min),
+            mean: pick(&self.mean),
+            sum_squares: pick(&self.sum_squares),
+        }
+    }
 }
 
 impl AtomicColumn {

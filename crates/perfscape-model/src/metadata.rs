@@ -24,6 +24,26 @@ impl Metadata {
         Self { common, varying }
     }
 
+    /// The same metadata for the threads `map` keeps, renumbered (`map[t]`: thread `t`'s new
+    /// index, `None` when removed). A varying key keeps the values of the threads kept.
+    pub(crate) fn with_threads(self, map: &[Option<ThreadIndex>]) -> Self {
+        let varying = self
+            .varying
+            .into_iter()
+            .map(|(k, values)| {
+                let kept = values
+                    .into_iter()
+                    .filter_map(|(t, v)| Some((map.get(t.index()).copied().flatten()?, v)))
+                    .collect();
+                (k, kept)
+            })
+            .collect();
+        Self {
+            common: self.common,
+            varying,
+        }
+    }
+
     /// Keys with the same value on every thread, in the order first seen.
     pub fn common(&self) -> &[(String, String)] {
         &self.common

@@ -344,6 +344,55 @@ impl Profile {
         (self, removed)
     }
 
+    /// The same profile with only the threads where `keep[t]` is true (`keep` shorter than the
+    /// threads keeps the rest), renumbered in their old order: every event's and user event's
+    /// rows, the thread totals and the per-thread metadata follow; events, metrics and the call
+    /// tree are unchanged (an event no kept thread has stays, with no rows). Used by thread
+    /// filters; the second value is the number of threads removed.
+    pub fn retain_threads(mut self, keep: &[bool]) -> (Profile, usize) {
+        let n = self.threads.len();
+        let mut map = vec![None; n];
+        let mut next = 0u32;
+        for (t, slot) in map.iter_mut().enumerate() {
+            if keep.get(t).copied().unwrap_or(true) {
+                *slot = Some(ThreadIndex(next));
+                next += 1;
+            }
+        }
+        let removed = n - next as usize;
+        if removed == 0 {
+            return (self, 0);
+        }
+        self.threads = self
+            .threads
+            .iter()
+            .zip(&map)
+            .filter_map(|(id, m)| m.map(|_| *id))
+            .collect();
+        self.interval = std::mem::take(&mut self.interval)
+            .into_iter()
+            .map(|c| c.with_threads(&map))
+            .collect();
+        self.atomic = std::mem::take(&mut self.atomic)
+            .into_iter()
+            .map(|c| c.with_threads(&map))
+            .collect();
+        self.metadata = std::mem::take(&mut self.metadata).with_threads(&map);
+        if !self.has_total.is_empty() {
+            let m = self.metrics.len();
+            let (mut totals, mut has) = (Vec::new(), Vec::new());
+            for (t, kept) in map.iter().enumerate() {
+                if kept.is_some() {
+                    totals.extend_from_slice(&self.totals[t * m..(t + 1) * m]);
+                    has.push(self.has_total[t]);
+                }
+            }
+            self.totals = totals;
+            self.has_total = has;
+        }
+        (self, removed)
+    }
+
     /// Number of (event, thread) cells that hold values.
     pub fn interval_cell_count(&self) -> usize {
         self.interval.iter().map(IntervalColumn::len).sum()
