@@ -37,10 +37,43 @@ import type { DiffResponse } from './api/DiffResponse';
 import type { DiffThreadsRequest } from './api/DiffThreadsRequest';
 import type { DiffThreadsResponse } from './api/DiffThreadsResponse';
 import type { StoreListing } from './api/StoreListing';
+import type { Dashboard } from './api/Dashboard';
+import type { SqlAnswer } from './api/SqlAnswer';
+import type { SqlRequest } from './api/SqlRequest';
+import { REPORT, recorded, sqlKey } from './report';
 import type { State } from './state';
 
-/** An answer of the server that is not a success (its message names the request). */
-export class ApiError extends Error {}
+/** An answer of the server that is not a success (its message names the request; `detail` is
+ * the server's own message). */
+export class ApiError extends Error {
+  constructor(
+    message: string,
+    readonly status = 0,
+    readonly detail = message,
+  ) {
+    super(message);
+  }
+}
+
+/** Throws an `ApiError` for an answer that is not a success: the message of its JSON body
+ * (`{"error": ...}`), else its status. */
+async function check(url: string, res: Response): Promise<void> {
+  if (res.ok) return;
+  let msg = `${res.status} ${res.statusText}`;
+  try {
+    msg = (await res.json()).error ?? msg;
+  } catch {
+    /* not JSON */
+  }
+  throw new ApiError(`${url}: ${msg}`, res.status, msg);
+}
+
+/** A recorded answer of a report (./report.ts), as `check` would give it. */
+function fromReport<T>(url: string, r: { status: number; body: unknown }): T {
+  if (r.status >= 200 && r.status < 300) return r.body as T;
+  const msg = (r.body as { error?: string } | null)?.error ?? `${r.status}`;
+  throw new ApiError(`${url}: ${msg}`, r.status, msg);
+}
 
 /** The query of a request of type `R` (one of the request types generated from the server's
  * Rust structs, `./api/*Request.ts`): its fields, each absent when null or undefined; a field
@@ -57,16 +90,22 @@ async function get<T, R = Record<string, never>>(path: string, params: Query<R> 
     q.set(k, Array.isArray(v) ? v.join(',') : String(v));
   }
   const url = `/api/${path}${q.size ? `?${q}` : ''}`;
+  if (REPORT) return fromReport<T>(url, recorded(REPORT, url.slice('/api/'.length)));
   const res = await fetch(url, { credentials: 'same-origin', signal });
-  if (!res.ok) {
-    let msg = `${res.status} ${res.statusText}`;
-    try {
-      msg = (await res.json()).error ?? msg;
-    } catch {
-      /* not JSON */
-    }
-    throw new ApiError(`${url}: ${msg}`);
+  await check(url, res);
+  return (await res.json()) as T;
+}
+
+/** `POST /api/<path>` with a JSON body, answered with JSON. */
+async function post<T, B>(path: string, body: B, signal?: AbortSignal): Promise<T> {
+  const url = `/api/${path}`;
+  if (REPORT) {
+    const b = body as { query?: string; params?: Record<string, unknown> };
+    const key = path === 'sql' ? sqlKey(b.query ?? '', b.params) : path;
+    return fromReport<T>(url, recorded(REPORT, key));
   }
+  const res = await fetch(url, { method: 'POST', credentials: 'same-origin', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body), signal });
+  await check(url, res);
   return (await res.json()) as T;
 }
 
@@ -160,4 +199,9 @@ export const api = {
   /** `/api/pointcloud`: every thread as a point of the `events`' values. */
   pointcloud: (s: State, events: number[] | null, pointsMax: number, signal?: Signal) =>
     get<PointCloudResponse, PointCloudRequest>('pointcloud', { ...at(s), metric: s.metric, kind: s.kind, events, points_max: pointsMax }, signal),
+  /** `GET /api/dashboard/{index}`: a dashboard file served with `--dashboard`, as read now. */
+  dashboard: (index: number, signal?: Signal) => get<Dashboard>(`dashboard/${index}`, {}, signal),
+  /** `POST /api/sql`: one read-only query over the served runs (or store), its placeholders
+   * (`$event`, `$thread`, `$sample`, `$metric`) bound to `params`. */
+  sql: (request: SqlRequest, signal?: Signal) => post<SqlAnswer, SqlRequest>('sql', request, signal),
 };

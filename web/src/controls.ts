@@ -85,7 +85,8 @@ function choiceSelect<K extends Key>(key: K, choices: readonly Choice<State[K]>[
   const sel = document.createElement('select');
   fillSelect(sel, f, choices);
   sel.addEventListener('change', () => {
-    const v = f.parse(sel.value);
+    // '' is the option of "nothing chosen" (null) of an optional key.
+    const v = sel.value === '' && f.valid(null) ? (null as State[K]) : f.parse(sel.value);
     if (v !== undefined) commit(key, v, o);
   });
   return wrap(key, sel, o, (s) => {

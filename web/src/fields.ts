@@ -96,7 +96,14 @@ export function int(def: number, range: { min: number; max?: number }, keep: Kee
 export function optionalIndex(keep: Keep = {}, fits?: Fits<number | null>): Field<number | null> {
   const max = Number.MAX_SAFE_INTEGER;
   return field<number | null>(
-    { default: null, min: 0, max, parse: (t) => intOf(t, 0, max), format: String, valid: (v): v is number | null => v === null || isInt(v, 0, max) },
+    {
+      default: null,
+      min: 0,
+      max,
+      parse: (t) => intOf(t, 0, max),
+      format: (v) => (v === null ? '' : String(v)),
+      valid: (v): v is number | null => v === null || isInt(v, 0, max),
+    },
     keep,
     fits,
   );

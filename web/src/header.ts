@@ -6,6 +6,7 @@ import type { Context } from './context';
 import { checkboxFor, dynamicSelect, selectFor } from './controls';
 import type { Env } from './fields';
 import { esc, metricLabel } from './format';
+import { REPORT } from './report';
 import { type State, store } from './state';
 
 /** A new row space shows all of it. */
@@ -17,8 +18,23 @@ export function header(ctx: Context, env: Env): HTMLElement {
   const run = ctx.run;
   h.innerHTML = `<span class="brand">perfscape</span><span class="runpath" title="${esc(run.path)}">${esc(run.path)}</span>
     <span class="facts">${run.threads.toLocaleString('en-US')} threads · ${run.flat_events} events${run.callpath_events ? ` + ${run.callpath_events} callpaths` : ''}</span>`;
+  if (REPORT) {
+    const note = document.createElement('span');
+    note.className = 'facts report-note';
+    note.textContent = `report made ${REPORT.generated} · no server: only what was recorded`;
+    note.title = REPORT.cut.length ? `Not every selection is recorded:\n${REPORT.cut.join('\n')}` : 'Every selection of its panels is recorded';
+    h.appendChild(note);
+  }
   const ctl = document.createElement('span');
   ctl.className = 'controls';
+  // Dashboard files served with --dashboard: shown in place of the built-in views.
+  if (run.dashboards.length > 0) {
+    // A report (no server) holds its dashboards only.
+    const builtIn = REPORT ? [] : [{ value: null, label: 'Built-in views' }];
+    const boards = dynamicSelect('dashboard', [...builtIn, ...run.dashboards.map((d) => ({ value: d.index, label: d.title }))], { env });
+    boards.classList.add('dashboard-choice');
+    ctl.appendChild(boards);
+  }
   ctl.append(
     dynamicSelect(
       'metric',

@@ -4,12 +4,15 @@
 import './style.css';
 import { api } from './client';
 import { Context, type View, charts, showError } from './context';
+import type { Dashboard } from './api/Dashboard';
+import { Board, dashboardEvent, panelIds } from './dashboard/dashboard';
 import type { Env } from './fields';
 import { esc, shorten } from './format';
 import { header, liveHandler, sampleBar } from './header';
 import { Panel, type PanelDef } from './panel';
 import { FIELDS, SCHEMA, SCOPES } from './schema';
-import { joinSession } from './share';
+import { REPORT } from './report';
+import { type EventHandler, dispatch, joinSession } from './share';
 import { type Key, type State, fromUrl, store, toUrl } from './state';
 import { CallTreeView } from './views/calltree';
 import { CompareView } from './views/compare';
@@ -71,6 +74,8 @@ async function start(): Promise<void> {
     app.innerHTML = `<div class="fatal"><h1>perfscape</h1><p>The run <code>${esc(run.path)}</code> could not be loaded:</p><pre class="error">${esc(run.error ?? 'unknown error')}</pre></div>`;
     return;
   }
+  // A server from before dashboards: none.
+  run.dashboards ??= [];
   const ctx = new Context(run);
   if (hasSamples(ctx)) {
     try {
@@ -80,7 +85,22 @@ async function start(): Promise<void> {
     }
   }
   const shown = PANELS.filter((p) => p.when?.(ctx) ?? true);
-  const env: Env = { run, panels: shown.map((p) => p.id) };
+  const builtIn = shown.map((p) => p.id);
+  const env: Env = { run, panels: builtIn };
+  // A report (no server) shows its dashboards only: the first unless the URL names another.
+  if (REPORT && store.get().dashboard === null && run.dashboards.length > 0) store.set({ dashboard: 0 });
+  // A dashboard in the URL: its panels are the ones `focus` may name.
+  const first = store.get().dashboard;
+  let prefetched: Dashboard | null = null;
+  if (first !== null && first < run.dashboards.length) {
+    try {
+      prefetched = await api.dashboard(first);
+      if (!prefetched.error) env.panels = panelIds(prefetched);
+    } catch (e) {
+      console.error(e);
+    }
+  }
+  const views = new Map<string, View>();
   // Values of the URL that do not fit this run go back to their defaults.
   store.fit(env);
   app.appendChild(header(ctx, env));
@@ -91,24 +111,66 @@ async function start(): Promise<void> {
   if (run.timeline) document.body.classList.add('has-timeline');
   if (run.compared.length > 0) document.body.classList.add('has-compare');
   if (run.scaling) document.body.classList.add('has-scaling');
-  const grid = document.createElement('main');
-  grid.className = 'grid';
-  app.appendChild(grid);
-  const views = new Map<string, View>();
-  for (const def of shown) {
-    const panel = new Panel(def.id, def.title, ctx);
-    grid.appendChild(panel.section);
-    views.set(def.id, new def.view(panel));
-  }
+
+  /** The grid of built-in panels, or the dashboard shown instead (`dashboard` key). */
+  let grid: HTMLElement | null = null;
+  let board: Board | null = null;
+  const applyFocus = (f: string | null) => {
+    document.body.classList.toggle('focused', !!f);
+    for (const el of app.querySelectorAll<HTMLElement>('main .panel')) el.classList.toggle('focus', el.dataset.view === f);
+  };
+  /** The panels shown now are `ids`: a maximized panel not among them is restored. */
+  const panelsShown = (ids: string[]) => {
+    env.panels = ids;
+    const f = store.get().focus;
+    if (f !== null && !ids.includes(f)) queueMicrotask(() => store.set({ focus: null }));
+    applyFocus(store.get().focus);
+  };
   /** Closes a panel: its view is disposed and no longer updated. */
   const close = (id: string) => {
     views.get(id)?.dispose?.();
     views.delete(id);
   };
-  const applyFocus = (f: string | null) => {
-    document.body.classList.toggle('focused', !!f);
-    for (const el of grid.querySelectorAll<HTMLElement>('.panel')) el.classList.toggle('focus', el.dataset.view === f);
+  const hideBuiltIn = () => {
+    for (const id of builtIn) if (views.has(id)) close(id);
+    grid?.remove();
+    grid = null;
   };
+  /** Shows the built-in panels (their views draw once); null when they are shown already. */
+  const showBuiltIn = (): Promise<unknown> | null => {
+    if (grid) return null;
+    board?.dispose();
+    board = null;
+    grid = document.createElement('main');
+    grid.className = 'grid';
+    app.appendChild(grid);
+    const made: View[] = [];
+    for (const def of shown) {
+      const panel = new Panel(def.id, def.title, ctx);
+      grid.appendChild(panel.section);
+      const v = new def.view(panel);
+      views.set(def.id, v);
+      made.push(v);
+    }
+    panelsShown(builtIn);
+    const s = store.get();
+    const all = new Set(Object.keys(FIELDS) as Key[]);
+    return Promise.all(made.map((v) => Promise.resolve(v.update(s, all)).catch((e) => console.error(e))));
+  };
+  /** Shows dashboard `index` in place of the built-in panels (or of another dashboard);
+   * `d`: its answer, when already fetched. */
+  const showBoard = (index: number, d: Dashboard | null = null): Promise<void> => {
+    hideBuiltIn();
+    board?.dispose();
+    board = new Board(index, ctx, views, PANELS, panelsShown);
+    app.appendChild(board.grid);
+    return board.load(d);
+  };
+  const layout = (s: State, d: Dashboard | null = null): Promise<unknown> | null => {
+    if (s.dashboard !== null && s.dashboard < run.dashboards.length) return board?.index === s.dashboard ? null : showBoard(s.dashboard, d?.index === s.dashboard ? d : null);
+    return showBuiltIn();
+  };
+
   let shownSeq = 0;
   const showSelection = async (sel: State) => {
     const el = document.getElementById('selection');
@@ -124,20 +186,36 @@ async function start(): Promise<void> {
     el.title = name;
   };
   store.subscribe((sel, changed) => {
+    // The views shown before this change hear it; a new layout's views draw on their own.
+    const before = [...views.values()];
+    if (changed.has('dashboard')) layout(sel)?.catch((e) => console.error(e));
     if (changed.has('focus')) applyFocus(sel.focus);
     if (changed.has('event') || changed.has('thread') || changed.has('revision')) showSelection(sel).catch((e) => console.error(e));
-    for (const v of views.values()) {
+    for (const v of before) {
+      if (![...views.values()].includes(v)) continue;
       Promise.resolve(v.update(sel, changed)).catch((e) => console.error(e));
     }
   });
   // A handle for tests and debugging in the console.
-  (window as unknown as { perfscape: object }).perfscape = { store, ctx, charts, views, close, schema: describeSchema(), url: { fromUrl, toUrl } };
+  const handle = { store, ctx, charts, views, close, schema: describeSchema(), url: { fromUrl, toUrl }, board: () => board };
+  (window as unknown as { perfscape: object }).perfscape = handle;
   const s = store.get();
-  applyFocus(s.focus);
   showSelection(s).catch((e) => console.error(e));
-  const all = new Set(Object.keys(FIELDS) as Key[]);
-  await Promise.all([...views.values()].map((v) => Promise.resolve(v.update(s, all)).catch((e) => console.error(e))));
-  if (run.shared || run.live) joinSession(run.live ? liveHandler(ctx) : undefined, run.shared);
+  await layout(s, prefetched);
+  applyFocus(store.get().focus);
+  // Server events: a live run's samples, a dashboard file changed.
+  const handlers: EventHandler[] = [];
+  if (run.live) handlers.push(liveHandler(ctx));
+  if (run.dashboards.length > 0) {
+    handlers.push((ev) => {
+      const d = dashboardEvent(ev);
+      const kind = (ev as { event?: string } | null)?.event;
+      if (d && board && board.index === d.index && d.revision !== board.revision) board.load().catch((e) => console.error(e));
+      // Reconnected: the file may have changed meanwhile.
+      else if (kind === 'connected' && board && board.draws > 0) board.load().catch((e) => console.error(e));
+    });
+  }
+  if (!REPORT && (run.shared || run.live || run.dashboards.length > 0)) joinSession(dispatch(handlers), run.shared);
   document.body.dataset.ready = '1';
 }
 

@@ -7,6 +7,7 @@ import * as echarts from 'echarts';
 import type { Context, View } from './context';
 import { charts } from './context';
 import type { Owner } from './controls';
+import { type Exportable, exportMenu, tableCsv } from './export';
 import type { Key, State } from './state';
 import { store } from './state';
 
@@ -31,10 +32,12 @@ export class Panel {
   readonly body: HTMLElement;
   private busy: HTMLElement;
   private error: HTMLElement;
+  /** What the save menu saves (the view drawn in the panel). */
+  exportable: Exportable | null = null;
 
   constructor(
     readonly id: string,
-    title: string,
+    readonly title: string,
     readonly ctx: Context,
   ) {
     this.section = document.createElement('section');
@@ -45,6 +48,7 @@ export class Panel {
     head.className = 'panel-head';
     const h2 = document.createElement('h2');
     h2.textContent = title;
+    h2.title = title;
     this.busy = document.createElement('span');
     this.busy.className = 'busy';
     this.busy.textContent = 'loading…';
@@ -56,7 +60,12 @@ export class Panel {
     max.title = 'maximize / restore';
     max.textContent = '⤢';
     max.addEventListener('click', () => store.set({ focus: store.get().focus === id ? null : id }));
-    head.append(h2, this.busy, this.tools, max);
+    const save = exportMenu(
+      () => this.title,
+      () => this.exportable,
+      (e) => this.showError(e),
+    );
+    head.append(h2, this.busy, this.tools, save, max);
     this.body = document.createElement('div');
     this.body.className = 'panel-body';
     this.error = document.createElement('div');
@@ -90,7 +99,7 @@ export const SUPERSEDED: unique symbol = Symbol('superseded');
 const LOADING_DELAY = 150;
 
 /** The base class of every view: `update` is the view's own; the rest is shared. */
-export abstract class PanelView implements View, Owner {
+export abstract class PanelView implements View, Owner, Exportable {
   protected readonly ctx: Context;
   protected readonly body: HTMLElement;
   protected readonly tools: HTMLElement;
@@ -109,6 +118,17 @@ export abstract class PanelView implements View, Owner {
     this.observer = new ResizeObserver(() => this.observed());
     this.observer.observe(this.body);
     this.size = this.sizeKey();
+    panel.exportable = this;
+  }
+
+  /** The charts shown now (the save menu's PNG and SVG). */
+  exportCharts(): echarts.ECharts[] {
+    return this.charts.map(([, c]) => c).filter((c) => !c.isDisposed() && c.getDom().offsetWidth > 0 && c.getDom().offsetHeight > 0);
+  }
+
+  /** The panel's rows as CSV (the save menu's CSV): by default its HTML table, if any. */
+  csv(): string | null {
+    return tableCsv(this.body);
   }
 
   /** Redraws what `changed` keys affect (each view's own). */

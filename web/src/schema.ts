@@ -88,8 +88,13 @@ export const SCHEMA = {
     /** Event ids of the point cloud's y, z and colour axes ('' = the largest events). */
     pointcloud: { cloud: text('', {}, /^\d*(,\d*){0,2}$/) },
   },
-  /** The page layout: a maximized panel. */
-  layout: { focus: optionalText(/^[a-z]+$/, {}, (v, e) => v === null || e.panels.includes(v)) },
+  /** The page layout: a maximized panel (among the panels shown: the built-in ones or the
+   * dashboard's), and the dashboard shown instead of the built-in views (an index of
+   * `run.dashboards`, `serve --dashboard FILE`; null = the built-in views). */
+  layout: {
+    focus: optionalText(/^[a-z]+$/, {}, (v, e) => v === null || e.panels.includes(v)),
+    dashboard: optionalIndex({ label: 'Show', title: 'the built-in views, or a dashboard file served with --dashboard' }, (v, e) => v === null || v < e.run.dashboards.length),
+  },
   /** Counters of the running page: never in the URL, never shared. */
   runtime: {
     /** Live runs: bumped when new samples arrived. */

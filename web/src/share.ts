@@ -8,11 +8,27 @@ import type { ServerMessage } from './api/ServerMessage';
 import { FIELDS } from './schema';
 import { fromShared, sharedPart, store } from './state';
 
-/** Server events (live mode) are handed to this callback. */
+/** Server events (a live run's samples, a dashboard file changed) are handed to this callback;
+ * `{ event: 'connected' }` when the socket (re)opens, to catch up. */
 export type EventHandler = (event: unknown) => void;
 
+/** One handler handing every server event to each of `handlers` (the live run's, the
+ * dashboards'); one failing does not stop the others. */
+export function dispatch(handlers: readonly EventHandler[]): EventHandler {
+  return (event) => {
+    for (const h of handlers) {
+      try {
+        h(event);
+      } catch (e) {
+        console.error(e);
+      }
+    }
+  };
+}
+
 /** Connects to the server's hub. With `shared`, joins the session (presence, selection,
- * cursors); without, only listens to server events (a live run's samples). */
+ * cursors); without, only listens to server events (a live run's samples, dashboard files
+ * that changed). */
 export function joinSession(onEvent?: EventHandler, shared = true): void {
   const proto = window.location.protocol === 'https:' ? 'wss' : 'ws';
   const ws = new WebSocket(`${proto}://${window.location.host}/api/ws`);

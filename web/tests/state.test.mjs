@@ -266,6 +266,7 @@ describe('a run observed over time (np8 snapshots)', () => {
       seen.add(s.key);
       if (s.key === 'metric') assert.deepEqual(s.values, run.metrics.map((_, i) => String(i)));
       else if (s.key === 'cloud') assert.ok(s.dynamic && s.values[0] === '' && s.values.slice(1).every((v) => /^\d+$/.test(v)));
+      else if (s.key === 'dashboard') assert.deepEqual(s.values, ['', ...run.dashboards.map((d) => String(d.index))]);
       else {
         assert.ok(!s.dynamic, s.key);
         assert.deepEqual(s.values, schema[s.key].values.map(String), `options of ${s.key}`);

@@ -1,7 +1,7 @@
 //! `perfscape serve`: the browser views of a run.
 
 use crate::args::Input;
-use crate::loading;
+use crate::{dashboards, loading};
 use clap::Args;
 use perfscape_formats::Opened;
 use perfscape_server::series::SeriesSource;
@@ -28,6 +28,11 @@ pub struct ServeArgs {
     #[cfg(feature = "sql")]
     #[arg(long, value_name = "DIR")]
     store: Option<std::path::PathBuf>,
+    /// A dashboard file (TOML: panels of SQL queries or built-in views, each drawn by a
+    /// component; `examples/dashboards/`, README "Dashboards"): the page's dashboard menu
+    /// shows it, and an edit of the file reaches every open page within a second. Repeatable.
+    #[arg(long, value_name = "FILE")]
+    dashboard: Vec<std::path::PathBuf>,
     /// Port to listen on (default: a free port chosen by the system).
     #[arg(long)]
     port: Option<u16>,
@@ -176,6 +181,7 @@ pub fn run(args: &ServeArgs) -> anyhow::Result<ExitCode> {
             perfscape_sql::store::CATALOG
         );
     }
+    let declared = dashboards::declared(&args.dashboard, &args.input.load.derive)?;
     let live_run = if args.watch || args.replay {
         Some(Arc::new(start_live(args)?))
     } else {
@@ -197,6 +203,24 @@ pub fn run(args: &ServeArgs) -> anyhow::Result<ExitCode> {
             }
         }),
     };
+    let mut derived = args.input.load.derive.clone();
+    let mut underived = Vec::new();
+    let opened = opened.map(|o| {
+        o.map(|o| {
+            let (o, made) = dashboards::apply(o, &declared);
+            derived.extend(made.derived);
+            underived.extend(made.underived);
+            o
+        })
+    });
+    if live_run.is_some() {
+        underived.extend(declared.iter().map(|d| {
+            (
+                d.clone(),
+                "a live run's samples have no derived metrics".to_string(),
+            )
+        }));
+    }
     let mut partial = matches!(&opened, Some(Ok(o)) if o.report.is_partial());
     let mut compared = Vec::new();
     for path in &args.compare {
@@ -241,6 +265,9 @@ pub fn run(args: &ServeArgs) -> anyhow::Result<ExitCode> {
             store: args.store.clone(),
             #[cfg(not(feature = "sql"))]
             store: None,
+            dashboards: args.dashboard.clone(),
+            derived,
+            underived,
         };
         let (state, follower) = match (&live_run, opened) {
             (Some(run), _) => {

@@ -7,6 +7,8 @@ mod args;
 mod cmd_cache;
 mod cmd_compare;
 mod cmd_diff;
+#[cfg(feature = "sql")]
+mod cmd_report;
 mod cmd_scaling;
 mod cmd_serve;
 #[cfg(feature = "sql")]
@@ -17,6 +19,7 @@ mod cmd_store;
 mod cmd_summary;
 mod cmd_top;
 mod cmd_watch;
+mod dashboards;
 mod fmt;
 mod loading;
 
@@ -86,6 +89,10 @@ enum Command {
     /// `store list`, `store rm N...`; `perfscape sql --store DIR "SELECT ..."` queries them all.
     #[cfg(feature = "sql")]
     Store(cmd_store::StoreArgs),
+    /// Write one self-contained HTML file of the run's dashboards (opens offline, no server):
+    /// `perfscape report RUN [--dashboard FILE]... -o report.html`.
+    #[cfg(feature = "sql")]
+    Report(cmd_report::ReportArgs),
 }
 
 /// `perfscape --help`'s description, with the list of formats from the registry.
@@ -129,6 +136,8 @@ fn main() -> ExitCode {
         Command::Export(a) => cmd_sql::run_export(a, &mut out),
         #[cfg(feature = "sql")]
         Command::Store(a) => cmd_store::run(a, &mut out),
+        #[cfg(feature = "sql")]
+        Command::Report(a) => cmd_report::run(a),
     };
     let result = result.and_then(|code| out.flush().map(|()| code).map_err(anyhow::Error::from));
     match result {

@@ -118,3 +118,32 @@ fn no_token_is_for_loopback_only() {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+/// A dashboard's derived metric is added to the run it fits, and reported in the dashboard of
+/// a run it does not fit, which is still served.
+#[test]
+fn a_dashboards_derived_metric_is_added_or_said_not_to_fit() {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("serve-derive");
+    std::fs::create_dir_all(&dir).unwrap();
+    let board = dir.join("d.toml");
+    std::fs::write(
+        &board,
+        "derive = [\"Per call = TIME / 2\", \"Off CPU = TIME - CPU_TIME\"]\n[[panel]]\nview = \"ranked\"\n",
+    )
+    .unwrap();
+    let s = serve(&["--no-token", "--dashboard", board.to_str().unwrap()]);
+    let addr = s.url.trim_start_matches("http://").trim_end_matches('/');
+    let (status, run) = get(addr, "localhost", "/api/run", "");
+    assert_eq!(status, 200);
+    // The example has TIME only: the first fits, the second does not.
+    assert!(run.contains(r#""name":"Per call""#), "{run}");
+    assert!(!run.contains(r#""name":"Off CPU""#), "{run}");
+    let (status, d) = get(addr, "localhost", "/api/dashboard/0", "");
+    assert_eq!(status, 200);
+    assert!(
+        d.contains("not computed for this run: derived metric `Off CPU`")
+            && d.contains("no metric `CPU_TIME`"),
+        "{d}"
+    );
+    assert!(d.contains(r#""view":"ranked""#), "{d}");
+}

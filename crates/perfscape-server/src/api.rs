@@ -80,6 +80,25 @@ pub struct RunInfo {
     /// The directory of the store of runs served with `--store DIR` (`GET /api/store` lists
     /// its runs), if any.
     pub store: Option<String>,
+    /// The dashboard files served with `--dashboard FILE` (`GET /api/dashboard/{index}`), in
+    /// order; empty when none.
+    pub dashboards: Vec<crate::dashboard::spec::DashboardInfo>,
+}
+
+/// What a reader of [`RunInfo`] as JSON needs of it to ask for more (the report): the number of
+/// samples and of metrics.
+#[derive(Debug, Clone, serde::Deserialize)]
+pub struct RunInfoSummary {
+    /// Samples of the run observed over time.
+    pub samples: u32,
+    /// Number of metrics.
+    #[serde(deserialize_with = "count")]
+    pub metrics: usize,
+}
+
+/// The length of a JSON array.
+fn count<'de, D: serde::Deserializer<'de>>(d: D) -> Result<usize, D::Error> {
+    Ok(<Vec<serde::de::IgnoredAny> as serde::Deserialize>::deserialize(d)?.len())
 }
 
 /// A run served beside run A for comparison.

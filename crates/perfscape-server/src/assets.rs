@@ -26,6 +26,11 @@ fn file(name: &str, cache: &'static str) -> Response {
     }
 }
 
+/// The text of an embedded front-end file (`index.html`, `assets/<file>`), for the report.
+pub(crate) fn text(name: &str) -> Option<String> {
+    Web::get(name).map(|f| String::from_utf8_lossy(&f.data).into_owned())
+}
+
 /// `GET /`: the page.
 pub async fn index() -> Response {
     file("index.html", "no-cache")

@@ -28,8 +28,10 @@ pub mod access;
 pub mod api;
 mod assets;
 pub mod cache;
+pub mod dashboard;
 pub mod endpoints;
 mod error;
+pub mod report;
 pub mod request;
 pub mod series;
 pub mod share;
@@ -166,13 +168,19 @@ async fn blocking<T: serde::Serialize + Send + 'static>(
 }
 
 async fn get_run(State(s): State<Shared>) -> Response {
+    axum::Json(run_info(&s)).into_response()
+}
+
+/// What `GET /api/run` answers for state `s`.
+fn run_info(s: &AppState) -> api::RunInfo {
     let mut info = match &s.run {
         Ok(r) => endpoints::run::loaded(&s.path, &r.profile, &r.report),
-        Err(_) if s.series.series().is_some() => live_run_info(&s),
+        Err(_) if s.series.series().is_some() => live_run_info(s),
         Err(e) => endpoints::run::failed(&s.path, e),
     };
     info.shared = s.shared;
     info.store = s.store.as_ref().map(|d| d.display().to_string());
+    info.dashboards = s.dashboards.list();
     info.samples = s.series.len() as u32;
     info.live = s.series.is_live();
     info.timeline = s.trace.is_some();
@@ -201,7 +209,7 @@ async fn get_run(State(s): State<Shared>) -> Response {
         }
         Err(_) => false,
     };
-    axum::Json(info).into_response()
+    info
 }
 
 /// `/api/run` of a live run: described by its newest sample; `waiting` before the first.
@@ -376,6 +384,20 @@ async fn get_store(State(s): State<Shared>) -> Response {
     blocking(move || endpoints::sql::store(&s)).await
 }
 
+/// `GET /api/dashboard/{index}`: a served dashboard file as read now (what is wrong in it is
+/// in the answer; 404 past the last).
+async fn get_dashboard(State(s): State<Shared>, Path(index): Path<u32>) -> Response {
+    blocking(move || {
+        s.dashboards.get(index).ok_or_else(|| {
+            ApiError::not_found(format!(
+                "no dashboard {index}: this server has {} (perfscape serve RUN --dashboard FILE)",
+                s.dashboards.len()
+            ))
+        })
+    })
+    .await
+}
+
 async fn api_not_found() -> Response {
     ApiError::not_found("no such API endpoint (see API.md)").into_response()
 }
@@ -402,7 +424,8 @@ pub fn router(state: Shared) -> Router {
         .route("/diff/threads", get(get_diff_threads))
         .route("/diff/matrix", get(get_diff_matrix))
         .route("/diff/calltree", get(get_diff_calltree))
-        .route("/scaling", get(get_scaling));
+        .route("/scaling", get(get_scaling))
+        .route("/dashboard/{index}", get(get_dashboard));
     #[cfg(feature = "sql")]
     let api = api
         .route("/sql", axum::routing::post(post_sql))

@@ -3,6 +3,7 @@
 
 use crate::access::Access;
 use crate::cache::{CacheStats, ViewCache, default_budget, profile_bytes};
+use crate::dashboard::Dashboards;
 use crate::series::{SeriesSource, SeriesState};
 use crate::share;
 use perfscape_analysis::answers::TraceIndex;
@@ -71,6 +72,14 @@ pub struct StateOptions {
     /// A store of runs (`perfscape store`, `serve --store DIR`): `GET /api/store` lists its
     /// runs and `POST /api/sql` with `"over": "store"` queries them (the `sql` feature).
     pub store: Option<PathBuf>,
+    /// Dashboard files (`serve --dashboard FILE`): `GET /api/dashboard/{i}` reads file i, and a
+    /// change of a file (or a file it includes) is pushed to every page.
+    pub dashboards: Vec<PathBuf>,
+    /// The derived metrics the run was loaded with (`NAME = EXPRESSION`): a dashboard that
+    /// declares another says it is not computed.
+    pub derived: Vec<String>,
+    /// Derived metrics dashboards declare that could not be computed for this run, and why.
+    pub underived: Vec<(String, String)>,
 }
 
 /// The state every request reads (see the module documentation).
@@ -85,6 +94,7 @@ pub struct AppState {
     pub(crate) compared: Vec<ComparedRun>,
     #[cfg_attr(not(feature = "sql"), allow(dead_code))]
     pub(crate) store: Option<PathBuf>,
+    pub(crate) dashboards: Dashboards,
     access: Access,
 }
 
@@ -157,7 +167,8 @@ impl AppState {
     ) -> Arc<Self> {
         let bytes = run.as_ref().map_or(0, |r| profile_bytes(&r.profile));
         let budget = options.cache_memory.unwrap_or_else(|| default_budget(bytes));
-        Arc::new(Self {
+        let has_dashboards = !options.dashboards.is_empty();
+        let state = Arc::new(Self {
             path,
             run,
             cache: ViewCache::new(budget),
@@ -167,8 +178,26 @@ impl AppState {
             trace: trace.map(|t| TraceIndex::new(Arc::new(t))),
             compared,
             store: options.store,
+            dashboards: Dashboards::new(options.dashboards, options.derived, options.underived),
             access: options.access,
-        })
+        });
+        if has_dashboards {
+            // The watcher holds the state weakly: it ends with the state.
+            let weak = Arc::downgrade(&state);
+            let started = state.dashboards.watch(move |index, revision| {
+                if let Some(s) = weak.upgrade() {
+                    let event =
+                        serde_json::json!({ "event": "dashboard", "index": index, "revision": revision });
+                    s.hub.broadcast(&share::ServerMessage::Event { event });
+                }
+            });
+            if let Err(e) = started {
+                eprintln!(
+                    "perfscape: dashboards are not watched for changes (reload the page after an edit): {e}"
+                );
+            }
+        }
+        state
     }
 
     /// The session hub (broadcast server events to every browser through it).

@@ -179,3 +179,48 @@ async fn a_served_store_is_listed_and_queried() {
     let (_, run) = get(&plain, "/api/run").await;
     assert!(run["store"].is_null());
 }
+
+#[tokio::test]
+async fn placeholders_are_bound_to_the_selection() {
+    let app = router(example_state(StateOptions::default()));
+    let p = example().profile;
+    let e = p.event_by_name("MPI_Allreduce()").unwrap();
+    let t = p.threads()[3];
+    let body = |params: serde_json::Value| {
+        serde_json::json!({
+            "query": "SELECT v.exclusive, th.label FROM event_values v JOIN threads th USING (run, thread) \
+                      WHERE v.event = $event AND v.thread = $thread AND v.metric = COALESCE($metric, 0)",
+            "params": params,
+        })
+        .to_string()
+    };
+    let (s, v) = post(
+        &app,
+        &body(serde_json::json!({ "event": e.0, "thread": t.to_string() })),
+        &[],
+    )
+    .await;
+    assert_eq!(s, StatusCode::OK, "{v}");
+    let col = p.interval(e);
+    let i = col.threads().iter().position(|x| x.index() == 3).unwrap();
+    assert_eq!(
+        v["rows"],
+        serde_json::json!([[col.exclusive(perfscape_model::MetricId(0))[i], t.to_string()]])
+    );
+    // Nothing selected: NULL, so no row matches.
+    let (s, v) = post(&app, &body(serde_json::json!({})), &[]).await;
+    assert_eq!(
+        (s, v["rows"].as_array().map(Vec::len)),
+        (StatusCode::OK, Some(0)),
+        "{v}"
+    );
+    // A thread that is not in the run, a thread that is not N.C.T, a placeholder without a value.
+    let (s, v) = post(&app, &body(serde_json::json!({ "thread": "99.0.0" })), &[]).await;
+    assert_eq!(s, StatusCode::BAD_REQUEST);
+    assert!(v["error"].as_str().unwrap().contains("no such thread"), "{v}");
+    let (s, _) = post(&app, &body(serde_json::json!({ "thread": "rank 3" })), &[]).await;
+    assert_eq!(s, StatusCode::BAD_REQUEST);
+    let (s, v) = post(&app, &q("SELECT $nothing"), &[]).await;
+    assert_ne!(s, StatusCode::OK);
+    assert!(v["error"].as_str().unwrap().contains("$nothing"), "{v}");
+}

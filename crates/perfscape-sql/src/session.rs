@@ -149,6 +149,21 @@ impl SqlSession {
     /// does not parse or plan (with its position), [`SqlError::TimeLimit`] and
     /// [`SqlError::MemoryLimit`] past the limits, [`SqlError::Execution`] otherwise.
     pub async fn query(&self, sql: &str) -> Result<QueryResult, SqlError> {
+        self.query_with_params(sql, &[]).await
+    }
+
+    /// [`SqlSession::query`] with values for the query's named placeholders: `("event",
+    /// Some(3))` binds `$event` to 3 (an unsigned 32-bit integer), `None` to NULL. A
+    /// placeholder without a value is a [`SqlError::Query`] naming it. Used for the page's
+    /// selection in dashboard panels (`$event`, `$thread`, `$sample`, `$metric`).
+    ///
+    /// # Errors
+    /// As [`SqlSession::query`].
+    pub async fn query_with_params(
+        &self,
+        sql: &str,
+        params: &[(&str, Option<u32>)],
+    ) -> Result<QueryResult, SqlError> {
         let limit_bytes = self.limits.memory_bytes;
         let seconds = self.limits.time.as_secs_f64();
         crate::readonly::check(sql)?;
@@ -162,6 +177,19 @@ impl SqlSession {
                 .sql_with_options(sql, options)
                 .await
                 .map_err(|e| SqlError::from_datafusion(e, limit_bytes))?;
+            let df = if params.is_empty() {
+                df
+            } else {
+                let values: std::collections::HashMap<
+                    String,
+                    datafusion::common::metadata::ScalarAndMetadata,
+                > = params
+                    .iter()
+                    .map(|(k, v)| (k.to_string(), datafusion::scalar::ScalarValue::UInt32(*v).into()))
+                    .collect();
+                df.with_param_values(datafusion::common::ParamValues::Map(values))
+                    .map_err(|e| SqlError::from_datafusion(e, limit_bytes))?
+            };
             let schema: SchemaRef = Arc::new(df.schema().as_arrow().clone());
             let mut stream = df
                 .execute_stream()
@@ -202,10 +230,22 @@ impl SqlSession {
     /// [`SqlSession::query`] on a runtime of its own, for callers that are not async (the
     /// command line).
     pub fn query_blocking(&self, sql: &str) -> Result<QueryResult, SqlError> {
+        self.query_blocking_with_params(sql, &[])
+    }
+
+    /// [`SqlSession::query_with_params`] on a runtime of its own.
+    ///
+    /// # Errors
+    /// As [`SqlSession::query`].
+    pub fn query_blocking_with_params(
+        &self,
+        sql: &str,
+        params: &[(&str, Option<u32>)],
+    ) -> Result<QueryResult, SqlError> {
         let rt = tokio::runtime::Builder::new_multi_thread()
             .enable_time()
             .build()
             .map_err(|e| SqlError::Execution(format!("cannot start the query runtime: {e}")))?;
-        rt.block_on(self.query(sql))
+        rt.block_on(self.query_with_params(sql, params))
     }
 }

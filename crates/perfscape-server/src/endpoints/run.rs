@@ -37,6 +37,7 @@ pub fn failed(path: &str, error: &str) -> RunInfo {
         compared: Vec::new(),
         scaling: false,
         store: None,
+        dashboards: Vec::new(),
     }
 }
 

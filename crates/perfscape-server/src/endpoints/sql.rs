@@ -36,6 +36,62 @@ pub struct SqlRequest {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub over: Option<SqlOver>,
+    /// Values of the query's placeholders (`$event`, `$thread`, `$sample`, `$metric`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub params: Option<SqlParams>,
+}
+
+/// Values of a query's placeholders, from the page's selection: `$event` (an event id, the
+/// `event` column), `$thread` (a thread as `N.C.T`, bound as its `thread` number), `$sample`
+/// and `$metric` (numbers). An absent or `null` value binds SQL NULL.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, TS)]
+#[serde(deny_unknown_fields)]
+#[ts(export)]
+pub struct SqlParams {
+    /// `$event`: an event id of run 0.
+    #[serde(default)]
+    #[ts(optional = nullable)]
+    pub event: Option<u32>,
+    /// `$thread`: a thread of run 0 as `N.C.T` (bound as its number in `threads`).
+    #[serde(default)]
+    #[ts(optional = nullable)]
+    pub thread: Option<String>,
+    /// `$sample`: a sample number.
+    #[serde(default)]
+    #[ts(optional = nullable)]
+    pub sample: Option<u32>,
+    /// `$metric`: a metric id.
+    #[serde(default)]
+    #[ts(optional = nullable)]
+    pub metric: Option<u32>,
+}
+
+impl SqlParams {
+    /// The bindings of the four placeholders; a thread is found in `profile` (its index).
+    ///
+    /// # Errors
+    /// 400 for a thread that is not `N.C.T` or not in the run.
+    fn bindings(&self, profile: Option<&Profile>) -> Result<[(&'static str, Option<u32>); 4], ApiError> {
+        let thread = match &self.thread {
+            None => None,
+            Some(t) => {
+                let id: perfscape_model::ThreadId = t
+                    .parse()
+                    .map_err(|_| ApiError::bad(format!("params.thread `{t}`: expected a thread as N.C.T")))?;
+                let index = profile.and_then(|p| p.thread_index(id)).ok_or_else(|| {
+                    ApiError::bad(format!("params.thread `{t}`: no such thread in the run"))
+                })?;
+                Some(index.0)
+            }
+        };
+        Ok([
+            ("event", self.event),
+            ("thread", thread),
+            ("sample", self.sample),
+            ("metric", self.metric),
+        ])
+    }
 }
 
 /// The runs a query reads.
@@ -141,6 +197,8 @@ pub struct SqlAnswer {
 /// A served run as the tables read it.
 enum Served {
     Main(Arc<AppState>),
+    /// A live run: its newest sample's profile, and its samples so far.
+    Live(Arc<AppState>, Arc<Profile>),
     Compared(Arc<AppState>, usize),
 }
 
@@ -148,6 +206,7 @@ impl RunData for Served {
     fn profile(&self) -> &Profile {
         match self {
             Served::Main(s) => s.run.as_ref().map(|r| &r.profile).unwrap_or_else(|_| empty()),
+            Served::Live(_, p) => p,
             Served::Compared(s, i) => s.compared[*i]
                 .run
                 .as_ref()
@@ -157,14 +216,14 @@ impl RunData for Served {
     }
     fn series(&self) -> Option<Box<dyn Deref<Target = SampleSeries> + '_>> {
         match self {
-            Served::Main(s) => s.series.series().map(|x| x.read()),
+            Served::Main(s) | Served::Live(s, _) => s.series.series().map(|x| x.read()),
             Served::Compared(..) => None,
         }
     }
     fn trace(&self) -> Option<&Trace> {
         match self {
             Served::Main(s) => s.trace.as_ref().map(|t| t.trace()),
-            Served::Compared(..) => None,
+            Served::Live(..) | Served::Compared(..) => None,
         }
     }
 }
@@ -190,20 +249,52 @@ pub fn query(state: &Arc<AppState>, q: &SqlRequest) -> Result<SqlAnswer, ApiErro
                 .map_err(|e| ApiError::unavailable(e.to_string()))?
         }
     };
-    answer(&session, &q.query)
+    let live = live_profile(state);
+    let params = match &q.params {
+        None => Vec::new(),
+        Some(p) => {
+            let profile = state.run.as_ref().ok().map(|r| &r.profile).or(live.as_deref());
+            p.bindings(profile)?.to_vec()
+        }
+    };
+    answer(&session, &q.query, &params)
 }
 
-/// A session over the served runs.
+/// A live run's newest sample's profile (None before its first sample, or for a run that is
+/// not live).
+fn live_profile(state: &AppState) -> Option<Arc<Profile>> {
+    if state.run.is_ok() {
+        return None;
+    }
+    match state
+        .series
+        .pick(&state.cache, crate::request::At::default(), None)
+    {
+        Ok(crate::series::Picked::Sample(p, _)) => Some(p),
+        _ => None,
+    }
+}
+
+/// A session over the served runs (a live run: its newest sample and its samples so far).
 fn runs_session(state: &Arc<AppState>) -> Result<SqlSession, ApiError> {
-    let main = state.run.as_ref().map_err(|e| {
-        ApiError::unavailable(format!("the run did not load, so there is nothing to query: {e}"))
-    })?;
     let mut set = RunSet::new();
-    set.add(
-        &state.path,
-        main.report.format,
-        Arc::new(Served::Main(state.clone())),
-    );
+    let _main = match (&state.run, live_profile(state)) {
+        (Ok(main), _) => set.add(
+            &state.path,
+            main.report.format,
+            Arc::new(Served::Main(state.clone())),
+        ),
+        (Err(_), Some(p)) => set.add(
+            &state.path,
+            "tau-snapshot (live)",
+            Arc::new(Served::Live(state.clone(), p)),
+        ),
+        (Err(e), None) => {
+            return Err(ApiError::unavailable(format!(
+                "the run did not load, so there is nothing to query: {e}"
+            )));
+        }
+    };
     for (i, c) in state.compared.iter().enumerate() {
         if let Ok(r) = &c.run {
             set.add(
@@ -217,19 +308,21 @@ fn runs_session(state: &Arc<AppState>) -> Result<SqlSession, ApiError> {
 }
 
 /// Runs `query` in `session` and turns the result into JSON rows.
-fn answer(session: &SqlSession, query: &str) -> Result<SqlAnswer, ApiError> {
+fn answer(session: &SqlSession, query: &str, params: &[(&str, Option<u32>)]) -> Result<SqlAnswer, ApiError> {
     let start = Instant::now();
-    let result = session.query_blocking(query).map_err(|e| match e {
-        SqlError::TimeLimit { .. } | SqlError::MemoryLimit { .. } => ApiError {
-            status: 422,
-            message: e.to_string(),
-        },
-        SqlError::Execution(_) => ApiError {
-            status: 422,
-            message: e.to_string(),
-        },
-        other => ApiError::bad(other.to_string()),
-    })?;
+    let result = session
+        .query_blocking_with_params(query, params)
+        .map_err(|e| match e {
+            SqlError::TimeLimit { .. } | SqlError::MemoryLimit { .. } => ApiError {
+                status: 422,
+                message: e.to_string(),
+            },
+            SqlError::Execution(_) => ApiError {
+                status: 422,
+                message: e.to_string(),
+            },
+            other => ApiError::bad(other.to_string()),
+        })?;
     let elapsed_ms = start.elapsed().as_secs_f64() * 1e3;
     let columns = result
         .schema
