@@ -149,7 +149,7 @@ impl IntervalColumn {
         let rows: Vec<usize> = (0..n)
             .filter(|&r| map.get(self.threads[r].index()).copied().flatten().is_some())
             .collect();
-        let kinds = if n == 0 { 0 } else { self.values.len() / n };
+        let kinds = self.values.len().checked_div(n).unwrap_or(0);
         let mut values = Vec::with_capacity(kinds * rows.len());
         for k in 0..kinds {
             values.extend(rows.iter().map(|&r| self.values[k * n + r]));
