@@ -43,7 +43,7 @@ pub mod views;
 pub use calltree::{TreeNode, TreeScope, call_tree, call_tree_largest};
 pub use derived::{
     CyclesToTimeError, DeriveError, DerivedMetricSpec, DerivedReport, Expression, ExpressionError,
-    clock_hz_from_metadata, cycles_to_time, derive_metric,
+    check_derived, clock_hz_from_metadata, cycles_to_time, derive_metric,
 };
 pub use error::ViewError;
 pub use filter::{EventFilter, FilterError, FilterReport, FilterRule, filter_events};

@@ -70,18 +70,8 @@ fn derive_one(profile: Profile, definition: &str) -> (Profile, Result<String, St
         Err(e) => return (profile, Err(e.to_string())),
     };
     // Checked before the profile is handed over, so that an error keeps it.
-    if let Err(e) = perfscape_analysis::Expression::parse(&spec.expression, profile.metrics()) {
-        return (profile, Err(format!("derived metric `{}`: {e}", spec.name)));
-    }
-    if profile
-        .metric_by_name(&spec.name)
-        .is_some_and(|m| profile.metric(m).name == spec.name)
-    {
-        let e = format!(
-            "derived metric `{}`: the run already has a metric of that name",
-            spec.name
-        );
-        return (profile, Err(e));
+    if let Err(e) = perfscape_analysis::check_derived(&profile, &spec) {
+        return (profile, Err(e.to_string()));
     }
     match perfscape_analysis::derive_metric(profile, &spec) {
         Ok((p, report)) => (p, Ok(report.to_string())),

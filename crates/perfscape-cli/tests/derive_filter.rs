@@ -9,21 +9,31 @@ use common::{corpus, perfscape, stderr, stdout};
 
 const RUN: &str = "tau-real/mpi-stencil-np8-multimetric";
 
-/// Rows of `oracle/paraprof.csv` (ParaProf's per (thread, event) table) whose `Exclusive TIME`
-/// is 0: where `CPU_TIME / TIME` has no value.
-fn paraprof_zero_time_rows() -> (usize, usize) {
+/// The per (thread, event) table of `oracle/paraprof.csv` (ParaProf's `--text` output, up to
+/// its user-event table): its header and rows, split at tabs.
+fn paraprof_table() -> (Vec<String>, Vec<Vec<String>>) {
     let text = std::fs::read_to_string(corpus().join(RUN).join("oracle/paraprof.csv")).unwrap();
     let intervals = text.split("Node\tContext\tThread\tUser Event").next().unwrap();
-    let mut lines = intervals.lines();
-    let header: Vec<&str> = lines.next().unwrap().split('\t').collect();
-    let col = header.iter().position(|h| *h == "Exclusive TIME").unwrap();
-    let rows: Vec<Vec<&str>> = lines
-        .filter(|l| !l.trim().is_empty())
-        .map(|l| l.split('\t').collect())
-        .collect();
+    let mut lines = intervals.lines().filter(|l| !l.trim().is_empty());
+    let split = |l: &str| l.split('\t').map(String::from).collect::<Vec<_>>();
+    let header = split(lines.next().unwrap());
+    (header, lines.map(split).collect())
+}
+
+/// The value of column `name` in `row`.
+fn cell(header: &[String], row: &[String], name: &str) -> f64 {
+    row[header.iter().position(|h| h == name).unwrap()]
+        .parse()
+        .unwrap()
+}
+
+/// Rows of ParaProf's table whose `Exclusive TIME` is 0 (where `CPU_TIME / TIME` has no
+/// value), and all its rows.
+fn paraprof_zero_time_rows() -> (usize, usize) {
+    let (header, rows) = paraprof_table();
     let zero = rows
         .iter()
-        .filter(|r| r[col].parse::<f64>().unwrap() == 0.0)
+        .filter(|r| cell(&header, r, "Exclusive TIME") == 0.0)
         .count();
     (zero, rows.len())
 }
@@ -68,17 +78,12 @@ fn a_derived_metric_is_a_metric_in_sql_with_nulls_where_it_has_no_value() {
 /// Per event, the sum over threads of `Exclusive TIME - Exclusive CPU_TIME` in ParaProf's
 /// table, largest first.
 fn paraprof_off_cpu() -> Vec<(String, f64)> {
-    let text = std::fs::read_to_string(corpus().join(RUN).join("oracle/paraprof.csv")).unwrap();
-    let intervals = text.split("Node\tContext\tThread\tUser Event").next().unwrap();
-    let mut lines = intervals.lines();
-    let header: Vec<&str> = lines.next().unwrap().split('\t').collect();
-    let col = |name: &str| header.iter().position(|h| *h == name).unwrap();
-    let (f, time, cpu) = (col("Function"), col("Exclusive TIME"), col("Exclusive CPU_TIME"));
+    let (header, rows) = paraprof_table();
+    let f = header.iter().position(|h| h == "Function").unwrap();
     let mut sums: std::collections::BTreeMap<String, f64> = Default::default();
-    for l in lines.filter(|l| !l.trim().is_empty()) {
-        let r: Vec<&str> = l.split('\t').collect();
-        *sums.entry(r[f].to_string()).or_default() +=
-            r[time].parse::<f64>().unwrap() - r[cpu].parse::<f64>().unwrap();
+    for r in &rows {
+        *sums.entry(r[f].clone()).or_default() +=
+            cell(&header, r, "Exclusive TIME") - cell(&header, r, "Exclusive CPU_TIME");
     }
     let mut out: Vec<(String, f64)> = sums.into_iter().collect();
     out.sort_by(|a, b| b.1.total_cmp(&a.1));

@@ -133,12 +133,12 @@ fn a_dashboards_derived_metric_is_added_or_said_not_to_fit() {
     .unwrap();
     let s = serve(&["--no-token", "--dashboard", board.to_str().unwrap()]);
     let addr = s.url.trim_start_matches("http://").trim_end_matches('/');
-    let (status, run) = get(addr, "localhost", "/api/run", "");
+    let (status, run) = get(addr, addr, "/api/run", "");
     assert_eq!(status, 200);
     // The example has TIME only: the first fits, the second does not.
     assert!(run.contains(r#""name":"Per call""#), "{run}");
     assert!(!run.contains(r#""name":"Off CPU""#), "{run}");
-    let (status, d) = get(addr, "localhost", "/api/dashboard/0", "");
+    let (status, d) = get(addr, addr, "/api/dashboard/0", "");
     assert_eq!(status, 200);
     assert!(
         d.contains("not computed for this run: derived metric `Off CPU`")

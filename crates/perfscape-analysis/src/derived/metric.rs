@@ -103,6 +103,24 @@ impl fmt::Display for DerivedReport {
     }
 }
 
+/// The expression of `spec` read against `profile`'s metrics: what [`derive_metric`] checks
+/// before it takes the profile, for callers that must keep the profile when `spec` does not
+/// fit it.
+///
+/// Errors: the name is taken, or the expression is not one over this profile's metrics.
+pub fn check_derived(profile: &Profile, spec: &DerivedMetricSpec) -> Result<Expression, DeriveError> {
+    if profile
+        .metric_by_name(&spec.name)
+        .is_some_and(|m| profile.metric(m).name == spec.name)
+    {
+        return Err(DeriveError::NameTaken(spec.name.clone()));
+    }
+    Expression::parse(&spec.expression, profile.metrics()).map_err(|error| DeriveError::Expression {
+        name: spec.name.clone(),
+        error,
+    })
+}
+
 /// The profile with the derived metric `spec` added last, and what was made.
 ///
 /// Every (event, thread) cell's exclusive value is the expression of the cell's exclusive
@@ -114,17 +132,7 @@ pub fn derive_metric(
     profile: Profile,
     spec: &DerivedMetricSpec,
 ) -> Result<(Profile, DerivedReport), DeriveError> {
-    if profile
-        .metric_by_name(&spec.name)
-        .is_some_and(|m| profile.metric(m).name == spec.name)
-    {
-        return Err(DeriveError::NameTaken(spec.name.clone()));
-    }
-    let expression =
-        Expression::parse(&spec.expression, profile.metrics()).map_err(|error| DeriveError::Expression {
-            name: spec.name.clone(),
-            error,
-        })?;
+    let expression = check_derived(&profile, spec)?;
     let combine = expression.combine(profile.metrics());
     let unit = expression.unit(profile.metrics());
     let metric = Metric::new(spec.name.clone(), unit.clone()).combined_by(combine);

@@ -11,4 +11,4 @@ mod metric;
 
 pub use cycles::{CyclesToTimeError, clock_hz_from_metadata, cycles_to_time};
 pub use expression::{Expression, ExpressionError};
-pub use metric::{DeriveError, DerivedMetricSpec, DerivedReport, derive_metric};
+pub use metric::{DeriveError, DerivedMetricSpec, DerivedReport, check_derived, derive_metric};
