@@ -47,4 +47,5 @@ if ! command -v java >/dev/null 2>&1; then
     fi
 fi
 
-cargo test --workspace "$@"
+# --no-fail-fast: every failing test binary is reported, not only the first.
+cargo test --workspace --no-fail-fast "$@"

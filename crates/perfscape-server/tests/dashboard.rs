@@ -415,7 +415,10 @@ fn the_readme_example_reads_without_an_error() {
     let dir = tempfile::tempdir().unwrap();
     write(dir.path(), "library/mpi.toml", blocks[1]);
     let file = write(dir.path(), "d.toml", blocks[0]);
-    let (d, _) = load(&file, 0, 1, &[], &[]);
+    // Its derived metric as `serve` adds it when it starts.
+    let applied = perfscape_server::dashboard::load::derives(&file).unwrap();
+    assert_eq!(applied, ["Off CPU = TIME - CPU_TIME"]);
+    let (d, _) = load(&file, 0, 1, &applied, &[]);
     assert_eq!((d.title.as_str(), d.error.as_ref()), ("MPI breakdown", None));
     let titles: Vec<&str> = d.panels.iter().map(|p| p.title.as_str()).collect();
     assert_eq!(
