@@ -3,6 +3,8 @@
 // element `#perfscape-report` (crates/perfscape-server/src/report.rs); the client reads them
 // instead of fetching. What was not recorded is said in its panel.
 
+import { PARAM_KEYS, type ParamKey, usesPlaceholder } from './placeholders';
+
 /** One recorded answer: HTTP status and JSON body. */
 interface Recorded {
   status: number;
@@ -29,14 +31,13 @@ export const REPORT: Report | null = (() => {
   }
 })();
 
-const PLACEHOLDERS = ['event', 'thread', 'sample', 'metric'] as const;
 
 /** The key of an SQL answer (report.rs `sql_key`): the query, then per placeholder the value
  * bound when the query uses it (JSON), else nothing, one line each. */
-export function sqlKey(query: string, params: Partial<Record<(typeof PLACEHOLDERS)[number], unknown>> | undefined): string {
+export function sqlKey(query: string, params: Partial<Record<ParamKey, unknown>> | undefined): string {
   let key = `sql\n${query}\n`;
-  for (const name of PLACEHOLDERS) {
-    if (new RegExp(`\\$${name}(?![A-Za-z0-9_])`).test(query)) key += JSON.stringify(params?.[name] ?? null);
+  for (const name of PARAM_KEYS) {
+    if (usesPlaceholder(query, name)) key += JSON.stringify(params?.[name] ?? null);
     key += '\n';
   }
   return key;

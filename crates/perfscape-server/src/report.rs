@@ -8,7 +8,8 @@
 //! time (`trend`), and each SQL panel's answer for every selection its placeholders can take
 //! (each event, thread, sample and metric; at most [`MAX_ANSWERS_PER_PANEL`] per panel, the
 //! largest domains cut first). What was not recorded shows in its panel as "not in this
-//! report". The page reads the answers with [`REPORT_KEY_DOC`]'s keys (`web/src/client.ts`).
+//! report". The page reads the answers by the same keys (`web/src/report.ts`): a GET by its
+//! path and query after `/api/` (`events?metric=0&...`), an SQL query by [`sql_key`].
 
 use crate::dashboard::spec::Dashboard;
 use crate::state::AppState;
@@ -21,12 +22,6 @@ use tower::ServiceExt;
 
 /// SQL answers recorded per panel at most (the product of its placeholders' domains).
 pub const MAX_ANSWERS_PER_PANEL: usize = 3000;
-
-/// How answers are keyed: a GET by its path and query after `/api/` (`events?metric=0&...`); an
-/// SQL query by `sql`, the query, then for `$event`, `$thread`, `$sample`, `$metric` in that
-/// order a line with the value bound (JSON) when the query uses it, else an empty line.
-pub const REPORT_KEY_DOC: &str =
-    "GET: path?query after /api/; SQL: sql\\nQUERY\\n + one line per placeholder";
 
 /// One recorded answer: its HTTP status and JSON body.
 #[derive(Debug, Clone, serde::Serialize)]
@@ -44,9 +39,9 @@ pub struct ReportData {
     pub source: String,
     /// When it was made (UTC, `YYYY-MM-DD HH:MM`).
     pub generated: String,
-    /// The answers, by key ([`REPORT_KEY_DOC`]).
+    /// The answers, by key (a GET's path and query after `/api/`, or [`sql_key`]).
     pub answers: BTreeMap<String, Recorded>,
-    /// SQL panels whose selections were not all recorded (too many): `title: reason`.
+    /// What was not all recorded (too many selections): `what: how much was`.
     pub cut: Vec<String>,
 }
 
@@ -75,8 +70,10 @@ fn uses(query: &str, name: &str) -> bool {
     })
 }
 
-/// The key of an SQL answer: the query and the values of the placeholders it uses.
-fn sql_key(query: &str, values: &[serde_json::Value; 4]) -> String {
+/// The key of an SQL answer: `sql`, the query, then for `$event`, `$thread`, `$sample`,
+/// `$metric` in that order a line with the value bound (JSON) when the query uses it, else an
+/// empty line (`sqlKey` in `web/src/report.ts`).
+pub fn sql_key(query: &str, values: &[serde_json::Value; 4]) -> String {
     let mut key = format!("sql\n{query}\n");
     for (name, v) in PARAMS.iter().zip(values) {
         if uses(query, name) {
@@ -148,10 +145,25 @@ pub async fn record(
     let threads: Vec<String> = profile.map_or(Vec::new(), |p| {
         p.threads().iter().take(256).map(|t| t.to_string()).collect()
     });
+    // How many values each placeholder can take in all (the lists above are the first of them).
+    let event_count = profile.map_or(0, |p| p.events().len());
+    let thread_count = profile.map_or(0, |p| p.threads().len());
+    let all = [
+        event_count + 1,
+        thread_count + 1,
+        run.samples as usize + 1,
+        run.metrics,
+    ];
     if run.samples > 0 {
         for e in &events {
             let key = format!("trend?event={e}&metric=0&kind=exclusive&mode=cumulative");
             answers.insert(key.clone(), get(app, &key).await?);
+        }
+        if events.len() < event_count {
+            cut.push(format!(
+                "trend: the first {} of {event_count} events recorded",
+                events.len()
+            ));
         }
     }
     let dashboards: Vec<Dashboard> = (0..state.dashboards.len() as u32)
@@ -181,12 +193,14 @@ pub async fn record(
                     .collect(),
                 (0..metrics as u32).map(json).collect(),
             ];
+            let mut full = 1usize;
             for (i, name) in PARAMS.iter().enumerate() {
-                if !uses(query, name) {
+                if uses(query, name) {
+                    full = full.saturating_mul(all[i]);
+                } else {
                     domains[i] = vec![serde_json::Value::Null];
                 }
             }
-            let full: usize = domains.iter().map(Vec::len).product();
             while domains.iter().map(Vec::len).product::<usize>() > MAX_ANSWERS_PER_PANEL {
                 let widest = (0..4).max_by_key(|&i| domains[i].len()).unwrap_or(0);
                 let keep = domains[widest].len() / 2;

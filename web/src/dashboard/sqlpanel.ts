@@ -4,6 +4,7 @@
 // `$metric`) and when a live run gets new samples (`revision`). A click on a datum sets the
 // selection keys of its `select` from that row.
 
+import { PARAM_KEYS, type ParamKey, placeholders } from '../placeholders';
 import type * as echarts from 'echarts';
 import type { DashboardPanel } from '../api/DashboardPanel';
 import type { SqlParams } from '../api/SqlParams';
@@ -14,15 +15,6 @@ import { type Panel, PanelView, SUPERSEDED } from '../panel';
 import { FIELDS } from '../schema';
 import { type Key, type State, store } from '../state';
 import { type Cell, COMPONENTS, type Drawing, type HtmlHost, Rows, num } from './components';
-
-/** The selection keys a query may use as placeholders (and a panel's `select` may set). */
-export const PARAM_KEYS = ['event', 'thread', 'sample', 'metric'] as const;
-type ParamKey = (typeof PARAM_KEYS)[number];
-
-/** The placeholders `query` uses. */
-export function placeholders(query: string): ParamKey[] {
-  return PARAM_KEYS.filter((k) => new RegExp(`\\$${k}\\b`).test(query));
-}
 
 /** Where a panel is defined, for its messages: `file:line`. */
 function where(p: DashboardPanel): string {

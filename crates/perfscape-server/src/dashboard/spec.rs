@@ -72,22 +72,13 @@ impl Component {
     }
 }
 
-/// The built-in views a panel may show (the page's own panels).
-pub const VIEWS: [&str; 13] = [
-    "ranked",
-    "heatmap",
-    "overview",
-    "event",
-    "calltree",
-    "terrain",
-    "runinfo",
-    "trend",
-    "kiviat",
-    "pointcloud",
-    "timeline",
-    "compare",
-    "scaling",
-];
+/// The name a file writes for `x` (its serde name: `"bars"`, `"trend"`, ...).
+fn name_of<T: Serialize>(x: &T) -> String {
+    serde_json::to_value(x)
+        .ok()
+        .and_then(|v| v.as_str().map(String::from))
+        .unwrap_or_default()
+}
 
 /// A built-in view shown in a panel.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -122,9 +113,9 @@ pub enum View {
 }
 
 impl View {
-    /// Its id in the page (an entry of [`VIEWS`]).
-    pub fn id(self) -> &'static str {
-        VIEWS[self as usize]
+    /// Its id in the page (the panel id of the view, as a file writes it).
+    pub fn id(self) -> String {
+        name_of(&self)
     }
 }
 
@@ -348,7 +339,7 @@ impl DashboardPanel {
         }
         let title = match (&spec.title, spec.view) {
             (Some(t), _) => t.clone(),
-            (None, Some(v)) => v.id().to_string(),
+            (None, Some(v)) => v.id(),
             (None, None) => return Err("a panel needs a `title`".into()),
         };
         match (spec.view, &spec.sql, spec.component) {
@@ -364,10 +355,7 @@ impl DashboardPanel {
                     return Err("`sql` is empty: expected a query over the tables of TABLES.md".into());
                 }
                 let (x, y, value) = c.needs();
-                let name = serde_json::to_value(c)
-                    .ok()
-                    .and_then(|v| v.as_str().map(String::from));
-                let name = name.unwrap_or_default();
+                let name = name_of(&c);
                 if x && spec.x.is_none() {
                     return Err(format!(
                         "component `{name}` needs `x`, the column of its x axis or categories"
@@ -408,7 +396,7 @@ impl DashboardPanel {
         Ok(DashboardPanel {
             index,
             title,
-            view: spec.view.map(|v| v.id().to_string()),
+            view: spec.view.map(View::id),
             sql: spec.sql,
             over: spec.over,
             component: spec.component,
