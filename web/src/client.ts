@@ -201,6 +201,8 @@ export const api = {
     get<PointCloudResponse, PointCloudRequest>('pointcloud', { ...at(s), metric: s.metric, kind: s.kind, events, points_max: pointsMax }, signal),
   /** `GET /api/dashboard/{index}`: a dashboard file served with `--dashboard`, as read now. */
   dashboard: (index: number, signal?: Signal) => get<Dashboard>(`dashboard/${index}`, {}, signal),
+  /** `GET /api/layout`: the page's own layout, a dashboard (the built-in one, or `--layout FILE`). */
+  layout: (signal?: Signal) => get<Dashboard>('layout', {}, signal),
   /** `POST /api/sql`: one read-only query over the served runs (or store), its placeholders
    * (`$event`, `$thread`, `$sample`, `$metric`) bound to `params`. */
   sql: (request: SqlRequest, signal?: Signal) => post<SqlAnswer, SqlRequest>('sql', request, signal),

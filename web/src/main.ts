@@ -9,7 +9,7 @@ import { Board, dashboardEvent, panelIds } from './dashboard/dashboard';
 import type { Env } from './fields';
 import { esc, shorten } from './format';
 import { header, liveHandler, sampleBar } from './header';
-import { Panel, type PanelDef } from './panel';
+import type { PanelDef } from './panel';
 import { FIELDS, SCHEMA, SCOPES } from './schema';
 import { REPORT } from './report';
 import { type EventHandler, dispatch, joinSession } from './share';
@@ -30,7 +30,9 @@ import { TrendView } from './views/trend';
 
 const hasSamples = (ctx: Context) => ctx.run.samples > 0 || ctx.run.live;
 
-/** The panels of the page, in layout order (style.css places them by id). */
+/** The built-in views a dashboard's panel may show (`view = "ranked"`): their ids, default
+ * titles and when a run has something for them to show. Their layout on the page is itself a
+ * dashboard file (GET /api/layout: crates/perfscape-server/src/dashboard/builtin.toml). */
 const PANELS: PanelDef[] = [
   { id: 'compare', title: 'Runs side by side: A against B', view: CompareView, when: (c) => c.run.compared.length > 0 },
   { id: 'scaling', title: 'Scaling: the selected event against the process count', view: ScalingView, when: (c) => c.run.scaling },
@@ -76,6 +78,7 @@ async function start(): Promise<void> {
   }
   // A server from before dashboards: none.
   run.dashboards ??= [];
+  run.layout ??= null;
   const ctx = new Context(run);
   if (hasSamples(ctx)) {
     try {
@@ -84,17 +87,17 @@ async function start(): Promise<void> {
       console.error(e);
     }
   }
-  const shown = PANELS.filter((p) => p.when?.(ctx) ?? true);
-  const builtIn = shown.map((p) => p.id);
-  const env: Env = { run, panels: builtIn };
+  const env: Env = { run, panels: PANELS.filter((p) => p.when?.(ctx) ?? true).map((p) => p.id) };
   // A report (no server) shows its dashboards only: the first unless the URL names another.
   if (REPORT && store.get().dashboard === null && run.dashboards.length > 0) store.set({ dashboard: 0 });
-  // A dashboard in the URL: its panels are the ones `focus` may name.
-  const first = store.get().dashboard;
+  /** The dashboard shown for selection `s`: a served one, or the page's layout (null). */
+  const chosen = (s: State): number | null => (s.dashboard !== null && s.dashboard < run.dashboards.length ? s.dashboard : null);
+  // The dashboard (or layout) fetched first: its panels are the ones `focus` may name.
   let prefetched: Dashboard | null = null;
-  if (first !== null && first < run.dashboards.length) {
+  const first = chosen(store.get());
+  if (!REPORT || first !== null) {
     try {
-      prefetched = await api.dashboard(first);
+      prefetched = await (first === null ? api.layout() : api.dashboard(first));
       if (!prefetched.error) env.panels = panelIds(prefetched);
     } catch (e) {
       console.error(e);
@@ -108,12 +111,8 @@ async function start(): Promise<void> {
     document.body.classList.add('has-samples');
     app.appendChild(sampleBar(ctx));
   }
-  if (run.timeline) document.body.classList.add('has-timeline');
-  if (run.compared.length > 0) document.body.classList.add('has-compare');
-  if (run.scaling) document.body.classList.add('has-scaling');
 
-  /** The grid of built-in panels, or the dashboard shown instead (`dashboard` key). */
-  let grid: HTMLElement | null = null;
+  /** The dashboard shown: the page's layout (index null) or a served dashboard. */
   let board: Board | null = null;
   const applyFocus = (f: string | null) => {
     document.body.classList.toggle('focused', !!f);
@@ -131,44 +130,19 @@ async function start(): Promise<void> {
     views.get(id)?.dispose?.();
     views.delete(id);
   };
-  const hideBuiltIn = () => {
-    for (const id of builtIn) if (views.has(id)) close(id);
-    grid?.remove();
-    grid = null;
-  };
-  /** Shows the built-in panels (their views draw once); null when they are shown already. */
-  const showBuiltIn = (): Promise<unknown> | null => {
-    if (grid) return null;
-    board?.dispose();
-    board = null;
-    grid = document.createElement('main');
-    grid.className = 'grid';
-    app.appendChild(grid);
-    const made: View[] = [];
-    for (const def of shown) {
-      const panel = new Panel(def.id, def.title, ctx);
-      grid.appendChild(panel.section);
-      const v = new def.view(panel);
-      views.set(def.id, v);
-      made.push(v);
-    }
-    panelsShown(builtIn);
-    const s = store.get();
-    const all = new Set(Object.keys(FIELDS) as Key[]);
-    return Promise.all(made.map((v) => Promise.resolve(v.update(s, all)).catch((e) => console.error(e))));
-  };
-  /** Shows dashboard `index` in place of the built-in panels (or of another dashboard);
-   * `d`: its answer, when already fetched. */
-  const showBoard = (index: number, d: Dashboard | null = null): Promise<void> => {
-    hideBuiltIn();
+  /** Shows dashboard `index` (null: the layout) in place of the one shown; `d`: its answer,
+   * when already fetched. */
+  const showBoard = (index: number | null, d: Dashboard | null = null): Promise<void> => {
     board?.dispose();
     board = new Board(index, ctx, views, PANELS, panelsShown);
     app.appendChild(board.grid);
     return board.load(d);
   };
   const layout = (s: State, d: Dashboard | null = null): Promise<unknown> | null => {
-    if (s.dashboard !== null && s.dashboard < run.dashboards.length) return board?.index === s.dashboard ? null : showBoard(s.dashboard, d?.index === s.dashboard ? d : null);
-    return showBuiltIn();
+    const index = chosen(s);
+    if (board && board.index === index) return null;
+    if (REPORT && index === null) return null;
+    return showBoard(index, d && d.index === index ? d : null);
   };
 
   let shownSeq = 0;
@@ -206,7 +180,7 @@ async function start(): Promise<void> {
   // Server events: a live run's samples, a dashboard file changed.
   const handlers: EventHandler[] = [];
   if (run.live) handlers.push(liveHandler(ctx));
-  if (run.dashboards.length > 0) {
+  if (run.dashboards.length > 0 || run.layout !== null) {
     handlers.push((ev) => {
       const d = dashboardEvent(ev);
       const kind = (ev as { event?: string } | null)?.event;
@@ -215,7 +189,7 @@ async function start(): Promise<void> {
       else if (kind === 'connected' && board && board.draws > 0) board.load().catch((e) => console.error(e));
     });
   }
-  if (!REPORT && (run.shared || run.live || run.dashboards.length > 0)) joinSession(dispatch(handlers), run.shared);
+  if (!REPORT && (run.shared || run.live || run.dashboards.length > 0 || run.layout !== null)) joinSession(dispatch(handlers), run.shared);
   document.body.dataset.ready = '1';
 }
 

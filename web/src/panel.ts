@@ -4,6 +4,7 @@
 // shows a panel's loading and errors.
 
 import * as echarts from 'echarts';
+import type { FilterInfo } from './api/FilterInfo';
 import type { Context, View } from './context';
 import { charts } from './context';
 import type { Owner } from './controls';
@@ -21,6 +22,17 @@ export interface PanelDef {
   view: new (panel: Panel) => View;
   /** Shown only for runs where this holds (default: always). */
   when?: (ctx: Context) => boolean;
+}
+
+/** What `--filter` hid, as a panel's head says it (`short`) and its tooltip (`long`); null for
+ * a run not filtered. */
+export function filterText(f: FilterInfo | null | undefined): { short: string; long: string } | null {
+  if (!f || (f.events_hidden === 0 && f.threads_hidden === 0)) return f ? { short: `--filter ${f.rules} hides nothing`, long: `--filter ${f.rules}: no event or thread hidden` } : null;
+  const parts: string[] = [];
+  if (f.events_hidden > 0) parts.push(`${f.events_hidden} of ${f.events_before} events`);
+  if (f.threads_hidden > 0) parts.push(`${f.threads_hidden} of ${f.threads_before} threads`);
+  const what = parts.join(', ');
+  return { short: `--filter ${f.rules} hides ${what}`, long: `--filter ${f.rules}: ${what} hidden from every view and table (serve without --filter to see them)` };
 }
 
 /** The frame of one view in the page. */
@@ -66,12 +78,22 @@ export class Panel {
       (e) => this.showError(e),
     );
     head.append(h2, this.busy, this.tools, save, max);
+
     this.body = document.createElement('div');
     this.body.className = 'panel-body';
     this.error = document.createElement('div');
     this.error.className = 'error panel-error';
     this.error.hidden = true;
     this.section.append(head, this.body, this.error);
+    const filtered = filterText(ctx.run.filter);
+    if (filtered) {
+      // What --filter hid: every view says it under its head, nothing disappears without a word.
+      const f = document.createElement('div');
+      f.className = 'panel-filter';
+      f.textContent = filtered.short;
+      f.title = filtered.long;
+      head.after(f);
+    }
   }
 
   /** Shows or hides the panel's "loading…" mark. */

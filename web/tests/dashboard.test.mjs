@@ -65,7 +65,7 @@ describe('dashboards', () => {
     try {
       const { page, errors } = await open(br, server.url);
       // Built-in views first; the choice lists both dashboards by title.
-      assert.ok(await page.isVisible('main.grid #panel-ranked'));
+      assert.ok(await page.isVisible('main.dash.layout #panel-ranked'));
       const options = await page.$$eval('select[data-key="dashboard"] option', (os) => os.map((o) => [o.value, o.textContent]));
       assert.deepEqual(options, [
         ['', 'Built-in views'],
@@ -75,7 +75,7 @@ describe('dashboards', () => {
       await page.selectOption('select[data-key="dashboard"]', '0');
       await settled(page);
       assert.match(page.url(), /dashboard=0/);
-      assert.equal(await page.$('main.grid'), null, 'the built-in grid is gone');
+      assert.equal(await page.$('main.dash.layout'), null, 'the built-in layout is gone');
       assert.equal(await page.evaluate(() => window.perfscape.views.has('ranked')), false, 'its views are disposed');
       // Click the bar of a routine other than the selected event.
       const target = await page.evaluate(() => {
@@ -115,8 +115,8 @@ describe('dashboards', () => {
       assert.equal(derivedPanels.length, 5);
       assert.match(derivedPanels[0].error, /derived\.toml:\d+:\d+: not computed for this run: derived metric `CPU share`.*no metric `CPU_TIME`/);
       await page.selectOption('select[data-key="dashboard"]', '');
-      await page.waitForSelector('main.grid #panel-ranked tbody tr');
-      assert.equal(await page.$('main.dash'), null);
+      await page.waitForSelector('main.dash.layout #panel-ranked tbody tr');
+      assert.equal(await page.$$eval('main.dash', (m) => m.length), 1, 'one grid: the layout');
       assert.doesNotMatch(page.url(), /dashboard=/);
       assert.equal((await selection(page)).event, waitall, 'the selection stays');
       assert.deepEqual(errors, []);

@@ -68,6 +68,7 @@ pub fn run(args: &ReportArgs) -> anyhow::Result<ExitCode> {
     };
     let declared = dashboards::declared(&files, &args.input.load.derive)?;
     let o = loading::open_run(&args.input, true)?;
+    let filter = o.filter.as_ref().map(perfscape_server::api::FilterInfo::from);
     let opened = Opened {
         profile: o.loaded.profile,
         series: o.series,
@@ -86,6 +87,7 @@ pub fn run(args: &ReportArgs) -> anyhow::Result<ExitCode> {
             dashboards: files,
             derived,
             underived: made.underived,
+            filter,
             ..Default::default()
         },
     );

@@ -33,6 +33,10 @@ pub struct ServeArgs {
     /// shows it, and an edit of the file reaches every open page within a second. Repeatable.
     #[arg(long, value_name = "FILE")]
     dashboard: Vec<std::path::PathBuf>,
+    /// The page's layout from this dashboard file instead of the built-in one (which is itself
+    /// a dashboard file: `GET /api/layout`, README "Dashboards"); watched as `--dashboard`.
+    #[arg(long, value_name = "FILE")]
+    layout: Option<std::path::PathBuf>,
     /// Port to listen on (default: a free port chosen by the system).
     #[arg(long)]
     port: Option<u16>,
@@ -181,21 +185,26 @@ pub fn run(args: &ServeArgs) -> anyhow::Result<ExitCode> {
             perfscape_sql::store::CATALOG
         );
     }
-    let declared = dashboards::declared(&args.dashboard, &args.input.load.derive)?;
+    let with_layout: Vec<std::path::PathBuf> = args.dashboard.iter().chain(&args.layout).cloned().collect();
+    let declared = dashboards::declared(&with_layout, &args.input.load.derive)?;
     let live_run = if args.watch || args.replay {
         Some(Arc::new(start_live(args)?))
     } else {
         None
     };
+    let mut filter = None;
     let opened: Option<Result<Opened, String>> = match &live_run {
         Some(_) => None,
         None => Some(match loading::open_run(&args.input, true) {
-            Ok(o) => Ok(Opened {
-                profile: o.loaded.profile,
-                series: o.series,
-                trace: o.trace,
-                report: o.loaded.report,
-            }),
+            Ok(o) => {
+                filter = o.filter.as_ref().map(perfscape_server::api::FilterInfo::from);
+                Ok(Opened {
+                    profile: o.loaded.profile,
+                    series: o.series,
+                    trace: o.trace,
+                    report: o.loaded.report,
+                })
+            }
             Err(e) => {
                 // The page shows the error too (never a blank page).
                 eprintln!("perfscape: {e:#}");
@@ -266,8 +275,10 @@ pub fn run(args: &ServeArgs) -> anyhow::Result<ExitCode> {
             #[cfg(not(feature = "sql"))]
             store: None,
             dashboards: args.dashboard.clone(),
+            layout: args.layout.clone(),
             derived,
             underived,
+            filter,
         };
         let (state, follower) = match (&live_run, opened) {
             (Some(run), _) => {

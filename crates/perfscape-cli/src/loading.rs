@@ -37,6 +37,8 @@ pub struct OpenedRun {
     pub series: Option<SampleSeries>,
     /// The trace (`keep_extra` and a Chrome trace).
     pub trace: Option<perfscape_model::Trace>,
+    /// What `--filter` hid (none without `--filter`).
+    pub filter: Option<perfscape_analysis::FilterReport>,
 }
 
 /// Like [`open`]; with `keep_extra`, a run observed over time also gives its
@@ -155,6 +157,7 @@ pub fn open_path(run: &std::path::Path, load: &LoadOptions, keep_extra: bool) ->
         eprintln!("perfscape: {made}");
         loaded.report.notes.push(made.to_string());
     }
+    let mut filtered = None;
     if !load.filter.is_empty() {
         let filter = perfscape_analysis::EventFilter::parse(&load.filter)?;
         let m = crate::fmt::metric(&loaded.profile, None)?;
@@ -162,11 +165,13 @@ pub fn open_path(run: &std::path::Path, load: &LoadOptions, keep_extra: bool) ->
         loaded.profile = profile;
         eprintln!("perfscape: {made}");
         loaded.report.notes.push(made.to_string());
+        filtered = Some(made);
     }
     Ok(OpenedRun {
         loaded,
         series,
         trace,
+        filter: filtered,
     })
 }
 

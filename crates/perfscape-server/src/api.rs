@@ -83,6 +83,42 @@ pub struct RunInfo {
     /// The dashboard files served with `--dashboard FILE` (`GET /api/dashboard/{index}`), in
     /// order; empty when none.
     pub dashboards: Vec<crate::dashboard::spec::DashboardInfo>,
+    /// The file of `serve --layout FILE` when the page's layout (`GET /api/layout`) is not the
+    /// built-in one; `null` for the built-in layout.
+    pub layout: Option<String>,
+    /// What `--filter` hid from every view (`null` when the run is not filtered): each view
+    /// says so in its head.
+    pub filter: Option<FilterInfo>,
+}
+
+/// What a `--filter` hid from the served run: the rules and the counts, shown in every view's
+/// head (nothing disappears without a word).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
+#[ts(export)]
+pub struct FilterInfo {
+    /// The rules, as written, joined with `, `.
+    pub rules: String,
+    /// Interval events before the filter.
+    pub events_before: u32,
+    /// Events hidden.
+    pub events_hidden: u32,
+    /// Threads before the filter.
+    pub threads_before: u32,
+    /// Threads hidden (`threads>Kx`).
+    pub threads_hidden: u32,
+}
+
+impl From<&perfscape_analysis::FilterReport> for FilterInfo {
+    fn from(f: &perfscape_analysis::FilterReport) -> Self {
+        let n = |x: usize| u32::try_from(x).unwrap_or(u32::MAX);
+        FilterInfo {
+            rules: f.rules.clone(),
+            events_before: n(f.events_before),
+            events_hidden: n(f.hidden),
+            threads_before: n(f.threads_before),
+            threads_hidden: n(f.threads_hidden),
+        }
+    }
 }
 
 /// What a reader of [`RunInfo`] as JSON needs of it to ask for more (the report): the number of

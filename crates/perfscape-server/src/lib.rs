@@ -181,6 +181,8 @@ fn run_info(s: &AppState) -> api::RunInfo {
     info.shared = s.shared;
     info.store = s.store.as_ref().map(|d| d.display().to_string());
     info.dashboards = s.dashboards.list();
+    info.layout = s.dashboards.layout_path().map(|p| p.display().to_string());
+    info.filter = s.filter.clone();
     info.samples = s.series.len() as u32;
     info.live = s.series.is_live();
     info.timeline = s.trace.is_some();
@@ -398,6 +400,12 @@ async fn get_dashboard(State(s): State<Shared>, Path(index): Path<u32>) -> Respo
     .await
 }
 
+/// `GET /api/layout`: the page's layout, a dashboard (index `null`): the built-in one, or the
+/// file of `serve --layout FILE` as read now.
+async fn get_layout(State(s): State<Shared>) -> Response {
+    blocking(move || Ok(s.dashboards.layout())).await
+}
+
 async fn api_not_found() -> Response {
     ApiError::not_found("no such API endpoint (see API.md)").into_response()
 }
@@ -425,7 +433,8 @@ pub fn router(state: Shared) -> Router {
         .route("/diff/matrix", get(get_diff_matrix))
         .route("/diff/calltree", get(get_diff_calltree))
         .route("/scaling", get(get_scaling))
-        .route("/dashboard/{index}", get(get_dashboard));
+        .route("/dashboard/{index}", get(get_dashboard))
+        .route("/layout", get(get_layout));
     #[cfg(feature = "sql")]
     let api = api
         .route("/sql", axum::routing::post(post_sql))

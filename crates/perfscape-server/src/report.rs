@@ -166,12 +166,12 @@ pub async fn record(
             ));
         }
     }
-    let dashboards: Vec<Dashboard> = (0..state.dashboards.len() as u32)
-        .filter_map(|i| state.dashboards.get(i))
+    let dashboards: Vec<(u32, Dashboard)> = (0..state.dashboards.len() as u32)
+        .filter_map(|i| state.dashboards.get(i).map(|d| (i, d)))
         .collect();
-    for d in &dashboards {
+    for (i, d) in &dashboards {
         answers.insert(
-            format!("dashboard/{}", d.index),
+            format!("dashboard/{i}"),
             Recorded {
                 status: 200,
                 body: serde_json::to_value(d).unwrap_or_default(),

@@ -75,11 +75,16 @@ pub struct StateOptions {
     /// Dashboard files (`serve --dashboard FILE`): `GET /api/dashboard/{i}` reads file i, and a
     /// change of a file (or a file it includes) is pushed to every page.
     pub dashboards: Vec<PathBuf>,
+    /// The page's layout from this dashboard file (`serve --layout FILE`, watched as the
+    /// dashboards are) instead of the built-in one: `GET /api/layout`.
+    pub layout: Option<PathBuf>,
     /// The derived metrics the run was loaded with (`NAME = EXPRESSION`): a dashboard that
     /// declares another says it is not computed.
     pub derived: Vec<String>,
     /// Derived metrics dashboards declare that could not be computed for this run, and why.
     pub underived: Vec<(String, String)>,
+    /// What `--filter` hid from the run (every view says so in its head).
+    pub filter: Option<crate::api::FilterInfo>,
 }
 
 /// The state every request reads (see the module documentation).
@@ -95,6 +100,7 @@ pub struct AppState {
     #[cfg_attr(not(feature = "sql"), allow(dead_code))]
     pub(crate) store: Option<PathBuf>,
     pub(crate) dashboards: Dashboards,
+    pub(crate) filter: Option<crate::api::FilterInfo>,
     access: Access,
 }
 
@@ -167,7 +173,7 @@ impl AppState {
     ) -> Arc<Self> {
         let bytes = run.as_ref().map_or(0, |r| profile_bytes(&r.profile));
         let budget = options.cache_memory.unwrap_or_else(|| default_budget(bytes));
-        let has_dashboards = !options.dashboards.is_empty();
+
         let state = Arc::new(Self {
             path,
             run,
@@ -178,10 +184,16 @@ impl AppState {
             trace: trace.map(|t| TraceIndex::new(Arc::new(t))),
             compared,
             store: options.store,
-            dashboards: Dashboards::new(options.dashboards, options.derived, options.underived),
+            dashboards: Dashboards::new(
+                options.dashboards,
+                options.layout,
+                options.derived,
+                options.underived,
+            ),
+            filter: options.filter,
             access: options.access,
         });
-        if has_dashboards {
+        if state.dashboards.has_files() {
             // The watcher holds the state weakly: it ends with the state.
             let weak = Arc::downgrade(&state);
             let started = state.dashboards.watch(move |index, revision| {

@@ -93,7 +93,7 @@ view = "trend"
     .ok();
     write(dir.path(), "lib.toml", "[component.unused]\nview = \"event\"\n");
     let file = write(dir.path(), "d.toml", &text);
-    let (d, files) = load(&file, 0, 7, &[], &[]);
+    let (d, files) = load(&file, Some(0), 7, &[], &[]);
     assert_eq!(
         (d.title.as_str(), d.columns, d.revision, d.error.as_ref()),
         ("errors", 3, 7, None)
@@ -157,17 +157,17 @@ fn a_file_that_is_not_toml_or_not_there_is_one_error() {
         "d.toml",
         "title = \"x\"\n\n[[panel]\nview = \"trend\"\n",
     );
-    let (d, _) = load(&file, 0, 1, &[], &[]);
+    let (d, _) = load(&file, Some(0), 1, &[], &[]);
     let e = d.error.unwrap();
     assert_eq!((e.line, e.file.as_str()), (3, file.to_str().unwrap()));
     assert!(d.panels.is_empty());
     let file = write(dir.path(), "c.toml", "columns = 9\n");
-    let e = load(&file, 0, 1, &[], &[]).0.error.unwrap();
+    let e = load(&file, Some(0), 1, &[], &[]).0.error.unwrap();
     assert_eq!(
         (e.line, e.message.as_str()),
         (1, "`columns` is 9: expected 1 to 4")
     );
-    let (d, _) = load(&dir.path().join("none.toml"), 0, 1, &[], &[]);
+    let (d, _) = load(&dir.path().join("none.toml"), Some(0), 1, &[], &[]);
     let e = d.error.unwrap();
     assert_eq!(e.line, 0);
     assert!(
@@ -176,7 +176,7 @@ fn a_file_that_is_not_toml_or_not_there_is_one_error() {
         e.message
     );
     let file = write(dir.path(), "u.toml", "titel = \"x\"\n");
-    let e = load(&file, 0, 1, &[], &[]).0.error.unwrap();
+    let e = load(&file, Some(0), 1, &[], &[]).0.error.unwrap();
     assert!(
         e.message.contains("unknown field `titel`") && e.message.contains("`[[panel]]`"),
         "{}",
@@ -239,7 +239,7 @@ use = "typo"
 use = "deep"
 "#;
     let file = write(dir.path(), "d.toml", text);
-    let (d, files) = load(&file, 0, 1, &[], &[]);
+    let (d, files) = load(&file, Some(0), 1, &[], &[]);
     assert_eq!(files.len(), 3);
     let p = &d.panels;
     assert_eq!(p.len(), 6, "{p:#?}");
@@ -312,7 +312,7 @@ fn the_committed_schema_is_current_and_every_example_follows_it() {
         // A dashboard (not a library of components) reads without an error in any panel.
         if f.parent() == Some(examples().as_path()) {
             let applied = perfscape_server::dashboard::load::derives(f).unwrap();
-            let (d, _) = load(f, 0, 1, &applied, &[]);
+            let (d, _) = load(f, Some(0), 1, &applied, &[]);
             assert!(d.error.is_none(), "{}: {:?}", f.display(), d.error);
             assert!(!d.panels.is_empty());
             for p in &d.panels {
@@ -343,7 +343,7 @@ fn an_edit_of_the_file_or_an_include_is_noticed() {
         "d.toml",
         "include = [\"lib.toml\"]\n[[panel]]\nuse = \"c\"\ntitle = \"one\"\n",
     );
-    let boards = Dashboards::new(vec![file.clone()], Vec::new(), Vec::new());
+    let boards = Dashboards::new(vec![file.clone()], None, Vec::new(), Vec::new());
     let (tx, rx) = std::sync::mpsc::channel();
     boards.watch(move |i, r| tx.send((i, r)).unwrap()).unwrap();
     let first: Dashboard = boards.get(0).unwrap();
@@ -364,7 +364,7 @@ fn an_edit_of_the_file_or_an_include_is_noticed() {
     .unwrap();
     std::fs::rename(&tmp, &file).unwrap();
     let (i, r) = wait("the rename");
-    assert!(i == 0 && r > 1);
+    assert!(i == Some(0) && r > 1);
     let second = boards.get(0).unwrap();
     assert_eq!(second.panels[0].title, "two");
     assert!(second.revision > first.revision);
@@ -418,7 +418,7 @@ fn the_readme_example_reads_without_an_error() {
     // Its derived metric as `serve` adds it when it starts.
     let applied = perfscape_server::dashboard::load::derives(&file).unwrap();
     assert_eq!(applied, ["Off CPU = TIME - CPU_TIME"]);
-    let (d, _) = load(&file, 0, 1, &applied, &[]);
+    let (d, _) = load(&file, Some(0), 1, &applied, &[]);
     assert_eq!((d.title.as_str(), d.error.as_ref()), ("MPI breakdown", None));
     let titles: Vec<&str> = d.panels.iter().map(|p| p.title.as_str()).collect();
     assert_eq!(
@@ -439,10 +439,10 @@ fn derived_metrics_of_a_file_are_read_and_a_new_one_is_reported() {
     let file = write(dir.path(), "d.toml", text);
     let all = perfscape_server::dashboard::load::derives(&file).unwrap();
     assert_eq!(all, ["CPU share = CPU_TIME / TIME", "Off = TIME - CPU_TIME"]);
-    let (d, _) = load(&file, 0, 1, &all, &[]);
+    let (d, _) = load(&file, Some(0), 1, &all, &[]);
     assert_eq!(d.panels.len(), 1);
     // The server started before the second was written.
-    let (d, _) = load(&file, 0, 1, &all[..1], &[]);
+    let (d, _) = load(&file, Some(0), 1, &all[..1], &[]);
     let (line, m) = error(&d.panels[0]);
     assert_eq!(line, 1);
     assert!(
@@ -455,7 +455,7 @@ fn derived_metrics_of_a_file_are_read_and_a_new_one_is_reported() {
         all[1].clone(),
         "derived metric `Off`: no metric `CPU_TIME`".to_string(),
     )];
-    let (d, _) = load(&file, 0, 1, &all[..1], &why);
+    let (d, _) = load(&file, Some(0), 1, &all[..1], &why);
     assert_eq!(
         error(&d.panels[0]).1,
         "not computed for this run: derived metric `Off`: no metric `CPU_TIME`"

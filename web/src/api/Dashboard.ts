@@ -7,9 +7,10 @@ import type { SpecError } from "./SpecError";
  */
 export type Dashboard = { 
 /**
- * Its place in `serve --dashboard` order, from 0.
+ * Its place in `serve --dashboard` order, from 0; `null` for the page's layout
+ * (`GET /api/layout`: the built-in views, or `serve --layout FILE`).
  */
-index: number, 
+index: number | null, 
 /**
  * Its title (the file's `title`, else its file name).
  */
@@ -26,6 +27,10 @@ revision: number,
  * Grid columns of the layout (1 to 4).
  */
 columns: number, 
+/**
+ * The columns' relative widths (`columns` of them), or empty for equal widths.
+ */
+widths: Array<number>, 
 /**
  * Its panels, in order.
  */

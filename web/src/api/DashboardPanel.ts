@@ -90,6 +90,18 @@ span: number,
  */
 height: number, 
 /**
+ * Height in percent of the window's height, in place of `height` (`null`: `height`).
+ */
+height_vh: number | null, 
+/**
+ * Left out when its built-in view has nothing to show for the run.
+ */
+optional: boolean, 
+/**
+ * Spans the rest of its row (at least `span` columns).
+ */
+fill: boolean, 
+/**
  * Where the panel is defined (file and line), for its error and its tooltip.
  */
 source: string, 

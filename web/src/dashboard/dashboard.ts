@@ -1,9 +1,10 @@
-// A dashboard file served with `perfscape serve RUN --dashboard FILE` (GET /api/dashboard/{i}):
-// its grid of panels (`columns` equal columns, each panel spanning `span` of them, `height`
-// pixels high), each an SQL panel (./sqlpanel.ts) or a built-in view (the same classes as the
-// page's panels), and its reload: when the file changes, the server says so on the WebSocket
-// and the grid is drawn again in place; panels whose definition did not change keep their view
-// (a live trend keeps growing), the others are made anew.
+// A dashboard file served with `perfscape serve RUN --dashboard FILE` (GET /api/dashboard/{i}),
+// or the page's own layout (GET /api/layout: the built-in dashboard file, or `--layout FILE`):
+// its grid of panels (`columns` columns of relative `widths`, each panel spanning `span` of
+// them, `height` pixels or `height_vh` percent of the window high), each an SQL panel
+// (./sqlpanel.ts) or a built-in view, and its reload: when the file changes, the server says so
+// on the WebSocket and the grid is drawn again in place; panels whose definition did not change
+// keep their view (a live trend keeps growing), the others are made anew.
 
 import type { Dashboard } from '../api/Dashboard';
 import type { DashboardPanel } from '../api/DashboardPanel';
@@ -44,12 +45,25 @@ export function panelIds(d: Dashboard): string[] {
   });
 }
 
-/** A dashboard's event on the WebSocket (`{"event":"dashboard","index":N,"revision":R}`),
- * or null for any other event. */
-export function dashboardEvent(ev: unknown): { index: number; revision: number } | null {
+/** A dashboard's event on the WebSocket (`{"event":"dashboard","index":N,"revision":R}`,
+ * index null for the layout file), or null for any other event. */
+export function dashboardEvent(ev: unknown): { index: number | null; revision: number } | null {
   const e = ev as { event?: unknown; index?: unknown; revision?: unknown } | null;
-  if (!e || e.event !== 'dashboard' || typeof e.index !== 'number') return null;
+  if (!e || e.event !== 'dashboard' || (typeof e.index !== 'number' && e.index !== null)) return null;
   return { index: e.index, revision: typeof e.revision === 'number' ? e.revision : -1 };
+}
+
+/** The grid column spans of panels of `spans` (each at most `columns`) placed in order, left
+ * to right: a panel with `fill` spans the rest of its row. */
+export function placeSpans(items: readonly { span: number; fill: boolean }[], columns: number): number[] {
+  let col = 0;
+  return items.map(({ span, fill }) => {
+    let n = Math.max(1, Math.min(columns, span));
+    if (col + n > columns) col = 0;
+    if (fill) n = columns - col;
+    col = (col + n) % columns;
+    return n;
+  });
 }
 
 /** One panel of the grid: its id (`focus`, `#panel-<id>`), what defines it, its element and
@@ -63,7 +77,8 @@ interface Entry {
 
 const ALL = (): Set<Key> => new Set(Object.keys(FIELDS) as Key[]);
 
-/** A dashboard drawn in the page (in place of the built-in views). */
+/** A dashboard drawn in the page: a served dashboard (`index` its place), or the page's layout
+ * (`index` null). */
 export class Board {
   /** The grid element (`main.dash`), put in the page by the caller. */
   readonly grid: HTMLElement;
@@ -77,7 +92,8 @@ export class Board {
   private disposed = false;
 
   constructor(
-    readonly index: number,
+    /** Its place among the served dashboards; null for the page's layout. */
+    readonly index: number | null,
     private readonly ctx: Context,
     /** The page's views by panel id: the board's own are added and removed here. */
     private readonly views: Map<string, View>,
@@ -87,13 +103,16 @@ export class Board {
     private readonly shown: (ids: string[]) => void,
   ) {
     this.grid = document.createElement('main');
-    this.grid.className = 'dash';
-    this.grid.dataset.dashboard = String(index);
+    this.grid.className = index === null ? 'dash layout' : 'dash';
+    this.grid.dataset.dashboard = String(index ?? 'layout');
     this.bar = document.createElement('div');
     this.bar.className = 'dash-bar';
-    this.grid.appendChild(this.bar);
-    const info = ctx.run.dashboards[index];
-    this.head(info?.title ?? `dashboard ${index}`, info?.path ?? '', null);
+    // The page's layout has no bar of its own (the header names the run).
+    if (index !== null) {
+      this.grid.appendChild(this.bar);
+      const info = ctx.run.dashboards[index];
+      this.head(info?.title ?? `dashboard ${index}`, info?.path ?? '', null);
+    }
   }
 
   /** Fetches the dashboard and draws it (again); a newer call supersedes an older one. `got`:
@@ -104,7 +123,7 @@ export class Board {
     this.ctl = ctl;
     let d: Dashboard;
     try {
-      d = got ?? (await api.dashboard(this.index, ctl.signal));
+      d = got ?? (await (this.index === null ? api.layout(ctl.signal) : api.dashboard(this.index, ctl.signal)));
     } catch (e) {
       if (ctl.signal.aborted || this.disposed) return;
       console.error(e);
@@ -143,13 +162,18 @@ export class Board {
     this.revision = d.revision;
     this.draws++;
     this.grid.dataset.revision = String(d.revision);
-    this.grid.style.setProperty('--cols', String(Math.max(1, Math.min(4, d.columns))));
+    const columns = Math.max(1, Math.min(4, d.columns));
+    this.grid.style.setProperty('--cols', String(columns));
+    const widths = d.widths.length === columns ? d.widths : Array<number>(columns).fill(1);
+    this.grid.style.gridTemplateColumns = widths.map((w) => `minmax(0, ${w}fr)`).join(' ');
     this.head(d.title, d.path, d.revision);
-    // The header's choice of dashboards shows the title as it is now.
-    const opt = document.querySelector<HTMLOptionElement>(`select[data-key="dashboard"] option[value="${d.index}"]`);
-    if (opt) opt.textContent = d.title;
-    const info = this.ctx.run.dashboards[d.index];
-    if (info) Object.assign(info, { title: d.title, revision: d.revision });
+    if (this.index !== null) {
+      // The header's choice of dashboards shows the title as it is now.
+      const opt = document.querySelector<HTMLOptionElement>(`select[data-key="dashboard"] option[value="${this.index}"]`);
+      if (opt) opt.textContent = d.title;
+      const info = this.ctx.run.dashboards[this.index];
+      if (info) Object.assign(info, { title: d.title, revision: d.revision });
+    }
     this.grid.querySelector('.dash-error')?.remove();
     if (d.error) {
       this.clear();
@@ -158,10 +182,17 @@ export class Board {
       return;
     }
     const ids = panelIds(d);
-    const wanted = d.panels.map((p, i) => {
-      const { index: _index, ...def } = p;
-      return { p, id: ids[i], key: `${ids[i]} ${d.columns} ${JSON.stringify(def)}` };
-    });
+    // An optional built-in view with nothing to show for this run is left out.
+    const wanted = d.panels
+      .map((p, i) => {
+        const { index: _index, ...def } = p;
+        return { p, id: ids[i], key: `${ids[i]} ${d.columns} ${JSON.stringify(def)}` };
+      })
+      .filter(({ p }) => !(p.optional && !p.error && !this.hasData(p.view)));
+    const spans = placeSpans(
+      wanted.map(({ p }) => ({ span: p.span, fill: p.fill })),
+      columns,
+    );
     const keys = new Set(wanted.map((w) => w.key));
     const old = new Map<string, Entry>();
     for (const e of this.entries) {
@@ -176,13 +207,20 @@ export class Board {
       made.push(e);
       return e;
     });
-    for (const e of this.entries) {
+    this.entries.forEach((e, i) => {
+      e.section.style.setProperty('--span', String(spans[i]));
       this.grid.appendChild(e.section);
       if (e.view) this.views.set(e.id, e.view);
-    }
+    });
     this.shown(this.entries.map((e) => e.id));
     const s = store.get();
     await Promise.all(made.map((e) => (e.view ? Promise.resolve(e.view.update(s, ALL())).catch((err) => console.error(err)) : undefined)));
+  }
+
+  /** True unless `view` names a built-in view with nothing to show for this run. */
+  private hasData(view: string | null): boolean {
+    const def = view ? this.defs.find((x) => x.id === view) : undefined;
+    return !def?.when || def.when(this.ctx);
   }
 
   /** Makes the panel of `p`: its error in its place, a built-in view, or an SQL panel. */
@@ -195,7 +233,7 @@ export class Board {
     const s = panel.section;
     s.classList.add('dash-panel');
     s.style.setProperty('--span', String(Math.max(1, Math.min(columns, p.span || 1))));
-    s.style.setProperty('--h', `${Math.max(80, p.height || 300)}px`);
+    s.style.setProperty('--h', p.height_vh ? `${p.height_vh}vh` : `${Math.max(80, p.height || 300)}px`);
     s.dataset.source = p.source;
     let view: View | null = null;
     const problem = (text: string) => {

@@ -19,6 +19,8 @@ struct RawFile {
     title: Option<String>,
     columns: Option<Spanned<u32>>,
     #[serde(default)]
+    widths: Option<Spanned<Vec<f64>>>,
+    #[serde(default)]
     include: Vec<Spanned<String>>,
     #[serde(default)]
     derive: Vec<Spanned<String>>,
@@ -122,15 +124,51 @@ pub fn derives(path: &Path) -> Result<Vec<String>, SpecError> {
     Ok(raw.derive.into_iter().map(Spanned::into_inner).collect())
 }
 
-/// The dashboard file at `path` read now, as `GET /api/dashboard/{index}` answers it, and every
-/// file it read (itself and its includes). Never fails: what is wrong is in the answer.
+/// The page's built-in layout, a dashboard file shipped in the binary: every built-in view is a
+/// panel of it (`GET /api/layout` when `serve --layout FILE` does not replace it).
+pub const BUILTIN_LAYOUT: &str = include_str!("builtin.toml");
+
+/// The name the built-in layout's errors and panels give as their file.
+pub const BUILTIN_NAME: &str = "(built-in) dashboard/builtin.toml";
+
+/// The built-in layout ([`BUILTIN_LAYOUT`]) read as `GET /api/layout` answers it (index
+/// `null`, revision 1).
+pub fn builtin() -> Dashboard {
+    let mut dashboard = empty(None, BUILTIN_NAME.into(), "Built-in views".into(), 1);
+    let mut reader = Reader::default();
+    match reader.parse(BUILTIN_NAME.into(), BUILTIN_LAYOUT.into()) {
+        Ok(raw) => {
+            finish(reader, raw, &mut dashboard, None, &[], &[]);
+        }
+        Err(e) => dashboard.error = Some(e),
+    }
+    dashboard
+}
+
+/// A dashboard with nothing read yet.
+fn empty(index: Option<u32>, path: String, title: String, revision: u64) -> Dashboard {
+    Dashboard {
+        index,
+        title,
+        path,
+        revision,
+        columns: 2,
+        widths: Vec::new(),
+        panels: Vec::new(),
+        error: None,
+    }
+}
+
+/// The dashboard file at `path` read now, as `GET /api/dashboard/{index}` answers it (and
+/// `GET /api/layout`, index `None`, for `serve --layout FILE`), and every file it read (itself
+/// and its includes). Never fails: what is wrong is in the answer.
 ///
 /// `applied`: the derived metrics of the served run; one the file declares that is not among
 /// them is a panel of its own saying why: its reason in `underived` (it does not fit the run),
 /// else it was added since the server started.
 pub fn load(
     path: &Path,
-    index: u32,
+    index: Option<u32>,
     revision: u64,
     applied: &[String],
     underived: &[(String, String)],
@@ -139,15 +177,7 @@ pub fn load(
     let fallback_title = path
         .file_stem()
         .map_or(file.clone(), |s| s.to_string_lossy().into_owned());
-    let mut dashboard = Dashboard {
-        index,
-        title: fallback_title,
-        path: file.clone(),
-        revision,
-        columns: 2,
-        panels: Vec::new(),
-        error: None,
-    };
+    let mut dashboard = empty(index, file.clone(), fallback_title, revision);
     let root = path
         .parent()
         .filter(|p| !p.as_os_str().is_empty())
@@ -165,13 +195,29 @@ pub fn load(
         ..Default::default()
     };
     reader.files.push(path.to_path_buf());
-    let raw = match reader.read(path, file) {
-        Ok(r) => r,
+    match reader.read(path, file) {
+        Ok(raw) => {
+            let files = finish(reader, raw, &mut dashboard, Some(path), applied, underived);
+            (dashboard, files)
+        }
         Err(e) => {
             dashboard.error = Some(e);
-            return (dashboard, reader.files);
+            (dashboard, reader.files)
         }
-    };
+    }
+}
+
+/// Fills `dashboard` from its file `raw` (source 0 of `reader`): its layout, components,
+/// includes (relative to `path`; none without one), derived metrics and panels. Returns the
+/// files read.
+fn finish(
+    mut reader: Reader,
+    raw: RawFile,
+    dashboard: &mut Dashboard,
+    path: Option<&Path>,
+    applied: &[String],
+    underived: &[(String, String)],
+) -> Vec<PathBuf> {
     if let Some(t) = raw.title {
         dashboard.title = t;
     }
@@ -182,12 +228,39 @@ pub fn load(
                 format!("`columns` is {}: expected 1 to 4", c.get_ref()),
             );
             dashboard.error = Some(e);
-            return (dashboard, reader.files);
+            return reader.files;
         }
         dashboard.columns = *c.get_ref();
     }
+    if let Some(w) = &raw.widths {
+        let bad = if w.get_ref().len() != dashboard.columns as usize {
+            Some(format!(
+                "`widths` has {} values: expected one per column ({})",
+                w.get_ref().len(),
+                dashboard.columns
+            ))
+        } else {
+            w.get_ref()
+                .iter()
+                .find(|x| !(x.is_finite() && **x > 0.0 && **x <= 100.0))
+                .map(|x| format!("`widths` has {x}: expected relative widths above 0 and at most 100"))
+        };
+        if let Some(message) = bad {
+            dashboard.error = Some(reader.sources[0].error(w.span().start, message));
+            return reader.files;
+        }
+        dashboard.widths = w.get_ref().clone();
+    }
     reader.components(0, raw.component);
-    reader.includes(0, &raw.include, path, 1);
+    match path {
+        Some(path) => reader.includes(0, &raw.include, path, 1),
+        None => {
+            if let Some(inc) = raw.include.first() {
+                let e = reader.sources[0].error(inc.span().start, "the built-in layout includes no file");
+                reader.errors.push(e);
+            }
+        }
+    }
     for d in &raw.derive {
         let same = |a: &str| a.trim() == d.get_ref().trim();
         if !applied.iter().any(|a| same(a)) {
@@ -217,7 +290,7 @@ pub fn load(
         }
     }
     dashboard.panels = panels;
-    (dashboard, reader.files)
+    reader.files
 }
 
 impl Reader {
@@ -229,13 +302,18 @@ impl Reader {
             column: 0,
             message: format!("cannot read the dashboard file: {e}"),
         })?;
+        self.parse(file, text)
+    }
+
+    /// Parses the text of file `file`; its source is kept (index `self.sources.len()` before).
+    fn parse(&mut self, file: String, text: String) -> Result<RawFile, SpecError> {
         self.sources.push(Source { file, text });
         let source = self.sources.last().unwrap_or_else(|| unreachable!());
         toml::from_str::<RawFile>(&source.text).map_err(|e| {
             let offset = e.span().map_or(0, |s| s.start);
             let message = e.message().trim().to_string();
             let message = if message.contains("unknown field") {
-                format!("{message} (a dashboard file has `title`, `columns`, `include`, `[[panel]]` and `[component.NAME]`)")
+                format!("{message} (a dashboard file has `title`, `columns`, `widths`, `include`, `derive`, `[[panel]]` and `[component.NAME]`)")
             } else {
                 message
             };

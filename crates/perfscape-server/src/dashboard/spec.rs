@@ -195,6 +195,18 @@ pub struct PanelSpec {
     pub span: Option<u32>,
     /// Height in pixels (120 to 2000; default 300).
     pub height: Option<u32>,
+    /// Height in percent of the window's height (10 to 100), instead of `height`: the panel
+    /// grows and shrinks with the window.
+    pub height_vh: Option<u32>,
+    /// A built-in `view` with nothing to show for the run (`compare` without compared runs,
+    /// `scaling` without a scaling study, `timeline` without a trace, `trend` and `kiviat`
+    /// without samples) is left out, instead of saying so in its place.
+    #[serde(default)]
+    pub optional: bool,
+    /// The panel spans the rest of its row (at least `span` columns): it takes the place of an
+    /// `optional` panel left out before it.
+    #[serde(default)]
+    pub fill: bool,
     /// In a panel: the name of a component to make it from (its fields, then this panel's).
     #[serde(rename = "use")]
     pub use_: Option<String>,
@@ -217,6 +229,10 @@ pub struct DashboardFile {
     pub title: Option<String>,
     /// Grid columns (1 to 4; default 2).
     pub columns: Option<u32>,
+    /// The columns' relative widths, one per column (each above 0 and at most 100; default
+    /// equal widths), e.g. `[1.25, 1.45, 0.7]`.
+    #[serde(default)]
+    pub widths: Vec<f64>,
     /// Files defining components, relative to this file and inside its directory.
     #[serde(default)]
     pub include: Vec<String>,
@@ -295,6 +311,12 @@ pub struct DashboardPanel {
     pub span: u32,
     /// Height in pixels.
     pub height: u32,
+    /// Height in percent of the window's height, in place of `height` (`null`: `height`).
+    pub height_vh: Option<u32>,
+    /// Left out when its built-in view has nothing to show for the run.
+    pub optional: bool,
+    /// Spans the rest of its row (at least `span` columns).
+    pub fill: bool,
     /// Where the panel is defined (file and line), for its error and its tooltip.
     pub source: String,
     /// What is wrong with this panel (`null` when nothing is): the page shows it in the panel's
@@ -326,6 +348,9 @@ impl DashboardPanel {
             select: BTreeMap::new(),
             span: 1,
             height: 300,
+            height_vh: None,
+            optional: false,
+            fill: false,
             source,
             error: Some(error),
         }
@@ -388,6 +413,16 @@ impl DashboardPanel {
         if !(120..=2000).contains(&height) {
             return Err(format!("`height` is {height}: expected 120 to 2000 pixels"));
         }
+        if let Some(vh) = spec.height_vh
+            && !(10..=100).contains(&vh)
+        {
+            return Err(format!(
+                "`height_vh` is {vh}: expected 10 to 100 (percent of the window's height)"
+            ));
+        }
+        if spec.optional && spec.view.is_none() {
+            return Err("`optional` is for a built-in `view` (left out when it has nothing to show)".into());
+        }
         if let Some(b) = spec.bins
             && !(1..=1000).contains(&b)
         {
@@ -413,6 +448,9 @@ impl DashboardPanel {
             select: spec.select,
             span,
             height,
+            height_vh: spec.height_vh,
+            optional: spec.optional,
+            fill: spec.fill,
             source,
             error: None,
         })
@@ -423,8 +461,9 @@ impl DashboardPanel {
 #[derive(Debug, Clone, PartialEq, Serialize, TS)]
 #[ts(export)]
 pub struct Dashboard {
-    /// Its place in `serve --dashboard` order, from 0.
-    pub index: u32,
+    /// Its place in `serve --dashboard` order, from 0; `null` for the page's layout
+    /// (`GET /api/layout`: the built-in views, or `serve --layout FILE`).
+    pub index: Option<u32>,
     /// Its title (the file's `title`, else its file name).
     pub title: String,
     /// The file.
@@ -434,6 +473,8 @@ pub struct Dashboard {
     pub revision: u64,
     /// Grid columns of the layout (1 to 4).
     pub columns: u32,
+    /// The columns' relative widths (`columns` of them), or empty for equal widths.
+    pub widths: Vec<f64>,
     /// Its panels, in order.
     pub panels: Vec<DashboardPanel>,
     /// What is wrong with the file as a whole (it cannot be read or parsed): `null` when its

@@ -38,6 +38,8 @@ pub fn failed(path: &str, error: &str) -> RunInfo {
         scaling: false,
         store: None,
         dashboards: Vec::new(),
+        layout: None,
+        filter: None,
     }
 }
 
