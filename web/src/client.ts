@@ -204,6 +204,6 @@ export const api = {
   /** `GET /api/layout`: the page's own layout, a dashboard (the built-in one, or `--layout FILE`). */
   layout: (signal?: Signal) => get<Dashboard>('layout', {}, signal),
   /** `POST /api/sql`: one read-only query over the served runs (or store), its placeholders
-   * (`$event`, `$thread`, `$sample`, `$metric`) bound to `params`. */
+   * (`$event`, `$thread`, `$sample`, `$metric`, `$run`) bound to `params`. */
   sql: (request: SqlRequest, signal?: Signal) => post<SqlAnswer, SqlRequest>('sql', request, signal),
 };

@@ -1,9 +1,12 @@
 // Browser test of runs side by side (`perfscape serve A B C`): the compare panel's table of
 // B − A per event (sorted, added events marked), the diverging per-thread chart of the
 // selected event with a legend that gives values, the run picker, and the selection linked
-// with every other view. Run: `npm run test:browser`.
+// with every other view; a dashboard's `$run` follows the run picker. Run: `npm run
+// test:browser`.
 
 import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { after, before, describe, test } from 'node:test';
 import path from 'node:path';
 import { browser, drawn, open, option, selection, serve, shared } from './harness.mjs';
@@ -172,5 +175,40 @@ describe('the eight strong-scaling runs served together', () => {
     assert.ok((await drawn(page, '#panel-scaling')).colours > 10);
     await page.close();
     assert.deepEqual(errors, []);
+  });
+});
+
+describe('a dashboard panel follows the compared run ($run)', () => {
+  let server;
+  let br;
+  let dir;
+  before(async () => {
+    dir = mkdtempSync(path.join(tmpdir(), 'perfscape-run-'));
+    const file = path.join(dir, 'runs.toml');
+    writeFileSync(
+      file,
+      `[[panel]]\nview = "compare"\nspan = 2\nheight = 400\n\n[[panel]]\ntitle = "threads of B"\ncomponent = "table"\nsql = "SELECT COUNT(*) AS threads FROM threads WHERE run = $run"\n`,
+    );
+    server = await serve(profile, [compinst, path.join(ss, 'np8'), '--dashboard', file]);
+    br = await browser();
+  });
+  after(async () => {
+    await br?.close();
+    server?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  test('$run is the compare panel\'s B: its panel asks again when B changes', async () => {
+    const { page, errors } = await open(br, `${server.url}?dashboard=0`);
+    const count = () => page.textContent('#panel-dashb tbody tr td');
+    await page.waitForSelector('#panel-dashb tbody tr');
+    // The threads of each served run, from the server's own description of them.
+    const compared = await page.evaluate(() => fetch('/api/run').then((r) => r.json()).then((r) => r.compared.map((c) => c.threads)));
+    assert.deepEqual(compared, [4, 8]);
+    assert.equal((await count()).trim(), String(compared[0]));
+    await page.evaluate(() => window.perfscape.store.set({ cmp: 2 }));
+    await page.waitForFunction((n) => document.querySelector('#panel-dashb tbody tr td')?.textContent.trim() === n, String(compared[1]));
+    assert.deepEqual(errors, []);
+    await page.close();
   });
 });

@@ -56,7 +56,9 @@ pub enum ReportError {
     Ask(String, String),
 }
 
-const PARAMS: [&str; 4] = ["event", "thread", "sample", "metric"];
+/// The placeholders of an SQL panel, in the order of [`sql_key`] (`PARAM_KEYS` in
+/// `web/src/placeholders.ts`).
+const PARAMS: [&str; 5] = ["event", "thread", "sample", "metric", "run"];
 
 /// True when `query` uses the placeholder `$name` (not as the start of a longer name), as the
 /// page decides (`web/src/dashboard/sqlpanel.ts`).
@@ -71,9 +73,9 @@ fn uses(query: &str, name: &str) -> bool {
 }
 
 /// The key of an SQL answer: `sql`, the query, then for `$event`, `$thread`, `$sample`,
-/// `$metric` in that order a line with the value bound (JSON) when the query uses it, else an
-/// empty line (`sqlKey` in `web/src/report.ts`).
-pub fn sql_key(query: &str, values: &[serde_json::Value; 4]) -> String {
+/// `$metric`, `$run` in that order a line with the value bound (JSON) when the query uses it,
+/// else an empty line (`sqlKey` in `web/src/report.ts`).
+pub fn sql_key(query: &str, values: &[serde_json::Value; 5]) -> String {
     let mut key = format!("sql\n{query}\n");
     for (name, v) in PARAMS.iter().zip(values) {
         if uses(query, name) {
@@ -82,6 +84,25 @@ pub fn sql_key(query: &str, values: &[serde_json::Value; 4]) -> String {
         key.push('\n');
     }
     key
+}
+
+/// Every choice of one value per placeholder from `domains` (one list per [`PARAMS`] entry,
+/// none empty), the last placeholder varying fastest.
+fn selections(domains: &[Vec<serde_json::Value>]) -> Vec<[serde_json::Value; 5]> {
+    let mut out = vec![std::array::from_fn(|_| serde_json::Value::Null)];
+    for (i, domain) in domains.iter().enumerate().take(PARAMS.len()) {
+        out = out
+            .into_iter()
+            .flat_map(|partial: [serde_json::Value; 5]| {
+                domain.iter().map(move |v| {
+                    let mut next = partial.clone();
+                    next[i] = v.clone();
+                    next
+                })
+            })
+            .collect();
+    }
+    out
 }
 
 async fn ask(app: &axum::Router, req: Request<Body>, what: &str) -> Result<Recorded, ReportError> {
@@ -153,6 +174,8 @@ pub async fn record(
         thread_count + 1,
         run.samples as usize + 1,
         run.metrics,
+        // `$run`: a report holds one run (the page binds null).
+        1,
     ];
     if run.samples > 0 {
         for e in &events {
@@ -192,6 +215,7 @@ pub async fn record(
                     .chain((0..run.samples.min(200)).map(json))
                     .collect(),
                 (0..metrics as u32).map(json).collect(),
+                vec![serde_json::Value::Null],
             ];
             let mut full = 1usize;
             for (i, name) in PARAMS.iter().enumerate() {
@@ -202,7 +226,7 @@ pub async fn record(
                 }
             }
             while domains.iter().map(Vec::len).product::<usize>() > MAX_ANSWERS_PER_PANEL {
-                let widest = (0..4).max_by_key(|&i| domains[i].len()).unwrap_or(0);
+                let widest = (0..domains.len()).max_by_key(|&i| domains[i].len()).unwrap_or(0);
                 let keep = domains[widest].len() / 2;
                 domains[widest].truncate(keep.max(1));
             }
@@ -213,27 +237,21 @@ pub async fn record(
                     p.title
                 ));
             }
-            for a in &domains[0] {
-                for b in &domains[1] {
-                    for c in &domains[2] {
-                        for m in &domains[3] {
-                            let values = [a.clone(), b.clone(), c.clone(), m.clone()];
-                            let body = serde_json::json!({
-                                "query": query,
-                                "over": p.over,
-                                "params": { "event": a, "thread": b, "sample": c, "metric": m },
-                            });
-                            let req = Request::builder()
-                                .method("POST")
-                                .uri("/api/sql")
-                                .header("host", "localhost")
-                                .header("content-type", "application/json")
-                                .body(Body::from(body.to_string()))
-                                .map_err(|e| ReportError::Ask("sql".into(), e.to_string()))?;
-                            answers.insert(sql_key(query, &values), ask(app, req, "sql").await?);
-                        }
-                    }
-                }
+            for values in selections(&domains) {
+                let params: serde_json::Map<String, serde_json::Value> = PARAMS
+                    .iter()
+                    .map(|n| n.to_string())
+                    .zip(values.iter().cloned())
+                    .collect();
+                let body = serde_json::json!({ "query": query, "over": p.over, "params": params });
+                let req = Request::builder()
+                    .method("POST")
+                    .uri("/api/sql")
+                    .header("host", "localhost")
+                    .header("content-type", "application/json")
+                    .body(Body::from(body.to_string()))
+                    .map_err(|e| ReportError::Ask("sql".into(), e.to_string()))?;
+                answers.insert(sql_key(query, &values), ask(app, req, "sql").await?);
             }
         }
     }
@@ -318,10 +336,24 @@ mod tests {
             serde_json::json!("1.0.0"),
             serde_json::Value::Null,
             serde_json::json!(0),
+            serde_json::json!(1),
         ];
         assert_eq!(
             sql_key("SELECT $event, $metric", &v),
-            "sql\nSELECT $event, $metric\n3\n\n\n0\n"
+            "sql\nSELECT $event, $metric\n3\n\n\n0\n\n"
         );
+        assert_eq!(sql_key("SELECT $run", &v), "sql\nSELECT $run\n\n\n\n\n1\n");
+    }
+
+    #[test]
+    fn every_selection_of_the_domains_is_asked_once() {
+        let d = |xs: &[i64]| xs.iter().map(|&x| serde_json::json!(x)).collect::<Vec<_>>();
+        let all = selections(&[d(&[1, 2]), d(&[3]), d(&[4, 5, 6]), d(&[7]), d(&[8])]);
+        assert_eq!(all.len(), 6);
+        let keys: std::collections::BTreeSet<String> =
+            all.iter().map(|v| serde_json::to_string(v).unwrap()).collect();
+        assert_eq!(keys.len(), 6);
+        assert_eq!(serde_json::to_string(&all[0]).unwrap(), "[1,3,4,7,8]");
+        assert_eq!(serde_json::to_string(&all[5]).unwrap(), "[2,3,6,7,8]");
     }
 }

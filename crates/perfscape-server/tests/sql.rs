@@ -224,3 +224,39 @@ async fn placeholders_are_bound_to_the_selection() {
     assert_ne!(s, StatusCode::OK);
     assert!(v["error"].as_str().unwrap().contains("$nothing"), "{v}");
 }
+
+#[tokio::test]
+async fn run_is_bound_to_the_compared_run() {
+    // Served as `serve example np8 example`: run 1 has 8 threads, run 2 has 64.
+    let np8 = perfscape_formats::open(
+        &common::corpus().join("tau-real/mpi-stencil-np8-snapshot"),
+        &perfscape_formats::OpenOptions::default(),
+    )
+    .unwrap();
+    let state = perfscape_server::AppState::with_compared(
+        "example",
+        Ok(example()),
+        vec![
+            perfscape_server::ComparedRun::new("np8", Ok(np8)),
+            perfscape_server::ComparedRun::new("example", Ok(example())),
+        ],
+        StateOptions::default(),
+    );
+    let app = router(state);
+    let count = |run: serde_json::Value| {
+        serde_json::json!({
+            "query": "SELECT COUNT(*) AS n FROM threads WHERE run = $run",
+            "params": { "run": run },
+        })
+        .to_string()
+    };
+    for (run, threads) in [
+        (serde_json::json!(1), 8),
+        (serde_json::json!(2), 64),
+        (serde_json::Value::Null, 0),
+    ] {
+        let (s, v) = post(&app, &count(run.clone()), &[]).await;
+        assert_eq!(s, StatusCode::OK, "{v}");
+        assert_eq!(v["rows"], serde_json::json!([[threads]]), "$run = {run}");
+    }
+}

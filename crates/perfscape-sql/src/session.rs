@@ -155,7 +155,7 @@ impl SqlSession {
     /// [`SqlSession::query`] with values for the query's named placeholders: `("event",
     /// Some(3))` binds `$event` to 3 (an unsigned 32-bit integer), `None` to NULL. A
     /// placeholder without a value is a [`SqlError::Query`] naming it. Used for the page's
-    /// selection in dashboard panels (`$event`, `$thread`, `$sample`, `$metric`).
+    /// selection in dashboard panels (`$event`, `$thread`, `$sample`, `$metric`, `$run`).
     ///
     /// # Errors
     /// As [`SqlSession::query`].

@@ -24,7 +24,7 @@ title: string,
 view: string | null, 
 /**
  * The SQL query of an SQL panel (TABLES.md); its placeholders `$event`, `$thread`,
- * `$sample`, `$metric` are bound to the selection by `POST /api/sql`'s `params`.
+ * `$sample`, `$metric`, `$run` are bound to the selection by `POST /api/sql`'s `params`.
  */
 sql: string | null, 
 /**

@@ -2,8 +2,8 @@
 
 /**
  * Values of a query's placeholders, from the page's selection: `$event` (an event id, the
- * `event` column), `$thread` (a thread as `N.C.T`, bound as its `thread` number), `$sample`
- * and `$metric` (numbers). An absent or `null` value binds SQL NULL.
+ * `event` column), `$thread` (a thread as `N.C.T`, bound as its `thread` number), `$sample`,
+ * `$metric` and `$run` (numbers). An absent or `null` value binds SQL NULL.
  */
 export type SqlParams = { 
 /**
@@ -21,4 +21,9 @@ sample?: number | null,
 /**
  * `$metric`: a metric id.
  */
-metric?: number | null, };
+metric?: number | null, 
+/**
+ * `$run`: the run compared with run 0 (`serve A B C`: the compare panel's B, 1 for B, 2
+ * for C, as the `run` column numbers them); the page sends `null` when it serves one run.
+ */
+run?: number | null, };

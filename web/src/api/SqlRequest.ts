@@ -15,6 +15,6 @@ query: string,
  */
 over?: SqlOver, 
 /**
- * Values of the query's placeholders (`$event`, `$thread`, `$sample`, `$metric`).
+ * Values of the query's placeholders (`$event`, `$thread`, `$sample`, `$metric`, `$run`).
  */
 params?: SqlParams, };

@@ -1,10 +1,10 @@
 // An SQL panel of a dashboard: asks `POST /api/sql` for its query with the selection's values
 // of the placeholders it uses, and draws the rows with its component (./components.ts). It asks
-// again when a selection key its query uses changes (`$event`, `$thread`, `$sample`,
-// `$metric`) and when a live run gets new samples (`revision`). A click on a datum sets the
-// selection keys of its `select` from that row.
+// again when a selection key its query uses changes (`$event`, `$thread`, `$sample`, `$metric`,
+// `$run`: the compare panel's B) and when a live run gets new samples (`revision`). A click on
+// a datum sets the selection keys of its `select` from that row.
 
-import { PARAM_KEYS, type ParamKey, placeholders } from '../placeholders';
+import { KEY_OF, type ParamKey, SELECT_KEYS, type SelectKey, placeholders } from '../placeholders';
 import type * as echarts from 'echarts';
 import type { DashboardPanel } from '../api/DashboardPanel';
 import type { SqlParams } from '../api/SqlParams';
@@ -24,7 +24,7 @@ function where(p: DashboardPanel): string {
 /** A dashboard panel drawing the rows of an SQL query. */
 export class SqlView extends PanelView {
   private readonly uses: ParamKey[];
-  private readonly selects: [ParamKey, string][];
+  private readonly selects: [SelectKey, string][];
   private plot: echarts.ECharts | null = null;
   private host: HTMLDivElement | null = null;
   private note: HTMLDivElement;
@@ -40,7 +40,7 @@ export class SqlView extends PanelView {
   ) {
     super(panel);
     this.uses = placeholders(spec.sql ?? '');
-    this.selects = Object.entries(spec.select).filter((e): e is [ParamKey, string] => (PARAM_KEYS as readonly string[]).includes(e[0]) && typeof e[1] === 'string');
+    this.selects = Object.entries(spec.select).filter((e): e is [SelectKey, string] => (SELECT_KEYS as readonly string[]).includes(e[0]) && typeof e[1] === 'string');
     panel.section.title = `${spec.title}\n${where(spec)}`;
     this.info = document.createElement('span');
     this.info.className = 'sql-info';
@@ -68,13 +68,15 @@ export class SqlView extends PanelView {
   }
 
   async update(s: State, changed: Set<Key>): Promise<void> {
-    const ask = this.uses.some((k) => changed.has(k)) || changed.has('revision') || this.rows === null;
+    const ask = this.uses.some((k) => changed.has(KEY_OF[k])) || changed.has('revision') || this.rows === null;
     if (!ask) {
       // The selection moved: the table marks its rows again.
       if (this.host && this.rows && this.selects.some(([k]) => changed.has(k))) this.markSelected();
       return;
     }
-    const params: SqlParams = { event: s.event, thread: s.thread, sample: s.sample, metric: s.metric };
+    // `$run`: the compare panel's B, when the page serves runs side by side.
+    const run = this.ctx.run.compared.length > 0 ? s.cmp : null;
+    const params: SqlParams = { event: s.event, thread: s.thread, sample: s.sample, metric: s.metric, run };
     const spec = this.spec;
     const answer = await this.load((signal) =>
       api.sql({ query: spec.sql ?? '', over: spec.over ?? undefined, params }, signal).catch((e: unknown) => {
@@ -138,7 +140,7 @@ export class SqlView extends PanelView {
   }
 
   /** The selection value of column `col` of row `row` for key `k` (null: not a valid one). */
-  private valueFor(k: ParamKey, row: number, col: string): State[ParamKey] | undefined {
+  private valueFor(k: SelectKey, row: number, col: string): State[SelectKey] | undefined {
     const rows = this.rows;
     if (!rows) return undefined;
     const i = rows.col(col, `select.${k}`);
@@ -153,7 +155,7 @@ export class SqlView extends PanelView {
     const f = FIELDS[k] as Field<unknown>;
     const env: Env = { run: this.ctx.run, panels: [] };
     if (out === undefined || !f.valid(out) || !f.fits(out, env)) return undefined;
-    return out as State[ParamKey];
+    return out as State[SelectKey];
   }
 
   /** Sets the selection from row `row` (the panel's `select`). */

@@ -155,7 +155,8 @@ pub struct PanelSpec {
     /// A built-in view to show (instead of `sql` and `component`).
     pub view: Option<View>,
     /// An SQL query over the tables (TABLES.md); `$event`, `$thread`, `$sample` and `$metric`
-    /// are the page's selection (NULL when nothing is selected).
+    /// are the page's selection (NULL when nothing is selected), `$run` the run compared with
+    /// run 0 (the compare panel's B; NULL when one run is served).
     pub sql: Option<String>,
     /// What the query reads: `runs` (default) or `store`.
     pub over: Option<Over>,
@@ -276,7 +277,7 @@ pub struct DashboardPanel {
     /// `null` for an SQL panel.
     pub view: Option<String>,
     /// The SQL query of an SQL panel (TABLES.md); its placeholders `$event`, `$thread`,
-    /// `$sample`, `$metric` are bound to the selection by `POST /api/sql`'s `params`.
+    /// `$sample`, `$metric`, `$run` are bound to the selection by `POST /api/sql`'s `params`.
     pub sql: Option<String>,
     /// What the query reads: the served runs (default) or the served store.
     pub over: Option<Over>,

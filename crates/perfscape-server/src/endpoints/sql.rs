@@ -36,15 +36,15 @@ pub struct SqlRequest {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub over: Option<SqlOver>,
-    /// Values of the query's placeholders (`$event`, `$thread`, `$sample`, `$metric`).
+    /// Values of the query's placeholders (`$event`, `$thread`, `$sample`, `$metric`, `$run`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub params: Option<SqlParams>,
 }
 
 /// Values of a query's placeholders, from the page's selection: `$event` (an event id, the
-/// `event` column), `$thread` (a thread as `N.C.T`, bound as its `thread` number), `$sample`
-/// and `$metric` (numbers). An absent or `null` value binds SQL NULL.
+/// `event` column), `$thread` (a thread as `N.C.T`, bound as its `thread` number), `$sample`,
+/// `$metric` and `$run` (numbers). An absent or `null` value binds SQL NULL.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, TS)]
 #[serde(deny_unknown_fields)]
 #[ts(export)]
@@ -65,14 +65,19 @@ pub struct SqlParams {
     #[serde(default)]
     #[ts(optional = nullable)]
     pub metric: Option<u32>,
+    /// `$run`: the run compared with run 0 (`serve A B C`: the compare panel's B, 1 for B, 2
+    /// for C, as the `run` column numbers them); the page sends `null` when it serves one run.
+    #[serde(default)]
+    #[ts(optional = nullable)]
+    pub run: Option<u32>,
 }
 
 impl SqlParams {
-    /// The bindings of the four placeholders; a thread is found in `profile` (its index).
+    /// The bindings of the five placeholders; a thread is found in `profile` (its index).
     ///
     /// # Errors
     /// 400 for a thread that is not `N.C.T` or not in the run.
-    fn bindings(&self, profile: Option<&Profile>) -> Result<[(&'static str, Option<u32>); 4], ApiError> {
+    fn bindings(&self, profile: Option<&Profile>) -> Result<[(&'static str, Option<u32>); 5], ApiError> {
         let thread = match &self.thread {
             None => None,
             Some(t) => {
@@ -90,6 +95,7 @@ impl SqlParams {
             ("thread", thread),
             ("sample", self.sample),
             ("metric", self.metric),
+            ("run", self.run),
         ])
     }
 }
