@@ -76,6 +76,8 @@ async function start(): Promise<void> {
     app.innerHTML = `<div class="fatal"><h1>perfscape</h1><p>The run <code>${esc(run.path)}</code> could not be loaded:</p><pre class="error">${esc(run.error ?? 'unknown error')}</pre></div>`;
     return;
   }
+  // The tab names the run (several tabs of perfscape are told apart).
+  document.title = `${run.path.split('/').filter(Boolean).pop() ?? run.path} · perfscape`;
   // A server from before dashboards: none.
   run.dashboards ??= [];
   run.layout ??= null;
@@ -173,6 +175,8 @@ async function start(): Promise<void> {
   // A handle for tests and debugging in the console.
   const handle = { store, ctx, charts, views, close, schema: describeSchema(), url: { fromUrl, toUrl }, board: () => board };
   (window as unknown as { perfscape: object }).perfscape = handle;
+  // Back and Forward step through the selections (HISTORY_KEYS in state.ts).
+  if (!REPORT) store.followHistory();
   const s = store.get();
   showSelection(s).catch((e) => console.error(e));
   await layout(s, prefetched);

@@ -57,13 +57,35 @@ export function fromShared(obj: unknown): Partial<State> {
   return out as Partial<State>;
 }
 
+/** Keys whose change is a step the browser's Back undoes: a new history entry (the other
+ * keys of the URL replace the current entry, so a zoom or a setting does not fill history). */
+export const HISTORY_KEYS: readonly Key[] = ['event', 'thread', 'metric', 'kind', 'sample', 'dashboard', 'focus'];
+
 /** The state store: one object, changed through `set`, mirrored in the URL. */
 export class Store {
   private state: State;
   private listeners: Listener[] = [];
+  /** True while Back/Forward restores a state (no new history entry for it). */
+  private restoring = false;
 
   constructor(search: string) {
     this.state = fromUrl(search);
+  }
+
+  /** Follows the browser's Back and Forward: the state of the URL gone to (its keys kept in
+   * the URL; the others stay as they are). */
+  followHistory(): void {
+    window.addEventListener('popstate', () => {
+      const s = fromUrl(window.location.search);
+      const patch: Record<string, unknown> = {};
+      for (const k of KEYS) if (FIELDS[k].url) patch[k] = s[k];
+      this.restoring = true;
+      try {
+        this.set(patch as Partial<State>);
+      } finally {
+        this.restoring = false;
+      }
+    });
   }
 
   /** The current state (do not modify it: use `set`). */
@@ -84,7 +106,7 @@ export class Store {
     }
     if (changed.size === 0) return;
     this.state = next as State;
-    if ([...changed].some((k) => FIELDS[k].url)) this.mirror();
+    if ([...changed].some((k) => FIELDS[k].url)) this.mirror(!this.restoring && HISTORY_KEYS.some((k) => changed.has(k)));
     for (const l of [...this.listeners]) l(this.state, changed);
   }
 
@@ -96,10 +118,13 @@ export class Store {
     this.mirror();
   }
 
-  /** Writes the state into the URL (keeping the access token). */
-  mirror(): void {
+  /** Writes the state into the URL (keeping the access token): a new history entry with
+   * `push` (when the URL changes), else in place of the current one. */
+  mirror(push = false): void {
     const token = new URLSearchParams(window.location.search).get('token');
-    window.history.replaceState(null, '', toUrl(this.state, token) || window.location.pathname);
+    const url = toUrl(this.state, token) || window.location.pathname;
+    if (push && new URL(url, window.location.href).href !== window.location.href) window.history.pushState(null, '', url);
+    else window.history.replaceState(null, '', url);
   }
 
   /** Calls `l` on every change; returns a function that stops it. */

@@ -1,7 +1,8 @@
 // Browser tests of the page state and the panel base: a superseded answer is never drawn, the
 // URL round-trips the selection and every panel's settings, every <select> offers exactly the
 // schema's values, a bad URL value falls back to its default without breaking the page, errors
-// show in their panel, shared sessions take only valid shared keys.
+// show in their panel, shared sessions take only valid shared keys, Back and Forward step
+// through the selections.
 // Run: `npm run test:browser` (needs the perfscape debug binary and Debian's chromium).
 
 import assert from 'node:assert/strict';
@@ -173,6 +174,37 @@ describe('state and panels on the 64-rank run', () => {
     assert.deepEqual(await selection(p3), before);
     assert.deepEqual(errors, []);
     await Promise.all([page.close(), p2.close(), p3.close()]);
+  });
+
+  test('Back and Forward step through the selections; the tab names the run', async () => {
+    const { page, errors } = await open(br, server.url);
+    assert.equal(await page.title(), 'mpi-stencil-np64-callpath-commmatrix · perfscape');
+    await page.waitForSelector('#panel-ranked tbody tr');
+    const first = (await selection(page)).event;
+    assert.equal(typeof first, 'number');
+    // Two clicks in the ranked table, each a step of history.
+    const rows = page.locator('#panel-ranked tbody tr');
+    await rows.nth(2).click();
+    await page.waitForFunction((e) => window.perfscape.store.get().event !== e, first);
+    const second = (await selection(page)).event;
+    await rows.nth(4).click();
+    await page.waitForFunction((e) => window.perfscape.store.get().event !== e, second);
+    const third = (await selection(page)).event;
+    assert.equal(new Set([first, second, third]).size, 3);
+    // A setting that is not a step (the heat map's colour scale) replaces the entry.
+    await page.evaluate(() => window.perfscape.store.set({ norm: 'global' }));
+    await page.goBack();
+    await page.waitForFunction((e) => window.perfscape.store.get().event === e, second);
+    assert.equal(new URL(page.url()).searchParams.get('event'), String(second));
+    await page.waitForFunction((e) => document.querySelector('#panel-ranked tr.selected')?.dataset.id === String(e), second);
+    await page.goBack();
+    await page.waitForFunction((e) => window.perfscape.store.get().event === e, first);
+    await page.goForward();
+    await page.waitForFunction((e) => window.perfscape.store.get().event === e, second);
+    // Still in the application, every view showing the restored selection.
+    assert.match(page.url(), /^http:\/\/(127\.0\.0\.1|localhost)/);
+    assert.deepEqual(errors, []);
+    await page.close();
   });
 
   test('a bad URL value falls back to its default without breaking the page', async () => {

@@ -185,6 +185,14 @@ pub fn run(args: &ServeArgs) -> anyhow::Result<ExitCode> {
             perfscape_sql::store::CATALOG
         );
     }
+    if (args.watch || args.replay)
+        && !(args.input.load.derive.is_empty() && args.input.load.filter.is_empty())
+    {
+        // Not silently ignored: a live run's samples are served as measured.
+        anyhow::bail!(
+            "--derive/--filter apply to a run read whole, not yet to the samples of a live run (--watch/--replay): serve the run without them, or serve the finished run with them"
+        );
+    }
     let with_layout: Vec<std::path::PathBuf> = args.dashboard.iter().chain(&args.layout).cloned().collect();
     let declared = dashboards::declared(&with_layout, &args.input.load.derive)?;
     let live_run = if args.watch || args.replay {

@@ -173,3 +173,20 @@ fn bad_definitions_say_what_and_where() {
     assert!(!o.status.success());
     assert!(stderr(&o).contains("pattern character"), "{}", stderr(&o));
 }
+
+#[test]
+fn a_live_run_refuses_derive_and_filter_rather_than_ignoring_them() {
+    let run = corpus().join("tau-real/mpi-stencil-np8-snapshot");
+    let r = run.to_str().unwrap();
+    for extra in [["--derive", "T2 = TIME * 2"], ["--filter", "!group=MPI"]] {
+        let mut args = vec!["serve", r, "--replay", "--no-open"];
+        args.extend(extra);
+        let o = perfscape(&args);
+        assert!(!o.status.success(), "{extra:?} was accepted");
+        assert!(
+            stderr(&o).contains("not yet to the samples of a live run"),
+            "{}",
+            stderr(&o)
+        );
+    }
+}
