@@ -109,10 +109,7 @@ async function start(): Promise<void> {
   // Values of the URL that do not fit this run go back to their defaults.
   store.fit(env);
   app.appendChild(header(ctx, env));
-  if (hasSamples(ctx)) {
-    document.body.classList.add('has-samples');
-    app.appendChild(sampleBar(ctx));
-  }
+  if (hasSamples(ctx)) app.appendChild(sampleBar(ctx));
 
   /** The dashboard shown: the page's layout (index null) or a served dashboard. */
   let board: Board | null = null;
