@@ -58,6 +58,10 @@ pub struct ProfileBuilder {
     /// (event, attribute name) -> index in `event_attributes`.
     attribute_index: HashMap<(EventId, String), usize>,
     event_attributes: Vec<(EventId, String, String)>,
+    /// The events of the last thread's timer rows, in row order: TAU files of one run list
+    /// their timers in the same order, so row `i` of the next thread is first compared with
+    /// this event's name (one string comparison instead of a hash lookup).
+    last_rows: Vec<EventId>,
 }
 
 impl ProfileBuilder {
@@ -84,6 +88,7 @@ impl ProfileBuilder {
             has_total: Vec::new(),
             attribute_index: HashMap::default(),
             event_attributes: Vec::new(),
+            last_rows: Vec::new(),
         }
     }
 
@@ -274,16 +279,7 @@ impl ProfileBuilder {
             });
         }
         let n_events = self.events.len();
-        let unknown = data
-            .declared_ids()
-            .iter()
-            .copied()
-            .chain(data.timer_rows().filter_map(|r| match r.0 {
-                RowEvent::Id(e) => Some(e),
-                RowEvent::Name(..) => None,
-            }))
-            .find(|e| e.index() >= n_events);
-        if let Some(e) = unknown {
+        if let Some(e) = data.largest_event_id().filter(|e| e.index() >= n_events) {
             return Err(BuildError::UnknownEvent { event: e.0 });
         }
         let t = ThreadIndex::from(self.threads.len());
@@ -299,11 +295,24 @@ impl ProfileBuilder {
         for (name, groups) in data.declared_rows() {
             self.intern_event(name, groups);
         }
-        for (row, calls, subcalls, exclusive, inclusive) in data.timer_rows() {
+        let last_rows = std::mem::take(&mut self.last_rows);
+        let mut rows = Vec::with_capacity(data.timer_count());
+        for (i, (row, calls, subcalls, exclusive, inclusive)) in data.timer_rows().enumerate() {
             let e = match row {
-                RowEvent::Name(name, groups) => self.intern_event(name, groups),
+                RowEvent::Name(name, groups) => match last_rows.get(i) {
+                    // The event `intern_event` would find: not linked yet, keyed by its whole name.
+                    Some(&c)
+                        if self.events[c.index()].parent.is_none()
+                            && self.events[c.index()].frame == name =>
+                    {
+                        self.add_groups(c, groups);
+                        c
+                    }
+                    _ => self.intern_event(name, groups),
+                },
                 RowEvent::Id(e) => e,
             };
+            rows.push(e);
             let col = &mut self.interval[e.index()];
             if col.threads.last() == Some(&t) {
                 // Row-major: the thread's row is the last `2 + 2M` values.
@@ -332,6 +341,7 @@ impl ProfileBuilder {
                 }
             }
         }
+        self.last_rows = rows;
         for (name, [count, max, min, mean, sum_squares]) in data.atomic_rows() {
             let a = self.intern_atomic(name);
             let col = &mut self.atomic[a.index()];
@@ -626,5 +636,68 @@ mod tests {
         let q = Profile::decode(&p.encode()).unwrap();
         assert_eq!(q.thread_total(ThreadIndex(0), crate::ids::MetricId(0)), Some(4.0));
         assert_eq!(q.thread_total(ThreadIndex(1), crate::ids::MetricId(0)), None);
+    }
+
+    #[test]
+    fn rows_in_the_last_threads_order_or_another_find_the_same_events() {
+        let names = ["main", "main => f", "f", "x => y", "main => f => g"];
+        let thread = |order: &[usize]| {
+            let mut d = ThreadData::new(1);
+            for &i in order {
+                d.push_timer(names[i], "G", 1.0, 0.0, &[i as f64], &[i as f64])
+                    .unwrap();
+            }
+            d
+        };
+        let mut b = ProfileBuilder::new(vec![Metric::tau("TIME")]);
+        b.add_thread(ThreadId::new(0, 0, 0), thread(&[0, 1, 2, 3, 4]))
+            .unwrap();
+        b.add_thread(ThreadId::new(1, 0, 0), thread(&[0, 1, 2, 3, 4]))
+            .unwrap();
+        b.add_thread(ThreadId::new(2, 0, 0), thread(&[4, 0, 3, 1]))
+            .unwrap();
+        b.add_thread(ThreadId::new(3, 0, 0), thread(&[0, 2])).unwrap();
+        let (p, notes) = b.finish();
+        assert!(notes.is_empty(), "{notes:?}");
+        assert_eq!(p.events().len(), names.len());
+        for (i, name) in names.iter().enumerate() {
+            let e = p.event_by_name(name).unwrap();
+            let col = p.interval(e);
+            let want: &[usize] = match i {
+                2 => &[0, 1, 3],
+                4 | 3 | 1 => &[0, 1, 2],
+                _ => &[0, 1, 2, 3],
+            };
+            assert_eq!(
+                col.threads().iter().map(|t| t.index()).collect::<Vec<_>>(),
+                want,
+                "{name}"
+            );
+            assert!(
+                col.exclusive(crate::ids::MetricId(0))
+                    .iter()
+                    .all(|&x| x == i as f64),
+                "{name}"
+            );
+        }
+    }
+
+    #[test]
+    fn rows_naming_an_event_the_builder_did_not_intern_are_refused() {
+        let mut b = ProfileBuilder::new(vec![Metric::tau("TIME")]);
+        let main = b.intern_node(None, "main", "");
+        let mut d = ThreadData::new(1);
+        d.push_event(main, 1.0, 0.0, &[1.0], &[1.0]).unwrap();
+        d.declare_event(EventId(7));
+        assert_eq!(
+            b.add_thread(ThreadId::new(0, 0, 0), d),
+            Err(BuildError::UnknownEvent { event: 7 })
+        );
+        let mut d = ThreadData::new(1);
+        d.push_event(EventId(1), 1.0, 0.0, &[1.0], &[1.0]).unwrap();
+        assert_eq!(
+            b.add_thread(ThreadId::new(0, 0, 0), d),
+            Err(BuildError::UnknownEvent { event: 1 })
+        );
     }
 }

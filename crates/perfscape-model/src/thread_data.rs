@@ -90,7 +90,8 @@ pub struct ThreadData {
     inclusive: Vec<f64>,
     atomics: Vec<(Span, [f64; 5])>,
     declared: Vec<(Span, Span)>,
-    declared_ids: Vec<EventId>,
+    /// The largest event id pushed or declared (checked once by the builder).
+    largest_id: Option<EventId>,
     total: Vec<f64>,
 }
 
@@ -215,6 +216,7 @@ impl ThreadData {
         inclusive: &[f64],
     ) -> Result<(), BuildError> {
         self.check_values(exclusive, inclusive, || format!("#{}", e.0))?;
+        self.largest_id = self.largest_id.max(Some(e));
         self.timers.push(TimerRow {
             event: Some(e),
             name: Span::default(),
@@ -247,7 +249,8 @@ impl ThreadData {
     /// Declares interned event `e` without a value on this thread (see
     /// [`ThreadData::declare_timer`]).
     pub fn declare_event(&mut self, e: EventId) {
-        self.declared_ids.push(e);
+        // The builder interned it already: only the id's validity is left to check.
+        self.largest_id = self.largest_id.max(Some(e));
     }
 
     fn push_row(&mut self, name: &str, groups: &str, calls: f64, subcalls: f64) {
@@ -336,8 +339,9 @@ impl ThreadData {
         self.declared.iter().map(|&(n, g)| (self.get(n), self.get(g)))
     }
 
-    /// Declared interned events.
-    pub(crate) fn declared_ids(&self) -> &[EventId] {
-        &self.declared_ids
+    /// The largest interned event id among the rows and declarations (`None` when all rows
+    /// are named).
+    pub(crate) fn largest_event_id(&self) -> Option<EventId> {
+        self.largest_id
     }
 }

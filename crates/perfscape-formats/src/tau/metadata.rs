@@ -23,6 +23,14 @@ fn append<'a>(acc: &mut Option<Cow<'a, str>>, piece: Cow<'a, str>) {
 /// Entity references (`&lt;`, `&#10;`) and CDATA are decoded. Errors name the byte offset
 /// within `xml` and what was expected.
 pub fn parse_metadata(xml: &str) -> Result<MetadataPairs<'_>, String> {
+    match plain_pairs(xml) {
+        Some(pairs) => Ok(pairs),
+        None => xml_pairs(xml),
+    }
+}
+
+/// [`parse_metadata`] by the XML parser: any well-formed block.
+fn xml_pairs(xml: &str) -> Result<MetadataPairs<'_>, String> {
     let mut reader = Reader::from_str(xml);
     let mut out = Vec::new();
     let mut name: Option<Cow<'_, str>> = None;
@@ -95,6 +103,36 @@ pub fn parse_metadata(xml: &str) -> Result<MetadataPairs<'_>, String> {
     Ok(out)
 }
 
+/// The pairs of a block in the exact shape TAU writes, `<metadata>` then
+/// `<attribute><name>K</name><value>V</value></attribute>`... then `</metadata>` with no
+/// other text, where no K or V holds `<`, `&` or `\r` (markup, entities, line ends the
+/// XML parser would normalize): a byte scan, all borrowed. `None` for anything else, which
+/// the XML parser then reads (so both give the same pairs).
+fn plain_pairs(xml: &str) -> Option<MetadataPairs<'_>> {
+    let mut rest = xml.strip_prefix("<metadata>")?;
+    let mut out = Vec::new();
+    // The text up to the next `<`, which must then open `close`.
+    fn text<'a>(rest: &mut &'a str, close: &str) -> Option<&'a str> {
+        let end = memchr::memchr(b'<', rest.as_bytes())?;
+        let t = &rest[..end];
+        if memchr::memchr2(b'&', b'\r', t.as_bytes()).is_some() {
+            return None;
+        }
+        *rest = rest[end..].strip_prefix(close)?;
+        Some(t)
+    }
+    loop {
+        if let Some(after) = rest.strip_prefix("<attribute><name>") {
+            rest = after;
+            let name = text(&mut rest, "</name><value>")?;
+            let value = text(&mut rest, "</value></attribute>")?;
+            out.push((Cow::Borrowed(name), Cow::Borrowed(value)));
+        } else {
+            return (rest == "</metadata>").then_some(out);
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -124,5 +162,53 @@ mod tests {
     #[test]
     fn rejects_broken_xml() {
         assert!(parse_metadata("<metadata><attribute><name>x</value></attribute></metadata>").is_err());
+    }
+
+    mod plain {
+        use super::super::{plain_pairs, xml_pairs};
+        use proptest::prelude::*;
+
+        fn block(pairs: &[(String, String)], tail: &str) -> String {
+            let mut s = String::from("<metadata>");
+            for (k, v) in pairs {
+                s.push_str(&format!(
+                    "<attribute><name>{k}</name><value>{v}</value></attribute>"
+                ));
+            }
+            s.push_str(tail);
+            s
+        }
+
+        #[test]
+        fn takes_the_plain_shape_and_leaves_the_rest_to_the_xml_parser() {
+            let plain = block(
+                &[("Metric Name".into(), "TIME".into()), ("E".into(), String::new())],
+                "</metadata>",
+            );
+            assert_eq!(plain_pairs(&plain).unwrap().len(), 2);
+            for odd in [
+                block(&[("a".into(), "x &amp; y".into())], "</metadata>"),
+                block(&[("a".into(), "x\r\ny".into())], "</metadata>"),
+                block(&[("a".into(), "<![CDATA[z]]>".into())], "</metadata>"),
+                block(&[], "<attribute><name>a</name><value/></attribute></metadata>"),
+                block(&[("a".into(), "b".into())], "</metadata> "),
+                "<metadata>\n<attribute><name>a</name><value>b</value></attribute></metadata>".into(),
+            ] {
+                assert!(plain_pairs(&odd).is_none(), "{odd}");
+            }
+        }
+
+        proptest! {
+            #[test]
+            fn the_scan_gives_what_the_xml_parser_gives(
+                pairs in proptest::collection::vec(("[ -~é]{0,8}", "[ -~é\r]{0,8}"), 0..5),
+                tail in "</metadata>|</metadata>x|<attribute>|"
+            ) {
+                let xml = block(&pairs, &tail);
+                if let Some(fast) = plain_pairs(&xml) {
+                    prop_assert_eq!(Ok(fast), xml_pairs(&xml));
+                }
+            }
+        }
     }
 }

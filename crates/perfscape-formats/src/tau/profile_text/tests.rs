@@ -220,3 +220,76 @@ proptest::proptest! {
         let _ = parse_profile_file(&b);
     }
 }
+
+mod fast_paths {
+    use super::super::{parse_f64, split_last};
+    use proptest::prelude::*;
+
+    /// The byte-scanning splitter, as the `char`-searching one it replaced did it.
+    fn split_last_reference<const N: usize>(s: &str) -> Option<(&str, [&str; N])> {
+        let mut fields = [""; N];
+        let mut end = s.trim_end().len();
+        for slot in fields.iter_mut().rev() {
+            let head = &s[..end];
+            let start = head.rfind(|c: char| c.is_ascii_whitespace()).map_or(0, |i| i + 1);
+            if start == end {
+                return None;
+            }
+            *slot = &head[start..end];
+            end = head[..start].trim_end().len();
+            if end == 0 && start == 0 {
+                return None;
+            }
+        }
+        Some((&s[..end], fields))
+    }
+
+    fn same_number(s: &str) {
+        match (parse_f64(s), s.parse::<f64>()) {
+            (Ok(a), Ok(b)) => assert!(
+                a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan()),
+                "{s}: {a} vs {b}"
+            ),
+            (Err(_), Err(_)) => {}
+            (a, b) => panic!("{s}: {a:?} vs {b:?}"),
+        }
+    }
+
+    #[test]
+    fn numbers_at_the_fast_path_edges() {
+        for s in [
+            "0",
+            "00",
+            "1",
+            "999999999999999",
+            "1000000000000000",
+            "9007199254740993",
+            "",
+            "-0",
+            "+1",
+            "1.",
+            ".5",
+            "1e5",
+            "1E+05",
+            "nan",
+            "inf",
+            "1 2",
+            "١",
+        ] {
+            same_number(s);
+        }
+    }
+
+    proptest! {
+        #[test]
+        fn numbers_parse_as_the_standard_library_does(s in "[0-9]{0,20}|[-+]?[0-9]{0,8}(\\.[0-9]{0,8})?([eE][-+]?[0-9]{1,3})?|\\PC{0,12}") {
+            same_number(&s);
+        }
+
+        #[test]
+        fn fields_split_as_before(s in "[ \t\"a-z0-9é=]{0,40}") {
+            prop_assert_eq!(split_last::<3>(&s), split_last_reference::<3>(&s));
+            prop_assert_eq!(split_last::<5>(&s), split_last_reference::<5>(&s));
+        }
+    }
+}
