@@ -215,11 +215,6 @@ impl StackTree {
         }
     }
 
-    /// Number of call-tree nodes (without the virtual root).
-    pub(crate) fn node_count(&self) -> usize {
-        self.frame.len() - 1
-    }
-
     /// Emits the tree as timer rows of a [`ThreadData`] (see the module documentation):
     /// first the flat rows (one per routine, in order of first appearance), then one callpath
     /// row per node below a root (a root node is represented by its routine's flat row, as
@@ -283,6 +278,9 @@ impl StackTree {
             on_path[fi] += 1;
             path_frames.push(self.frame[ni]);
         }
+        // One row per flat frame, per node below the roots and per line.
+        let below_roots = depth.iter().filter(|&&d| d >= 2).count();
+        data.reserve_timers(flat_order.len() + below_roots + self.line_order.len());
         // `push_timer` only fails on a metric-count mismatch, impossible here (all slices
         // have `n` values), so its result is ignored.
         for &f in &flat_order {

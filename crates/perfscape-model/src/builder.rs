@@ -228,7 +228,7 @@ impl ProfileBuilder {
             frame: frame.to_string(),
             groups: Vec::new(),
             kind: EventKind::of_leaf(leaf),
-            source: SourceLocation::parse_from_name(leaf),
+            source: SourceLocation::parse_from_name(leaf).map(Box::new),
             throttled: leaf.ends_with("[THROTTLED]"),
             depth,
             parent,
@@ -332,6 +332,11 @@ impl ProfileBuilder {
                     message: format!("timer `{name}` is listed more than once; its values were summed"),
                 });
             } else {
+                if col.threads.is_empty() {
+                    // Most call-tree nodes are on one thread: no doubling slack for them.
+                    col.threads.reserve_exact(1);
+                    col.rows.reserve_exact(2 + 2 * n_metrics);
+                }
                 col.threads.push(t);
                 col.rows.push(calls);
                 col.rows.push(subcalls);

@@ -181,7 +181,7 @@ impl Aggregator {
         let n = self.layout.metrics.len();
         let mut builder = ProfileBuilder::new(self.layout.metrics);
         for (id, tree) in &self.trees {
-            let mut data = ThreadData::with_capacity(n, tree.node_count() * 2, 0);
+            let mut data = ThreadData::new(n);
             tree.emit(&self.frames, &mut builder, &mut data, "TAU_SAMPLE");
             for (k, v) in common {
                 data.push_metadata(k, v);

@@ -465,7 +465,7 @@ fn build(decoded: Decoded) -> Result<Parsed, Problem> {
     let mut builder = ProfileBuilder::new(metrics);
     let common = common_metadata(&p, &strings);
     for (id, (tree, pv, tv)) in &trees {
-        let mut data = ThreadData::with_capacity(n_metrics, tree.node_count() * 2, 0);
+        let mut data = ThreadData::new(n_metrics);
         tree.emit(&frames, &mut builder, &mut data, "TAU_SAMPLE");
         for (k, v) in &common {
             data.push_metadata(k, v);

@@ -309,7 +309,7 @@ impl Decoder<'_> {
                 frame,
                 groups: eg,
                 kind,
-                source,
+                source: source.map(Box::new),
                 throttled: flags & 1 != 0,
                 depth,
                 parent,
