@@ -24,9 +24,10 @@ usage: python3 bench/bench.py [--ranks 1024,4096] [--repeat 5] [--out BENCHMARKS
   first draw, on each --serve-ranks run (bench/serve_bench.mjs).
 - Live mode: the live_latency and live_push_latency examples (64 and 1,024 ranks).
 - With --million, the in-memory 1,000,000-thread x 1,000-event pyramid example.
-- Reference figures of TAU's own tools quoted from the issues are printed beside ours; they are
-  not re-measured here. bench/peers.py measures TAU's `pprof` and ParaProf (built and run from
-  ../shared/tools/tau-ref) side by side with perfscape in one run; its ratios are the ones to cite.
+- TAU's own tools are timed in the same run, alternating with perfscape on the same inputs
+  (bench/peers.py's side_by_side): `pprof -s` built with g++ from ../shared/tools/tau-ref, and
+  ParaProf `--pack` run headless from there (--paraprof-repeat rounds, or none with --no-paraprof).
+  Every ratio in the output divides figures of this run; none is quoted from another day.
 """
 import argparse
 import json
@@ -48,13 +49,6 @@ CORPUS = SHARED / "corpus"
 SRC_RUN = CORPUS / "tau-real" / "mpi-stencil-np64-callpath-commmatrix"
 CACHE = ROOT / "bench" / ".runs"
 
-# Reference figures (issue #2 / #4, measured on this kind of machine): seconds and GB.
-PPROF_S = {1024: 0.31, 4096: 1.24, 16384: 5.1}
-PARAPROF = {1024: (4.5, 0.76), 4096: (11.4, 2.2), 16384: (41.0, 6.3)}
-# tau-real/README.md timings for np128 (pprof on MULTI__TIME only; ParaProf --pack of both metrics).
-PPROF_S[128] = 0.026
-PARAPROF[128] = (1.376, None)
-HATCHET_REF = {1024: 11.3, 4096: 159.0}
 
 
 def target_dir():
@@ -133,19 +127,23 @@ def timed(cmd, repeat, warm=True, timeout=None):
     return statistics.median(walls), max(rss)
 
 
-# tau-real/README.md: ParaProf reading the same snapshot / merged runs (`--pack`, incl. ~0.36 s JVM start).
-PARAPROF_SERIES = {"mpi-stencil-np8-snapshot": 0.690, "mpi-stencil-np4-merged": 0.631}
-
-
-def series_section(exe, repeat):
-    """Snapshot / merged loads beside ParaProf, and the live-mode scale example."""
+def series_section(exe, repeat, peer):
+    """Snapshot / merged loads beside ParaProf (timed alternating with perfscape, `peer`), and the
+    live-mode scale example."""
     lines = ["", "## TAU snapshots and merged profiles", "",
-             "| input | perfscape `summary` wall | peak RSS | ParaProf `--pack` (ref.) |", "|---|---|---|---|"]
+             "| input | perfscape `summary` wall | peak RSS | ParaProf `--pack` (same run) | vs ParaProf |",
+             "|---|---|---|---|---|"]
     for rel in ["tau-real/mpi-stencil-np8-snapshot", "tau-real/mpi-stencil-np4-merged",
                 "tau-xml/tau224-classbreakdown-openmp/tauprofile.xml.gz"]:
-        wall, rss = timed([str(exe), "summary", str(CORPUS / rel), "--no-cache"], repeat)
-        ref = PARAPROF_SERIES.get(Path(rel).name)
-        lines.append(f"| {rel} | {wall:.3f} s | {rss:.0f} MB | {'%.3f s' % ref if ref else '-'} |")
+        path = CORPUS / rel
+        # What ParaProf reads there (tau-real/*/oracle/COMMANDS.txt): snapshot files with `-f snap`.
+        snaps = sorted(str(p) for p in path.glob("snapshot.*")) if path.is_dir() else []
+        merged = path / "tauprofile.xml"
+        args = ["-f", "snap"] + snaps if snaps else [merged] if merged.exists() else [path]
+        f = peer(path, pprof=False, paraprof_args=args)
+        (wall, rss), pp = f["perfscape"], f.get("paraprof")
+        pp_s = "%.3f s, %.0f MB" % pp if pp else "-"
+        lines.append(f"| {rel} | {wall:.3f} s | {rss:.0f} MB | {pp_s} | {'%.0fx' % (pp[0] / wall) if pp else '-'} |")
     out = subprocess.run(["cargo", "run", "--release", "-q", "-p", "perfscape-formats", "--example",
                           "series_scale", "--", "1024", "100"], cwd=ROOT, check=True,
                          capture_output=True, text=True).stdout.strip()
@@ -236,8 +234,8 @@ def hatchet_section(exe, ranks_list, repeat):
              "(one at 4,096 ranks), killed after %d s; perfscape `summary --no-cache` as above, which also warms the"
              % HATCHET_TIMEOUT_S,
              "page cache for Hatchet. Hatchet %s." % hatchet_version(), "",
-             "| input | Hatchet wall | Hatchet peak RSS | Hatchet dataframe rows | perfscape wall, peak RSS | perfscape speed-up | Hatchet (issue ref.) |",
-             "|---|---|---|---|---|---|---|"]
+             "| input | Hatchet wall | Hatchet peak RSS | Hatchet dataframe rows | perfscape wall, peak RSS | perfscape speed-up |",
+             "|---|---|---|---|---|---|"]
     measured = {}
     for ranks in HATCHET_RANKS:
         if ranks == 128:
@@ -257,15 +255,13 @@ def hatchet_section(exe, ranks_list, repeat):
             walls.append(wall)
             rss.append(mb)
             df_rows = out.strip().splitlines()[-1]
-        ref = HATCHET_REF.get(ranks)
-        ref_s = "%.1f s" % ref if ref else "-"
         if error:
-            lines.append(f"| {label} | failed: {error} | - | - | {p_wall:.3f} s, {p_rss:.0f} MB | - | {ref_s} |")
+            lines.append(f"| {label} | failed: {error} | - | - | {p_wall:.3f} s, {p_rss:.0f} MB | - |")
         else:
             hw = statistics.median(walls)
             measured[ranks] = hw
             lines.append(f"| {label} | {hw:.2f} s | {max(rss):.0f} MB | {int(df_rows):,} | {p_wall:.3f} s, {p_rss:.0f} MB "
-                         f"| {hw / p_wall:.0f}x | {ref_s} |")
+                         f"| {hw / p_wall:.0f}x |")
         print(lines[-1], file=sys.stderr)
     for ranks in [r for r in ranks_list if r > max(HATCHET_RANKS)]:
         if 1024 in measured and 4096 in measured:
@@ -275,7 +271,7 @@ def hatchet_section(exe, ranks_list, repeat):
                    "%d-minute limit" % (growth, f"{est:,.0f}", est / 3600, HATCHET_TIMEOUT_S // 60))
         else:
             why = "not run"
-        lines.append(f"| tau_scale {ranks} ranks, --lines 5000 --no-user-events | {why} | - | - | - | - | - |")
+        lines.append(f"| tau_scale {ranks} ranks, --lines 5000 --no-user-events | {why} | - | - | - | - |")
     return lines
 
 
@@ -472,12 +468,15 @@ def goals_section(rows, mm, live_outs, base_rss, served):
     def yes(ok):
         return "yes" if ok else "**no**"
 
-    r4096 = next((r for r in rows if r["ranks"] == 4096), None)
-    if r4096:
-        up = PPROF_S[4096] / r4096["wall"]
-        lines.append(f"| >= 3x faster than TAU `pprof -s` at 4,096 ranks | {up:.1f}x ({r4096['wall']:.3f} s vs {PPROF_S[4096]} s) | {yes(up >= 3)} |")
-        up = PARAPROF[4096][0] / r4096["wall"]
-        lines.append(f"| >= 50x faster than ParaProf at 4,096 ranks | {up:.0f}x ({r4096['wall']:.3f} s vs {PARAPROF[4096][0]} s) | {yes(up >= 50)} |")
+    for r in rows:
+        if r["ranks"] < 4096:
+            continue
+        if r.get("pprof"):
+            up = r["pprof"][0] / r["wall"]
+            lines.append(f"| >= 8x faster than TAU `pprof -s` at {r['ranks']:,} ranks (same run) | {up:.1f}x ({r['wall']:.3f} s vs {r['pprof'][0]:.3f} s) | {yes(up >= 8)} |")
+        if r.get("paraprof"):
+            up = r["paraprof"][0] / r["wall"]
+            lines.append(f"| >= 100x faster than ParaProf `--pack` at {r['ranks']:,} ranks (same run) | {up:.0f}x ({r['wall']:.3f} s vs {r['paraprof'][0]:.2f} s) | {yes(up >= 100)} |")
     scale = [r for r in rows if r["ranks"] >= 1024]
     if scale:
         worst = max(scale, key=lambda r: r["rss"] / r["mb"])
@@ -519,6 +518,9 @@ def main():
     ap.add_argument("--reopen-ranks", default="65536",
                     help="extra tau_scale runs measured only in the cache section (comma-separated; '' for none)")
     ap.add_argument("--note", default="", help="a sentence added to the introduction (e.g. on the machine's load)")
+    ap.add_argument("--paraprof-repeat", type=int, default=3,
+                    help="rounds of ParaProf --pack per TAU input (alternating with perfscape and pprof)")
+    ap.add_argument("--no-paraprof", action="store_true", help="do not run ParaProf (Java 17)")
     a = ap.parse_args()
     command = "python3 bench/bench.py" + "".join(" " + shlex.quote(x) for x in sys.argv[1:])
     load_at_start = os.getloadavg()
@@ -534,12 +536,22 @@ def main():
     inputs = [("tau-real np128 callpath multimetric (2 x 128 files)", NP128, 128)]
     for r in [int(x) for x in a.ranks.split(",") if x]:
         inputs.append((f"tau_scale {r} ranks, --lines 5000", scale_run(r), r))
+    import peers  # bench/peers.py (imports this module)
+    tmp = Path(tempfile.mkdtemp(prefix="perfscape-bench-"))
+    pprof_bin = peers.build_pprof(tmp)
+
+    def peer(run, pprof=True, paraprof_args=None):
+        return peers.side_by_side(exe, run, pprof_bin if pprof else None, tmp, a.repeat, a.paraprof_repeat,
+                                  not a.no_paraprof, paraprof_args=paraprof_args)
+
     rows = []
     for label, run, ranks in inputs:
         mb = dir_bytes(run) / 1e6
-        wall, rss = timed([str(exe), "summary", str(run), "--no-cache"], a.repeat)
-        rows.append({"label": label, "ranks": ranks, "mb": mb, "wall": wall, "rss": rss})
-        print(f"{label}: {wall:.3f} s, {rss:.0f} MB peak, input {mb:.1f} MB", file=sys.stderr)
+        f = peer(run)
+        wall, rss = f["perfscape"]
+        rows.append({"label": label, "ranks": ranks, "mb": mb, "wall": wall, "rss": rss,
+                     "pprof": f.get("pprof"), "paraprof": f.get("paraprof")})
+        print(f"{label}: {wall:.3f} s, {rss:.0f} MB peak, input {mb:.1f} MB; peers {f}", file=sys.stderr)
 
     cpu = ""
     try:
@@ -555,6 +567,8 @@ def main():
         f"Regenerate with `{command}` (builds release, generates the runs",
         "with `../shared/tools/tau_scale.py` into `bench/.runs`, times each input "
         f"{a.repeat} times after one warm-up run and reports the median wall time and the peak RSS, GNU time's `%M` (wall times include about 1 ms for starting `time`);",
+        "TAU's `pprof -s` (built from `../shared/tools/tau-ref`) and ParaProf `--pack` (%s) are timed in the same rounds, alternating with perfscape;"
+        % ("not run" if a.no_paraprof else f"the first {a.paraprof_repeat} rounds"),
         "before this version the RSS was wait4's of a child of the Python script, which starts at the script's own peak,",
         "so small runs showed 15-20 MB that was Python's).",
         "",
@@ -564,16 +578,14 @@ def main():
         "",
         "## Load + `perfscape summary`",
         "",
-        "| input | input size | perfscape wall | perfscape peak RSS | RSS / input | TAU `pprof -s` (ref.) | ParaProf `--pack` (ref.) | speed-up vs pprof | vs ParaProf |",
+        "| input | input size | perfscape wall | perfscape peak RSS | RSS / input | TAU `pprof -s` (same run) | ParaProf `--pack` (same run) | speed-up vs pprof | vs ParaProf |",
         "|---|---|---|---|---|---|---|---|---|",
     ]
     for r in rows:
-        pp = PPROF_S.get(r["ranks"])
-        para = PARAPROF.get(r["ranks"])
-        wall = r["wall"]
-        pp_s = "%.2f s" % pp if pp else "-"
-        para_s = ("%.1f s, %.2f GB" % para if para[1] else "%.2f s" % para[0]) if para else "-"
-        up_pp = "%.1fx" % (pp / wall) if pp else "-"
+        pp, para, wall = r["pprof"], r["paraprof"], r["wall"]
+        pp_s = "%.3f s, %.0f MB" % pp if pp else "-"
+        para_s = "%.2f s, %.2f GB" % (para[0], para[1] / 1024) if para else "-"
+        up_pp = "%.1fx" % (pp[0] / wall) if pp else "-"
         up_para = "%.0fx" % (para[0] / wall) if para else "-"
         lines.append("| %s | %.1f MB | %.3f s | %.0f MB | %.2fx | %s | %s | %s | %s |" % (
             r["label"], r["mb"], wall, r["rss"], r["rss"] / r["mb"], pp_s, para_s, up_pp, up_para))
@@ -582,7 +594,7 @@ def main():
     extra = [(f"tau_scale {r} ranks, --lines 5000", scale_run(r), r)
              for r in [int(x) for x in a.reopen_ranks.split(",") if x] if r not in [i[2] for i in inputs]]
     lines += reopen_section(exe, rows, inputs, a.repeat, extra)
-    lines += series_section(exe, a.repeat)
+    lines += series_section(exe, a.repeat, peer)
     lines += other_formats_section(exe, a.repeat)
     served = {}
     if not a.no_serve:
@@ -603,8 +615,7 @@ def main():
         "",
         "Process baseline (`perfscape --help`): %.0f MB peak RSS, a large part of the small runs' figures." % base_rss,
         "",
-        "Reference figures for TAU `pprof -s`, ParaProf and Hatchet (issue ref.) were measured on this kind of machine",
-        "(2 cores) and are quoted from the issues; TAU itself is not installed here.",
+        "TAU's `pprof -s`, ParaProf and Hatchet were measured in this run, on this machine, alternating with perfscape.",
         "",
     ]
     Path(a.out).write_text("\n".join(lines))

@@ -52,6 +52,75 @@ def machine():
     return f"{platform.machine()}, {cpus} cores{mem}, {platform.system()} {platform.release()}"
 
 
+def build_pprof(tmp):
+    """TAU's own C++ `pprof`, built with g++ from ../shared/tools/tau-ref into `tmp` (about 2 s)."""
+    pprof = Path(tmp) / "pprof"
+    subprocess.run(["bash", str(TAU_REF / "build-pprof.sh"), str(pprof)], check=True, stdout=subprocess.DEVNULL)
+    return pprof
+
+
+def pprof_cmd(pprof, run):
+    """(command, working directory) of `pprof -s` on `run`: it reads `profile.*` in the current
+    directory, or with `-f MULTI__TIME/profile` the time metric of a multi-metric run."""
+    run = Path(run)
+    if (run / "MULTI__TIME").is_dir():
+        return [pprof, "-s", "-f", "MULTI__TIME/profile"], run
+    return [pprof, "-s"], run
+
+
+def run_in(cmd, cwd, timeout=None):
+    """bench.run_once of `cmd` started in `cwd`."""
+    here = os.getcwd()
+    os.chdir(cwd)
+    try:
+        return bench.run_once(cmd, timeout=timeout)
+    finally:
+        os.chdir(here)
+
+
+def side_by_side(exe, run, pprof, tmp, repeat, paraprof_repeat, paraprof=True, ours=None, paraprof_args=None):
+    """perfscape (`ours`, default `summary --no-cache RUN`), TAU's `pprof -s` (when `pprof` is
+    given) and ParaProf `--pack` (when `paraprof`) on one input, alternating: one untimed warm-up
+    of each, then `repeat` rounds (ParaProf in the first `paraprof_repeat` of them). Returns
+    {tool: (median wall s, median peak RSS MB)} for the tools that ran; every ratio taken from
+    it divides figures measured minutes apart under the same load. `paraprof_args` are what
+    ParaProf reads (default: the run directory; `-f snap FILES` for snapshots). ParaProf exits 0
+    when it finds no profile, so a run that wrote no packed file is an error here."""
+    ours = ours or [exe, "summary", "--no-cache", run]
+    tools = {"perfscape": lambda k: bench.run_once(ours)}
+    if pprof:
+        cmd, cwd = pprof_cmd(pprof, run)
+        tools["pprof"] = lambda k: run_in(cmd, cwd)
+
+    def pack(k):
+        out = Path(tmp) / f"pack-{os.getpid()}-{k}.ppk"
+        try:
+            args = paraprof_args or [Path(run).resolve()]
+            r = run_in(["bash", TAU_REF / "paraprof.sh", "--pack", out] + list(args), tmp, timeout=600)
+            if not out.exists():
+                raise SystemExit(f"ParaProf wrote no packed profile for {run}: {r[4].strip()[-300:]}")
+            return r
+        finally:
+            out.unlink(missing_ok=True)
+
+    if paraprof and paraprof_repeat > 0:
+        tools["paraprof"] = pack
+    figures = {name: ([], []) for name in tools}
+    for name, f in tools.items():
+        if name != "paraprof":
+            f(-1)  # warm the page cache
+    for k in range(repeat):
+        for name, f in tools.items():
+            if name == "paraprof" and k >= paraprof_repeat:
+                continue
+            wall, peak, code = f(k)[:3]
+            if code not in (0, 3):
+                raise SystemExit(f"{name} failed on {run} (exit {code})")
+            figures[name][0].append(wall)
+            figures[name][1].append(peak)
+    return {name: (median(w), median(r)) for name, (w, r) in figures.items() if w}
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--ranks", default="4096,16384")
@@ -63,9 +132,7 @@ def main():
     a = ap.parse_args()
     exe = bench.build()
     tmp = Path(tempfile.mkdtemp(prefix="perfscape-peers-"))
-    pprof = tmp / "pprof"
-    subprocess.run(["bash", str(TAU_REF / "build-pprof.sh"), str(pprof)], check=True,
-                   stdout=subprocess.DEVNULL)
+    pprof = build_pprof(tmp)
     load_before = load()
     lines = ["## Side by side with TAU's tools (bench/peers.py)", "",
              f"Machine: {machine()}. Load average before: {load_before}."
@@ -75,48 +142,13 @@ def main():
     for ranks in [int(r) for r in a.ranks.split(",") if r]:
         run = bench.scale_run(ranks)
         mb = bench.dir_bytes(run) / 1e6
-        times = {"perfscape": [], "pprof": [], "paraprof": []}
-        rss = {"perfscape": [], "pprof": [], "paraprof": []}
-
-        def ours():
-            return bench.run_once([exe, "summary", "--no-cache", run])
-
-        def theirs():
-            cwd = os.getcwd()
-            os.chdir(run)
-            try:
-                return bench.run_once([pprof, "-s"])
-            finally:
-                os.chdir(cwd)
-
-        def paraprof(k):
-            out = tmp / f"pack-{ranks}-{k}.ppk"
-            cwd = os.getcwd()
-            os.chdir(tmp)
-            try:
-                return bench.run_once(["bash", TAU_REF / "paraprof.sh", "--pack", out, run], timeout=600)
-            finally:
-                os.chdir(cwd)
-                out.unlink(missing_ok=True)
-
-        ours(), theirs()  # warm the page cache
-        for k in range(a.repeat):
-            for name, f in (("perfscape", ours), ("pprof", theirs)):
-                wall, peak, code = f()[:3]
-                assert code in (0, 3), (name, ranks, code)
-                times[name].append(wall)
-                rss[name].append(peak)
-            if not a.no_paraprof and k < a.paraprof_repeat:
-                wall, peak, code = paraprof(k)[:3]
-                assert code == 0, ("paraprof", ranks, code)
-                times["paraprof"].append(wall)
-                rss["paraprof"].append(peak)
-        p, t, pp = (median(times[n]) for n in ("perfscape", "pprof", "paraprof"))
+        f = side_by_side(exe, run, pprof, tmp, a.repeat, a.paraprof_repeat, not a.no_paraprof)
+        (p, p_mb), (t, t_mb) = f["perfscape"], f["pprof"]
+        pp = f.get("paraprof")
         lines.append(
-            f"| tau_scale {ranks} ranks, --lines 5000 | {mb:.0f} | {p:.3f} | {median(rss['perfscape']):.0f} "
-            f"| {t:.3f} | {median(rss['pprof']):.0f} | "
-            + (f"{pp:.2f} | {median(rss['paraprof']):.0f} | " if times["paraprof"] else "- | - | ")
-            + f"{t / p:.1f}x | " + (f"{pp / p:.0f}x |" if times["paraprof"] else "- |"))
+            f"| tau_scale {ranks} ranks, --lines 5000 | {mb:.0f} | {p:.3f} | {p_mb:.0f} | {t:.3f} | {t_mb:.0f} | "
+            + (f"{pp[0]:.2f} | {pp[1]:.0f} | " if pp else "- | - | ")
+            + f"{t / p:.1f}x | " + (f"{pp[0] / p:.0f}x |" if pp else "- |"))
         print(lines[-1], file=sys.stderr)
     lines += ["", "Call trees (perfscape alone), `summary --no-cache`:", "",
               "| input | bytes (decompressed) | calling contexts | s | peak MB |", "|---|---|---|---|---|"]
