@@ -119,6 +119,8 @@ pub(crate) struct StackTree {
     /// `[SAMPLE]` line events: name -> (calls, values).
     lines: HashMap<String, (f64, Vec<f64>)>,
     line_order: Vec<String>,
+    /// Reused buffer of [`StackTree::add_line_sample`].
+    line_name: String,
     /// Number of sample records added.
     pub(crate) samples: u64,
     /// Sample records whose stack was cut (deeper than [`MAX_DEPTH`]).
@@ -137,6 +139,7 @@ impl StackTree {
             calls: vec![0.0],
             lines: HashMap::default(),
             line_order: Vec::new(),
+            line_name: String::new(),
             samples: 0,
             cut_samples: 0,
         }
@@ -195,24 +198,39 @@ impl StackTree {
 
     /// Adds the values of one sample to the line event `[SAMPLE] routine [{file} {line}]`.
     pub(crate) fn add_line_sample(&mut self, routine: &str, file: &str, line: u64, values: &[f64]) {
-        let name = format!(
-            "[SAMPLE] {} [{{{}}} {{{}}}]",
-            routine.trim().replace("=>", "= >"),
-            file.trim(),
-            line
-        );
-        let n = self.n_metrics;
-        let entry = match self.lines.get_mut(&name) {
-            Some(e) => e,
-            None => {
-                self.line_order.push(name.clone());
-                self.lines.entry(name).or_insert((0.0, vec![0.0; n]))
+        use std::fmt::Write as _;
+        // The name is written into a reused buffer and looked up by reference: one sample
+        // costs no allocation once its line is known.
+        let mut name = std::mem::take(&mut self.line_name);
+        name.clear();
+        let routine = routine.trim();
+        let _ = if routine.contains("=>") {
+            write!(
+                name,
+                "[SAMPLE] {} [{{{}}} {{{}}}]",
+                routine.replace("=>", "= >"),
+                file.trim(),
+                line
+            )
+        } else {
+            write!(name, "[SAMPLE] {} [{{{}}} {{{}}}]", routine, file.trim(), line)
+        };
+        let add = |entry: &mut (f64, Vec<f64>)| {
+            entry.0 += 1.0;
+            for (acc, v) in entry.1.iter_mut().zip(values) {
+                *acc += v;
             }
         };
-        entry.0 += 1.0;
-        for (acc, v) in entry.1.iter_mut().zip(values) {
-            *acc += v;
+        match self.lines.get_mut(name.as_str()) {
+            Some(entry) => add(entry),
+            None => {
+                let mut entry = (0.0, vec![0.0; self.n_metrics]);
+                add(&mut entry);
+                self.line_order.push(name.clone());
+                self.lines.insert(name.clone(), entry);
+            }
         }
+        self.line_name = name;
     }
 
     /// Emits the tree as timer rows of a [`ThreadData`] (see the module documentation):
