@@ -332,27 +332,32 @@ impl TraceBuilder {
 fn nest(ivs: &[RawInterval]) -> (IntervalLane, usize) {
     let n = ivs.len();
     let complete = |iv: &RawInterval| iv.start_seq == iv.end_seq;
-    // Effective position: complete events that start together and follow each other in the
-    // input (no begin/end pair starting at that time written between them) take the
-    // positions of their run longest first.
-    let mut eff: Vec<u64> = ivs.iter().map(|iv| iv.start_seq).collect();
-    let mut by_start: HashMap<i64, Vec<usize>> = HashMap::default();
-    for (i, iv) in ivs.iter().enumerate() {
-        by_start.entry(iv.start).or_default().push(i);
-    }
-    for group in by_start.values_mut().filter(|g| g.len() > 1) {
-        group.sort_unstable_by_key(|&i| ivs[i].start_seq);
-        for run in group.split(|&i| !complete(&ivs[i])).filter(|r| r.len() > 1) {
-            let seqs: Vec<u64> = run.iter().map(|&i| ivs[i].start_seq).collect();
-            let mut order = run.to_vec();
-            order.sort_by_key(|&i| (std::cmp::Reverse(ivs[i].end), ivs[i].start_seq));
-            for (i, s) in order.into_iter().zip(seqs) {
-                eff[i] = s;
+    // Order: by start, then by input position; complete events that start together and
+    // follow each other in the input (no begin/end pair starting at that time written
+    // between them) take the positions of their run longest first. Input positions are
+    // distinct, and the order of adding breaks ties if they are not.
+    let mut idx: Vec<u32> = (0..u32::try_from(n).unwrap_or(u32::MAX)).collect();
+    idx.sort_unstable_by_key(|&i| (ivs[i as usize].start, ivs[i as usize].start_seq, i));
+    let mut g = 0;
+    while g < n {
+        let start = ivs[idx[g] as usize].start;
+        let mut h = g + 1;
+        while h < n && ivs[idx[h] as usize].start == start {
+            h += 1;
+        }
+        for run in idx[g..h].split_mut(|&i| !complete(&ivs[i as usize])) {
+            if run.len() > 1 {
+                run.sort_unstable_by_key(|&i| {
+                    (
+                        std::cmp::Reverse(ivs[i as usize].end),
+                        ivs[i as usize].start_seq,
+                        i,
+                    )
+                });
             }
         }
+        g = h;
     }
-    let mut idx: Vec<usize> = (0..n).collect();
-    idx.sort_unstable_by_key(|&i| (ivs[i].start, eff[i], i));
     let mut lane = IntervalLane {
         start_ns: Vec::with_capacity(n),
         end_ns: Vec::with_capacity(n),
@@ -365,6 +370,7 @@ fn nest(ivs: &[RawInterval]) -> (IntervalLane, usize) {
     let mut stack: Vec<(usize, u32)> = Vec::new();
     let mut improper = 0;
     for i in idx {
+        let i = i as usize;
         let iv = &ivs[i];
         while let Some(&(top, _)) = stack.last() {
             let t = &ivs[top];
