@@ -59,6 +59,10 @@ pub enum Read {
     /// A single file, read whole and decompressed by [`crate::open`]
     /// ([`crate::input::decompress`]), then parsed by a pure function of its bytes.
     Bytes(fn(&[u8]) -> Result<Parsed, Problem>),
+    /// Like [`Read::Bytes`], but the parser takes the (decompressed) bytes and may free them
+    /// before it is done (the Chrome reader frees a trace's text once its events are read,
+    /// before it derives the profile).
+    OwnedBytes(fn(Vec<u8>) -> Result<Parsed, Problem>),
     /// A directory or a file the module reads itself (many files, parallel parsing, streams).
     /// Single files it reads whole go through [`crate::input::read_file`] and
     /// [`crate::input::decompress`] too.

@@ -5,6 +5,7 @@ use crate::format::{FileScope, Format, OpenOptions, Opened, Read};
 use crate::input::{decompress, read_file};
 use crate::options::CacheMode;
 use crate::problem::{Parsed, Problem};
+use std::borrow::Cow;
 use std::path::Path;
 
 /// Opens a run (a file or a directory): detects its format from the content (or takes
@@ -44,7 +45,8 @@ pub fn open(path: &Path, opts: &OpenOptions<'_>) -> Result<Opened, LoadError> {
 /// Reads `path` as `format` (no detection, no cache), keeping only the parts asked for.
 fn read_as(format: &'static Format, path: &Path, opts: &OpenOptions<'_>) -> Result<Opened, LoadError> {
     let mut opened = match format.read {
-        Read::Bytes(parse) => read_bytes_input(path, format.name, opts, parse)?,
+        Read::Bytes(parse) => read_bytes_input(path, format.name, opts, |data: Vec<u8>| parse(&data))?,
+        Read::OwnedBytes(parse) => read_bytes_input(path, format.name, opts, parse)?,
         Read::Path(read) => read(path, opts)?,
     };
     if !opts.parts.series {
@@ -63,13 +65,22 @@ fn read_bytes_input(
     path: &Path,
     format: &'static str,
     opts: &OpenOptions<'_>,
-    parse: fn(&[u8]) -> Result<Parsed, Problem>,
+    parse: impl FnOnce(Vec<u8>) -> Result<Parsed, Problem>,
 ) -> Result<Opened, LoadError> {
     opts.progress_start(1);
     let raw = read_file(path)?;
+    let bytes_read = raw.len() as u64;
     let content = decompress(&raw);
+    let (codec, problem) = (content.codec, content.problem);
+    let decompressed = match content.data {
+        Cow::Owned(v) => Some(v),
+        Cow::Borrowed(_) => None,
+    };
+    // Only one copy of the input is kept while it is parsed: the compressed bytes are freed
+    // once decompressed.
+    let data = decompressed.unwrap_or(raw);
     let mark = |mut p: Problem| {
-        if let (Some(codec), Some(_)) = (content.codec, p.offset) {
+        if let (Some(codec), Some(_)) = (codec, p.offset) {
             p.message = format!(
                 "{} (byte offset in the {}-decompressed data)",
                 p.message,
@@ -78,9 +89,9 @@ fn read_bytes_input(
         }
         p
     };
-    let parsed = parse(&content.data).map_err(|e| {
+    let parsed = parse(data).map_err(|e| {
         let mut errors = vec![mark(e).in_file(path)];
-        if let Some(p) = &content.problem {
+        if let Some(p) = &problem {
             errors.push(p.clone().in_file(path));
         }
         LoadError::NothingLoaded {
@@ -97,7 +108,7 @@ fn read_bytes_input(
         mut partial,
         notes,
     } = parsed;
-    partial.extend(content.problem.clone());
+    partial.extend(problem);
     Ok(Opened {
         profile,
         series: None,
@@ -105,7 +116,7 @@ fn read_bytes_input(
         report: LoadReport {
             format,
             files_read: 1,
-            bytes_read: raw.len() as u64,
+            bytes_read,
             warnings: warnings.into_iter().map(|w| mark(w).in_file(path)).collect(),
             partial_files: partial.into_iter().map(|w| mark(w).in_file(path)).collect(),
             notes,

@@ -10,13 +10,16 @@ use serde_json::value::RawValue;
 use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};
 
-/// The top-level structure of a trace file.
+/// The top-level structure of a trace file, without its events (which are handed to the
+/// caller one by one as they are read).
 #[derive(Default)]
 pub(super) struct Top<'a> {
     /// The array form (`[ {...}, ... ]`).
     pub(super) array_form: bool,
-    /// The events, raw.
-    pub(super) events: Vec<&'a RawValue>,
+    /// The number of elements of the event array(s) read.
+    pub(super) events: u64,
+    /// The byte offset just after the last element read.
+    pub(super) last_end: Option<usize>,
     /// `displayTimeUnit`, if given.
     pub(super) display_time_unit: Option<String>,
     /// `samples`, if given.
@@ -27,39 +30,53 @@ pub(super) struct Top<'a> {
     pub(super) other: Vec<(String, String)>,
 }
 
-struct TopSeed<'t, 'a>(&'t mut Top<'a>);
+/// Reads the top level and hands every element of the event array to `each`, in order.
+struct TopSeed<'t, 'a, F> {
+    top: &'t mut Top<'a>,
+    text: &'a str,
+    each: F,
+}
 
-impl<'de, 't> DeserializeSeed<'de> for TopSeed<'t, 'de> {
+impl<'de, 't, F: FnMut(u64, &'de RawValue)> DeserializeSeed<'de> for TopSeed<'t, 'de, F> {
     type Value = ();
     fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
         d.deserialize_any(self)
     }
 }
 
-impl<'de, 't> Visitor<'de> for TopSeed<'t, 'de> {
+impl<'de, 't, F: FnMut(u64, &'de RawValue)> Visitor<'de> for TopSeed<'t, 'de, F> {
     type Value = ();
     fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str("a JSON array of trace events or an object with a `traceEvents` array")
     }
-    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<(), A::Error> {
-        self.0.array_form = true;
-        EventsSeed(&mut self.0.events).visit_seq(seq)
+    fn visit_seq<A: SeqAccess<'de>>(mut self, seq: A) -> Result<(), A::Error> {
+        self.top.array_form = true;
+        EventsSeed {
+            top: self.top,
+            text: self.text,
+            each: &mut self.each,
+        }
+        .visit_seq(seq)
     }
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+    fn visit_map<A: MapAccess<'de>>(mut self, mut map: A) -> Result<(), A::Error> {
         while let Some(key) = map.next_key::<String>()? {
             match key.as_str() {
-                "traceEvents" => map.next_value_seed(EventsSeed(&mut self.0.events))?,
+                "traceEvents" => map.next_value_seed(EventsSeed {
+                    top: &mut *self.top,
+                    text: self.text,
+                    each: &mut self.each,
+                })?,
                 "displayTimeUnit" => {
                     let v: &RawValue = map.next_value()?;
-                    self.0.display_time_unit = Some(text_of(v).into_owned());
+                    self.top.display_time_unit = Some(text_of(v).into_owned());
                 }
-                "samples" => self.0.samples = Some(map.next_value()?),
-                "stackFrames" => self.0.stack_frames = Some(map.next_value()?),
+                "samples" => self.top.samples = Some(map.next_value()?),
+                "stackFrames" => self.top.stack_frames = Some(map.next_value()?),
                 _ => {
                     let v: &RawValue = map.next_value()?;
                     let s = v.get();
                     if !s.starts_with('{') && !s.starts_with('[') && s.len() <= 200 {
-                        self.0.other.push((key, text_of(v).into_owned()));
+                        self.top.other.push((key, text_of(v).into_owned()));
                     }
                 }
             }
@@ -68,23 +85,32 @@ impl<'de, 't> Visitor<'de> for TopSeed<'t, 'de> {
     }
 }
 
-struct EventsSeed<'t, 'a>(&'t mut Vec<&'a RawValue>);
+/// Reads an event array element by element, handing each to `each` as soon as it is read
+/// (only one element is held at a time).
+struct EventsSeed<'t, 'a, 'f, F> {
+    top: &'t mut Top<'a>,
+    text: &'a str,
+    each: &'f mut F,
+}
 
-impl<'de, 't> DeserializeSeed<'de> for EventsSeed<'t, 'de> {
+impl<'de, 't, 'f, F: FnMut(u64, &'de RawValue)> DeserializeSeed<'de> for EventsSeed<'t, 'de, 'f, F> {
     type Value = ();
     fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
         d.deserialize_seq(self)
     }
 }
 
-impl<'de, 't> Visitor<'de> for EventsSeed<'t, 'de> {
+impl<'de, 't, 'f, F: FnMut(u64, &'de RawValue)> Visitor<'de> for EventsSeed<'t, 'de, 'f, F> {
     type Value = ();
     fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str("an array of trace events")
     }
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
         while let Some(v) = seq.next_element::<&'de RawValue>()? {
-            self.0.push(v);
+            let seq_no = self.top.events;
+            self.top.events += 1;
+            self.top.last_end = Some(offset_in(self.text, v.get()) + v.get().len());
+            (self.each)(seq_no, v);
         }
         Ok(())
     }
@@ -265,21 +291,27 @@ pub(super) fn number_keys<'k>(keys: impl Iterator<Item = &'k Key>) -> BTreeMap<K
     out
 }
 
-/// One event, converted.
+/// One event, converted; borrowed from the text and handed on as soon as it is read.
 pub(super) struct Ev<'a> {
+    /// Position in the event array.
     pub(super) seq: u64,
+    /// The phase's first byte.
     pub(super) ph: u8,
     pub(super) name: Cow<'a, str>,
     pub(super) cat: Cow<'a, str>,
     pub(super) ts: Option<i64>,
     pub(super) dur: Option<i64>,
-    pub(super) pid: Key,
-    pub(super) tid: Key,
-    pub(super) id: Option<String>,
+    /// `pid`, raw (see [`Key::of`]).
+    pub(super) pid: Option<&'a RawValue>,
+    /// `tid`, raw (see [`Key::of`]).
+    pub(super) tid: Option<&'a RawValue>,
+    /// `id2` (as [`id2_key`]) or else `id`.
+    pub(super) id: Option<Cow<'a, str>>,
     pub(super) scope: Cow<'a, str>,
     pub(super) instant_scope: Cow<'a, str>,
     pub(super) args: Option<&'a RawValue>,
-    pub(super) line: usize,
+    /// Byte offset of the event in the text.
+    pub(super) offset: usize,
 }
 
 /// Byte offset of `inner` (a slice of `text`) in `text`.
@@ -287,38 +319,54 @@ pub(super) fn offset_in(text: &str, inner: &str) -> usize {
     (inner.as_ptr() as usize).saturating_sub(text.as_ptr() as usize)
 }
 
+/// The 1-based line of byte `offset` of `text`.
+pub(super) fn line_of(text: &str, offset: usize) -> usize {
+    let end = offset.min(text.len());
+    1 + text.as_bytes()[..end].iter().filter(|&&b| b == b'\n').count()
+}
+
+/// The byte offset of 1-based `line`, `column` of `text` (as serde_json counts them).
+fn offset_of(text: &str, line: usize, column: usize) -> usize {
+    let start = if line <= 1 {
+        0
+    } else {
+        text.bytes()
+            .enumerate()
+            .filter(|&(_, b)| b == b'\n')
+            .nth(line - 2)
+            .map_or(text.len(), |(i, _)| i + 1)
+    };
+    (start + column.saturating_sub(1)).min(text.len())
+}
+
 /// Counts problems of one kind, keeping the first example.
 #[derive(Default)]
 pub(super) struct Tally {
     /// Problems counted.
     pub(super) count: usize,
-    /// The first one: line and message.
+    /// The first one: byte offset in the text and message.
     pub(super) first: Option<(usize, String)>,
 }
 
 impl Tally {
-    pub(super) fn add(&mut self, line: usize, msg: impl FnOnce() -> String) {
+    pub(super) fn add(&mut self, offset: usize, msg: impl FnOnce() -> String) {
         self.count += 1;
         if self.first.is_none() {
-            self.first = Some((line, msg()));
+            self.first = Some((offset, msg()));
         }
     }
 
-    pub(super) fn report(&self, what: &str, out: &mut Vec<Problem>) {
-        if let Some((line, msg)) = &self.first {
-            let text = if self.count > 1 {
+    /// The first problem, at its line of `text`, with the count of its kind.
+    pub(super) fn report(&self, what: &str, text: &str, out: &mut Vec<Problem>) {
+        if let Some((offset, msg)) = &self.first {
+            let text_msg = if self.count > 1 {
                 format!("{msg} ({} {what} in all)", self.count)
             } else {
                 msg.clone()
             };
-            out.push(Problem::at_line(*line, text));
+            out.push(Problem::at_line(line_of(text, *offset), text_msg));
         }
     }
-}
-
-/// The 1-based line of byte `offset`, given the offsets where lines start.
-pub(super) fn line_at(line_starts: &[usize], offset: usize) -> usize {
-    line_starts.partition_point(|&s| s <= offset)
 }
 
 /// The key of an `id2` object: `global:<id>` or `local:<id>`.
@@ -338,24 +386,102 @@ pub(super) fn id2_key(v: &RawValue) -> String {
     }
 }
 
-/// Reads the JSON structure of `text` and converts every event. Damage after the first
-/// events (truncation, malformed events) is reported in `report`; errors when the text is not
-/// a trace at all.
+/// Problems met while converting events.
+#[derive(Default)]
+struct Bad {
+    event: Tally,
+    ts: Tally,
+}
+
+/// Converts one element of the event array; `None` (counted in `bad`) when it is not a
+/// usable event.
+fn convert<'a>(text: &'a str, seq: u64, raw: &'a RawValue, bad: &mut Bad) -> Option<Ev<'a>> {
+    let offset = offset_in(text, raw.get());
+    let r: RawEvent<'_> = match serde_json::from_str(raw.get()) {
+        Ok(r) => r,
+        Err(e) => {
+            bad.event.add(offset, || {
+                if raw.get().trim_start().starts_with('{') {
+                    format!("event {seq} is not a trace event ({e}); skipped")
+                } else {
+                    let shown: String = raw.get().chars().take(40).collect();
+                    format!("event {seq} is not a JSON object (it is `{shown}`); skipped")
+                }
+            });
+            return None;
+        }
+    };
+    let ph = r.ph.map(text_of).unwrap_or_default();
+    let Some(&phb) = ph.as_bytes().first() else {
+        bad.event
+            .add(offset, || format!("event {seq} has no `ph` (phase); skipped"));
+        return None;
+    };
+    let ts = match r.ts.map(|v| parse_us_as_ns(v.get())).transpose() {
+        Ok(t) => t.flatten(),
+        Err(msg) => {
+            bad.ts.add(offset, || format!("event {seq}: `ts` {msg}; skipped"));
+            return None;
+        }
+    };
+    let dur = match r.dur.map(|v| parse_us_as_ns(v.get())).transpose() {
+        Ok(t) => t.flatten(),
+        Err(msg) => {
+            bad.ts
+                .add(offset, || format!("event {seq}: `dur` {msg}; skipped"));
+            return None;
+        }
+    };
+    let id = match (r.id2, r.id) {
+        (Some(id2), _) => Some(Cow::Owned(id2_key(id2))),
+        (None, Some(id)) => Some(text_of(id)),
+        (None, None) => None,
+    };
+    Some(Ev {
+        seq,
+        ph: phb,
+        name: r.name.map(text_of).unwrap_or_default(),
+        cat: r.cat.map(text_of).unwrap_or_default(),
+        ts,
+        dur,
+        pid: r.pid,
+        tid: r.tid,
+        id,
+        scope: r.scope.map(text_of).unwrap_or_default(),
+        instant_scope: r.s.map(text_of).unwrap_or_default(),
+        args: r.args,
+        offset,
+    })
+}
+
+/// Reads the JSON structure of `text`, converting every event as it is read and handing it
+/// to `sink` (in file order; nothing of an event is kept here after that). Damage after the
+/// first events (truncation, malformed events) is reported in `report`, at its line and
+/// byte offset; errors when the text is not a trace at all.
 pub(super) fn decode_events<'a>(
     text: &'a str,
     report: &mut Report,
-) -> Result<(Top<'a>, Vec<Ev<'a>>), Problem> {
-    let line_starts: Vec<usize> = std::iter::once(0)
-        .chain(text.match_indices('\n').map(|(i, _)| i + 1))
-        .collect();
+    mut sink: impl FnMut(Ev<'a>),
+) -> Result<Top<'a>, Problem> {
     let mut top = Top::default();
+    let mut bad = Bad::default();
+    let mut valid = 0u64;
     let mut de = serde_json::Deserializer::from_str(text);
-    let result = TopSeed(&mut top).deserialize(&mut de).and_then(|()| de.end());
+    let seed = TopSeed {
+        top: &mut top,
+        text,
+        each: |seq, raw| {
+            if let Some(ev) = convert(text, seq, raw, &mut bad) {
+                valid += 1;
+                sink(ev);
+            }
+        },
+    };
+    let result = seed.deserialize(&mut de).and_then(|()| de.end());
     if let Err(e) = result {
         let remainder_ok = top.array_form
             && e.classify() == serde_json::error::Category::Eof
-            && top.events.last().is_some_and(|last| {
-                let end = offset_in(text, last.get()) + last.get().len();
+            && top.last_end.is_some_and(|end| {
                 text.get(end..)
                     .is_some_and(|r| r.trim_matches(|c: char| c.is_whitespace() || c == ',').is_empty())
             });
@@ -363,7 +489,7 @@ pub(super) fn decode_events<'a>(
             report.notes.push(
                 "the JSON array is not closed with `]` (the trace event format allows this)".to_string(),
             );
-        } else if top.events.is_empty() && top.samples.is_none() {
+        } else if top.events == 0 && top.samples.is_none() {
             return Err(Problem::at_line(
                 e.line(),
                 format!(
@@ -371,16 +497,18 @@ pub(super) fn decode_events<'a>(
                 ),
             ));
         } else {
-            report.partial.push(Problem::at_line(
+            let mut p = Problem::at_line(
                 e.line(),
                 format!(
                     "the JSON is broken or truncated here ({e}); the {} events before this point were read",
-                    top.events.len()
+                    top.events
                 ),
-            ));
+            );
+            p.offset = Some(offset_of(text, e.line(), e.column()) as u64);
+            report.partial.push(p);
         }
     }
-    if !top.array_form && top.events.is_empty() && top.samples.is_none() && top.stack_frames.is_none() {
+    if !top.array_form && top.events == 0 && top.samples.is_none() && top.stack_frames.is_none() {
         let has_key = text.contains("\"traceEvents\"");
         if !has_key {
             return Err(Problem::whole(
@@ -388,74 +516,14 @@ pub(super) fn decode_events<'a>(
             ));
         }
     }
-    // ---------------------------------------------------------------- convert events
-    let mut bad_event = Tally::default();
-    let mut bad_ts = Tally::default();
-    let mut evs: Vec<Ev<'_>> = Vec::with_capacity(top.events.len());
-    for (seq, raw) in top.events.iter().enumerate() {
-        let line = line_at(&line_starts, offset_in(text, raw.get()));
-        let r: RawEvent<'_> = match serde_json::from_str(raw.get()) {
-            Ok(r) => r,
-            Err(e) => {
-                bad_event.add(line, || {
-                    if raw.get().trim_start().starts_with('{') {
-                        format!("event {seq} is not a trace event ({e}); skipped")
-                    } else {
-                        let shown: String = raw.get().chars().take(40).collect();
-                        format!("event {seq} is not a JSON object (it is `{shown}`); skipped")
-                    }
-                });
-                continue;
-            }
-        };
-        let ph = r.ph.map(text_of).unwrap_or_default();
-        let Some(&phb) = ph.as_bytes().first() else {
-            bad_event.add(line, || format!("event {seq} has no `ph` (phase); skipped"));
-            continue;
-        };
-        let ts = match r.ts.map(|v| parse_us_as_ns(v.get())).transpose() {
-            Ok(t) => t.flatten(),
-            Err(msg) => {
-                bad_ts.add(line, || format!("event {seq}: `ts` {msg}; skipped"));
-                continue;
-            }
-        };
-        let dur = match r.dur.map(|v| parse_us_as_ns(v.get())).transpose() {
-            Ok(t) => t.flatten(),
-            Err(msg) => {
-                bad_ts.add(line, || format!("event {seq}: `dur` {msg}; skipped"));
-                continue;
-            }
-        };
-        let id = match (r.id2, r.id) {
-            (Some(id2), _) => Some(id2_key(id2)),
-            (None, Some(id)) => Some(text_of(id).into_owned()),
-            (None, None) => None,
-        };
-        evs.push(Ev {
-            seq: seq as u64,
-            ph: phb,
-            name: r.name.map(text_of).unwrap_or_default(),
-            cat: r.cat.map(text_of).unwrap_or_default(),
-            ts,
-            dur,
-            pid: Key::of(r.pid),
-            tid: Key::of(r.tid),
-            id,
-            scope: r.scope.map(text_of).unwrap_or_default(),
-            instant_scope: r.s.map(text_of).unwrap_or_default(),
-            args: r.args,
-            line,
-        });
-    }
     let mut malformed = Vec::new();
-    bad_event.report("malformed events", &mut malformed);
-    bad_ts.report("events with bad timestamps", &mut malformed);
+    bad.event.report("malformed events", text, &mut malformed);
+    bad.ts.report("events with bad timestamps", text, &mut malformed);
     report.partial.extend(malformed);
-    if evs.is_empty() && top.samples.is_none() && !top.events.is_empty() {
+    if valid == 0 && top.samples.is_none() && top.events > 0 {
         return Err(Problem::whole(format!(
             "none of the {} events is a valid trace event: {}",
-            top.events.len(),
+            top.events,
             report
                 .partial
                 .iter()
@@ -464,5 +532,5 @@ pub(super) fn decode_events<'a>(
                 .join("; ")
         )));
     }
-    Ok((top, evs))
+    Ok(top)
 }

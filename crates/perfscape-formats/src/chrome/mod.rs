@@ -46,6 +46,7 @@
 //! of the event's intervals) and exclusive time (minus the direct children), flat and per
 //! callpath. Threads without intervals or samples are in the trace but not in the profile.
 
+mod collect;
 mod json;
 mod phases;
 mod samples;
@@ -102,6 +103,31 @@ pub fn looks_like_chrome_trace(head: &[u8]) -> bool {
 /// Errors when the input is not a trace at all; damage after the first events (truncation,
 /// a malformed event) loads what is valid, reported in [`Parsed::partial`].
 pub fn parse_trace(data: &[u8]) -> Result<Parsed, Problem> {
+    finish(read_events(data)?)
+}
+
+/// [`parse_trace`] taking the bytes: they are freed as soon as every event is in the trace
+/// builder, before the trace is nested and its profile derived (what [`crate::open`] uses,
+/// so that a large trace's text and its profile are never in memory together).
+pub fn parse_trace_owned(data: Vec<u8>) -> Result<Parsed, Problem> {
+    let read = read_events(&data)?;
+    drop(data);
+    finish(read)
+}
+
+/// What reading the events gives: the trace builder holding them, the samples, the threads,
+/// the number of counter values and the report so far. Owns all it holds.
+type Read = (
+    TraceBuilder,
+    Vec<samples::Sample>,
+    threads::Threads,
+    usize,
+    Report,
+);
+
+/// Reads the JSON text of a trace, converting each event as it is read and keeping it
+/// compactly ([`collect`]): the text is the only copy of the JSON in memory.
+fn read_events(data: &[u8]) -> Result<Read, Problem> {
     let mut report = Report::default();
     let text = match std::str::from_utf8(data) {
         Ok(t) => t,
@@ -121,14 +147,15 @@ pub fn parse_trace(data: &[u8]) -> Result<Parsed, Problem> {
             "the file is empty: expected a Chrome trace (a JSON array of events or an object with `traceEvents`)",
         ));
     }
-    let (top, evs) = json::decode_events(text, &mut report)?;
+    let mut col = collect::Collector::default();
+    let top = json::decode_events(text, &mut report, |e| col.push(e))?;
     let samples = match top.samples {
         Some(s) => samples::read_samples(s, top.stack_frames, &mut report.warnings),
         None => Vec::new(),
     };
     let mut tb = TraceBuilder::new();
-    let threads = threads::register(&evs, &samples, &mut tb, &mut report);
-    let counters = phases::add_events(&evs, &threads, &mut tb, &mut report);
+    let threads = threads::register(&col, &samples, &mut tb, &mut report);
+    let counters = phases::add_events(col, &threads, &mut tb, &mut report, text);
     if let Some(u) = &top.display_time_unit {
         tb.push_metadata("displayTimeUnit", u);
         report.notes.push(format!(
@@ -138,6 +165,11 @@ pub fn parse_trace(data: &[u8]) -> Result<Parsed, Problem> {
     for (k, v) in &top.other {
         tb.push_metadata(k, v);
     }
+    Ok((tb, samples, threads, counters, report))
+}
+
+/// Nests the trace and derives its profile.
+fn finish((tb, samples, threads, counters, mut report): Read) -> Result<Parsed, Problem> {
     let (trace, trace_notes) = tb.finish();
     for n in trace_notes {
         report
@@ -284,7 +316,7 @@ pub const FORMAT: Format = Format {
     description: "Chrome Trace Event Format JSON (array or {\"traceEvents\": ...} form; Perfetto, PyTorch Kineto, TAU's tau_trace2json)",
     example: "tau-real/mpi-stencil-np4-trace/trace.chrome.json",
     sniff: |p| p.head().is_some_and(looks_like_chrome_trace),
-    read: format::Read::Bytes(parse_trace),
+    read: format::Read::OwnedBytes(parse_trace_owned),
     gives: Parts {
         series: false,
         trace: true,

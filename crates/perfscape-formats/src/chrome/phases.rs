@@ -2,168 +2,122 @@
 //! time order, complete events, instants, counters, async spans and flows matched in time
 //! order, unclosed slices closed at their thread's last timestamp.
 
-use super::json::{Ev, Key, Tally, text_of};
+use super::collect::{BeginEnd, Collector, Interner};
+use super::json::{Tally, line_of};
 use super::threads::Threads;
 use super::{OpenPoint, Report};
 use crate::problem::Problem;
 use perfscape_model::TraceBuilder;
-use perfscape_model::trace::InstantScope;
 use rustc_hash::FxHashMap as HashMap;
-use serde_json::value::RawValue;
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::VecDeque;
 
-/// Adds every event to `tb`; returns the number of counter values added.
+/// Numbers of a collector's interned strings in the trace builder, assigned on first use.
+struct Ids(Vec<u32>);
+
+impl Ids {
+    /// The builder's numbers for the strings `first_order` lists, in that order.
+    fn new(strings: &Interner<'_>, mut intern: impl FnMut(&str) -> u32) -> Self {
+        let mut ids = vec![u32::MAX; strings.values.len()];
+        for &i in &strings.first_order {
+            ids[i as usize] = intern(strings.get(i));
+        }
+        Ids(ids)
+    }
+
+    /// The builder's number of string `i`, interning it on its first use.
+    fn get(&mut self, strings: &Interner<'_>, i: u32, intern: impl FnOnce(&str) -> u32) -> u32 {
+        let slot = &mut self.0[i as usize];
+        if *slot == u32::MAX {
+            *slot = intern(strings.get(i));
+        }
+        *slot
+    }
+}
+
+/// Adds every event `col` kept to `tb`; returns the number of counter values added. `text`
+/// is the trace's text (for the lines of messages).
 pub(super) fn add_events(
-    evs: &[Ev<'_>],
+    col: Collector<'_>,
     threads: &Threads,
     tb: &mut TraceBuilder,
     report: &mut Report,
+    text: &str,
 ) -> usize {
-    let process_scoped = |e: &Ev<'_>| matches!(e.ph, b'C' | b'M');
-    let mut last_ts: HashMap<u32, i64> = HashMap::default();
-    let mut see = |h: u32, t: i64| {
-        let e = last_ts.entry(h).or_insert(t);
-        *e = (*e).max(t);
-    };
-    for e in evs {
-        if process_scoped(e) {
-            continue;
-        }
-        if let (Some(&h), Some(ts)) = (threads.handle.get(&(e.pid.clone(), e.tid.clone())), e.ts) {
-            see(h, ts.saturating_add(e.dur.unwrap_or(0).max(0)));
-        }
-    }
-    let mut missing_ts = Tally::default();
-    let mut x_no_dur = Tally::default();
-    let mut x_negative = Tally::default();
+    let Collector {
+        names,
+        cats,
+        per_thread,
+        instants,
+        mut ordered,
+        series,
+        counter_values: counters,
+        missing_ts,
+        x_no_dur,
+        x_negative,
+        counter_bad,
+        ignored_phases,
+        ..
+    } = col;
+    // Names and categories of complete and instant events first, in file order: the numbers
+    // they always had.
+    let mut name_ids = Ids::new(&names, |s| tb.name(s));
+    let mut cat_ids = Ids::new(&cats, |s| tb.category(s));
+    let handle = |t: u32| threads.handle[t as usize];
     let mut e_unmatched = Tally::default();
     let mut e_name_mismatch = Tally::default();
     let mut async_unmatched = Tally::default();
     let mut flow_unmatched = Tally::default();
-    let mut counter_bad = Tally::default();
-    let mut ignored_phases: BTreeMap<char, usize> = BTreeMap::new();
-    let mut be: BTreeMap<u32, Vec<&Ev<'_>>> = BTreeMap::new();
-    let mut async_open: HashMap<(Option<Key>, String, String), Vec<OpenPoint>> = HashMap::default();
-    let mut legacy_open: HashMap<(Key, String, String), OpenPoint> = HashMap::default();
-    let mut flows_open: HashMap<(String, String, String), VecDeque<OpenPoint>> = HashMap::default();
-    let mut counters = 0usize;
-    let mut ordered: Vec<&Ev<'_>> = Vec::new();
-    for e in evs {
-        let key = (e.pid.clone(), e.tid.clone());
-        let h = threads.handle.get(&key).copied();
-        let needs_ts = !matches!(e.ph, b'M');
-        if needs_ts && e.ts.is_none() {
-            missing_ts.add(e.line, || {
-                format!(
-                    "event {} (`{}`, phase {}) has no `ts`; skipped",
-                    e.seq, e.name, e.ph as char
-                )
-            });
-            continue;
+    let mut async_open: HashMap<(Option<u32>, u32, String), Vec<OpenPoint>> = HashMap::default();
+    let mut legacy_open: HashMap<(u32, u32, String), OpenPoint> = HashMap::default();
+    let mut flows_open: HashMap<(u32, String, u32), VecDeque<OpenPoint>> = HashMap::default();
+    let mut be: Vec<(u32, i64, Vec<BeginEnd>)> = Vec::new();
+    for (t, events) in per_thread.into_iter().enumerate() {
+        let h = handle(t as u32);
+        for c in events.complete {
+            let name = name_ids.get(&names, c.name, |s| tb.name(s));
+            let cat = cat_ids.get(&cats, c.cat, |s| tb.category(s));
+            tb.add_interval(h, c.start, c.end, name, cat, c.seq, c.seq);
         }
-        let ts = e.ts.unwrap_or(0);
-        match e.ph {
-            b'B' | b'E' => {
-                if let Some(h) = h {
-                    be.entry(h).or_default().push(e);
-                }
-            }
-            b'X' => {
-                let Some(h) = h else { continue };
-                let dur = match e.dur {
-                    Some(d) if d < 0 => {
-                        x_negative.add(e.line, || {
-                            format!("complete event `{}` has a negative `dur`; read as 0", e.name)
-                        });
-                        0
-                    }
-                    Some(d) => d,
-                    None => {
-                        x_no_dur.add(e.line, || {
-                            format!("complete event `{}` has no `dur`; read as 0", e.name)
-                        });
-                        0
-                    }
-                };
-                let name = tb.name(&e.name);
-                let cat = tb.category(&e.cat);
-                tb.add_interval(h, ts, ts.saturating_add(dur), name, cat, e.seq, e.seq);
-            }
-            b'i' | b'I' => {
-                let Some(h) = h else { continue };
-                let scope = match e.instant_scope.as_ref() {
-                    "g" => InstantScope::Global,
-                    "p" => InstantScope::Process,
-                    _ => InstantScope::Thread,
-                };
-                let name = tb.name(&e.name);
-                let cat = tb.category(&e.cat);
-                tb.add_instant(h, ts, name, cat, scope);
-            }
-            b'n' | b'T' | b'p' => {
-                let Some(h) = h else { continue };
-                let name = tb.name(&e.name);
-                let cat = tb.category(&e.cat);
-                tb.add_instant(h, ts, name, cat, InstantScope::Async);
-            }
-            b'b' | b'e' | b'S' | b'F' | b's' | b't' | b'f' => ordered.push(e),
-            b'C' => {
-                let node = threads.node_of.get(&e.pid).copied().unwrap_or(0);
-                let name = match &e.id {
-                    Some(id) => format!("{}[{id}]", e.name),
-                    None => e.name.to_string(),
-                };
-                let args: Option<BTreeMap<String, &RawValue>> =
-                    e.args.and_then(|a| serde_json::from_str(a.get()).ok());
-                let Some(args) = args else {
-                    counter_bad.add(e.line, || {
-                        format!("counter `{name}` has no `args` object; skipped")
-                    });
-                    continue;
-                };
-                for (series, v) in args {
-                    match text_of(v).trim().parse::<f64>() {
-                        Ok(x) if x.is_finite() => {
-                            tb.add_counter_value(node, &name, &series, ts, x);
-                            counters += 1;
-                        }
-                        _ => counter_bad.add(e.line, || {
-                            format!(
-                                "counter `{name}` series `{series}` has the non-numeric value {}; skipped",
-                                v.get()
-                            )
-                        }),
-                    }
-                }
-            }
-            b'M' => {}
-            other => *ignored_phases.entry(other as char).or_default() += 1,
+        if !events.begin_end.is_empty() {
+            be.push((h, events.last_ts.unwrap_or(0), events.begin_end));
+        }
+    }
+    for i in instants {
+        let name = name_ids.get(&names, i.name, |s| tb.name(s));
+        let cat = cat_ids.get(&cats, i.cat, |s| tb.category(s));
+        tb.add_instant(handle(i.thread), i.ts, name, cat, i.scope);
+    }
+    for s in series {
+        let node = threads.node_of_pid.get(s.pid as usize).copied().unwrap_or(0);
+        for (ts, v) in s.values {
+            tb.add_counter_value(node, &s.name, &s.series, ts, v);
         }
     }
     // Async spans and flows are matched in time order (file order at equal times): producers
     // such as Kineto write them grouped by kind, not by time.
-    ordered.sort_by_key(|e| e.ts.unwrap_or(0));
+    ordered.sort_by_key(|e| e.ts);
     for e in ordered {
-        let h = threads.handle.get(&(e.pid.clone(), e.tid.clone())).copied();
-        let ts = e.ts.unwrap_or(0);
+        let h = handle(e.thread);
+        let ts = e.ts;
+        let id = e.id.as_ref();
+        let e_name = names.get(e.name);
+        let name = name_ids.get(&names, e.name, |s| tb.name(s));
+        let cat = cat_ids.get(&cats, e.cat, |s| tb.category(s));
+        let offset = e.offset as usize;
         match e.ph {
             b'b' | b'e' => {
-                let Some(h) = h else { continue };
-                let id = e.id.clone().unwrap_or_default();
                 let process = if id.starts_with("global:") {
                     None
                 } else {
-                    Some(e.pid.clone())
+                    Some(e.pid)
                 };
-                let k = (process, e.cat.to_string(), id.clone());
-                let name = tb.name(&e.name);
-                let cat = tb.category(&e.cat);
+                let k = (process, e.cat, id.to_string());
                 if e.ph == b'b' {
                     async_open.entry(k).or_default().push((h, ts, name, cat));
                 } else {
                     let open = async_open.entry(k).or_default();
                     // An end names the span it ends; an end without a name ends the innermost.
-                    let pos = if e.name.is_empty() {
+                    let pos = if e_name.is_empty() {
                         open.len().checked_sub(1)
                     } else {
                         open.iter().rposition(|o| o.2 == name)
@@ -171,93 +125,84 @@ pub(super) fn add_events(
                     match pos {
                         Some(p) => {
                             let (bh, bts, bname, bcat) = open.remove(p);
-                            tb.add_async_span(bh, bts, ts, bname, bcat, &id);
+                            tb.add_async_span(bh, bts, ts, bname, bcat, id);
                         }
-                        None => async_unmatched.add(e.line, || {
-                            format!("async end `{}` (id {id}) has no matching begin; skipped", e.name)
+                        None => async_unmatched.add(offset, || {
+                            format!("async end `{e_name}` (id {id}) has no matching begin; skipped")
                         }),
                     }
                 }
             }
             b'S' | b'F' => {
-                let Some(h) = h else { continue };
-                let id = e.id.clone().unwrap_or_default();
-                let k = (e.pid.clone(), e.cat.to_string(), id.clone());
-                let name = tb.name(&e.name);
-                let cat = tb.category(&e.cat);
+                let k = (e.pid, e.cat, id.to_string());
                 if e.ph == b'S' {
                     legacy_open.insert(k, (h, ts, name, cat));
                 } else {
                     match legacy_open.remove(&k) {
-                        Some((bh, bts, bname, bcat)) => tb.add_async_span(bh, bts, ts, bname, bcat, &id),
-                        None => async_unmatched.add(e.line, || {
-                            format!(
-                                "async finish `{}` (id {id}) has no matching start; skipped",
-                                e.name
-                            )
+                        Some((bh, bts, bname, bcat)) => tb.add_async_span(bh, bts, ts, bname, bcat, id),
+                        None => async_unmatched.add(offset, || {
+                            format!("async finish `{e_name}` (id {id}) has no matching start; skipped")
                         }),
                     }
                 }
             }
-            b's' | b't' | b'f' => {
-                let Some(h) = h else { continue };
-                let id = e.id.clone().unwrap_or_default();
-                let k = (e.cat.to_string(), id.clone(), e.scope.to_string());
-                let name = tb.name(&e.name);
-                let cat = tb.category(&e.cat);
+            _ => {
+                let k = (e.cat, id.to_string(), e.scope);
                 let queue = flows_open.entry(k).or_default();
                 match e.ph {
                     b's' => queue.push_back((h, ts, name, cat)),
                     b't' => match queue.front_mut() {
                         Some(f) => {
-                            tb.add_flow(f.0, f.1, h, ts, f.2, f.3, &id);
+                            tb.add_flow(f.0, f.1, h, ts, f.2, f.3, id);
                             f.0 = h;
                             f.1 = ts;
                         }
-                        None => flow_unmatched.add(e.line, || {
-                            format!("flow step `{}` (id {id}) has no flow start; skipped", e.name)
+                        None => flow_unmatched.add(offset, || {
+                            format!("flow step `{e_name}` (id {id}) has no flow start; skipped")
                         }),
                     },
                     _ => match queue.pop_front() {
-                        Some(f) => tb.add_flow(f.0, f.1, h, ts, f.2, f.3, &id),
-                        None => flow_unmatched.add(e.line, || {
-                            format!("flow end `{}` (id {id}) has no flow start; skipped", e.name)
+                        Some(f) => tb.add_flow(f.0, f.1, h, ts, f.2, f.3, id),
+                        None => flow_unmatched.add(offset, || {
+                            format!("flow end `{e_name}` (id {id}) has no flow start; skipped")
                         }),
                     },
                 }
             }
-            _ => {}
         }
     }
-    // B/E per thread in time order (file order at equal times).
+    // B/E per thread in time order (file order at equal times), threads in handle order.
     let mut unclosed = 0usize;
     let mut unclosed_threads = 0usize;
-    for (h, mut list) in be {
-        list.sort_by_key(|e| e.ts.unwrap_or(0));
-        let mut stack: Vec<&Ev<'_>> = Vec::new();
+    be.sort_by_key(|b| b.0);
+    for (h, last_ts, mut list) in be {
+        list.sort_by_key(|e| e.ts);
+        let mut stack: Vec<BeginEnd> = Vec::new();
         for e in list {
-            if e.ph == b'B' {
+            if e.begin {
                 stack.push(e);
                 continue;
             }
             match stack.pop() {
                 Some(b) => {
-                    if !e.name.is_empty() && e.name != b.name {
-                        e_name_mismatch.add(e.line, || {
+                    if !names.get(e.name).is_empty() && e.name != b.name {
+                        e_name_mismatch.add(e.offset as usize, || {
                             format!(
                                 "end event `{}` closes the open begin event `{}` (line {}); the names differ",
-                                e.name, b.name, b.line
+                                names.get(e.name),
+                                names.get(b.name),
+                                line_of(text, b.offset as usize)
                             )
                         });
                     }
-                    let name = tb.name(&b.name);
-                    let cat = tb.category(&b.cat);
-                    tb.add_interval(h, b.ts.unwrap_or(0), e.ts.unwrap_or(0), name, cat, b.seq, e.seq);
+                    let name = name_ids.get(&names, b.name, |s| tb.name(s));
+                    let cat = cat_ids.get(&cats, b.cat, |s| tb.category(s));
+                    tb.add_interval(h, b.ts, e.ts, name, cat, b.seq, e.seq);
                 }
-                None => e_unmatched.add(e.line, || {
+                None => e_unmatched.add(e.offset as usize, || {
                     format!(
                         "end event `{}` has no open begin event on its thread; skipped",
-                        e.name
+                        names.get(e.name)
                     )
                 }),
             }
@@ -265,11 +210,10 @@ pub(super) fn add_events(
         if !stack.is_empty() {
             unclosed += stack.len();
             unclosed_threads += 1;
-            let end = last_ts.get(&h).copied().unwrap_or(0);
             for b in stack.into_iter().rev() {
-                let name = tb.name(&b.name);
-                let cat = tb.category(&b.cat);
-                tb.add_interval(h, b.ts.unwrap_or(0), end, name, cat, b.seq, u64::MAX);
+                let name = name_ids.get(&names, b.name, |s| tb.name(s));
+                let cat = cat_ids.get(&cats, b.cat, |s| tb.category(s));
+                tb.add_interval(h, b.ts, last_ts, name, cat, b.seq, u64::MAX);
             }
         }
     }
@@ -290,14 +234,18 @@ pub(super) fn add_events(
             "{open_flows} flow(s) were started but never finished; they are left out of the flows"
         )));
     }
-    missing_ts.report("events without `ts`", &mut report.partial);
-    x_no_dur.report("complete events without `dur`", &mut report.warnings);
-    x_negative.report("complete events with a negative `dur`", &mut report.warnings);
-    e_unmatched.report("unmatched end events", &mut report.warnings);
-    e_name_mismatch.report("end events with another name", &mut report.warnings);
-    async_unmatched.report("unmatched async events", &mut report.warnings);
-    flow_unmatched.report("unmatched flow events", &mut report.warnings);
-    counter_bad.report("bad counter values", &mut report.warnings);
+    missing_ts.report("events without `ts`", text, &mut report.partial);
+    x_no_dur.report("complete events without `dur`", text, &mut report.warnings);
+    x_negative.report(
+        "complete events with a negative `dur`",
+        text,
+        &mut report.warnings,
+    );
+    e_unmatched.report("unmatched end events", text, &mut report.warnings);
+    e_name_mismatch.report("end events with another name", text, &mut report.warnings);
+    async_unmatched.report("unmatched async events", text, &mut report.warnings);
+    flow_unmatched.report("unmatched flow events", text, &mut report.warnings);
+    counter_bad.report("bad counter values", text, &mut report.warnings);
     if !ignored_phases.is_empty() {
         report.notes.push(format!(
             "events of phases not used by perfscape were left out: {}",

@@ -2,19 +2,19 @@
 //! module's documentation), named from the metadata events, registered in the trace.
 
 use super::Report;
-use super::json::{Ev, Key, number_keys, text_of};
+use super::collect::Collector;
+use super::json::{Key, number_keys};
 use super::samples::Sample;
 use perfscape_model::{ThreadId, TraceBuilder, TraceThread};
 use rustc_hash::FxHashMap as HashMap;
-use serde_json::value::RawValue;
 use std::collections::{BTreeMap, BTreeSet};
 
 /// The threads of a trace and how its keys map to them.
 pub(super) struct Threads {
-    /// Trace thread handle of each (pid, tid).
-    pub(super) handle: HashMap<(Key, Key), u32>,
-    /// Node number of each pid.
-    pub(super) node_of: BTreeMap<Key, u32>,
+    /// Trace thread handle of each thread number of the [`Collector`].
+    pub(super) handle: Vec<u32>,
+    /// Node number of each pid number of the [`Collector`].
+    pub(super) node_of_pid: Vec<u32>,
     /// Thread address of each (pid, tid).
     pub(super) thread_of: HashMap<(Key, Key), ThreadId>,
     /// The (pid, tid) of each sample.
@@ -23,17 +23,16 @@ pub(super) struct Threads {
 
 /// Numbers the threads of the events and samples, names them and registers them in `tb`.
 pub(super) fn register(
-    evs: &[Ev<'_>],
+    col: &Collector<'_>,
     samples: &[Sample],
     tb: &mut TraceBuilder,
     report: &mut Report,
 ) -> Threads {
-    let metadata_phase = |e: &Ev<'_>| e.ph == b'M';
-    let process_scoped = |e: &Ev<'_>| matches!(e.ph, b'C' | b'M');
-    let mut thread_keys: BTreeSet<(Key, Key)> = evs
+    let pid_key = |p: u32| &col.pids[p as usize];
+    let mut thread_keys: BTreeSet<(Key, Key)> = col
+        .threads
         .iter()
-        .filter(|e| !process_scoped(e))
-        .map(|e| (e.pid.clone(), e.tid.clone()))
+        .map(|(p, t)| (pid_key(*p).clone(), t.clone()))
         .collect();
     // Samples without a pid take the process of the trace thread with that tid, if unique.
     let mut tid_to_pids: HashMap<Key, Vec<Key>> = HashMap::default();
@@ -60,12 +59,7 @@ pub(super) fn register(
             "{unplaced_samples} samples name a thread (tid) but no process, and no trace event has that tid in exactly one process: they are listed under process `(samples)`"
         ));
     }
-    let all_pids: Vec<Key> = evs
-        .iter()
-        .map(|e| e.pid.clone())
-        .chain(thread_keys.iter().map(|(p, _)| p.clone()))
-        .collect();
-    let node_of = number_keys(all_pids.iter());
+    let node_of = number_keys(col.pids.iter().chain(thread_keys.iter().map(|(p, _)| p)));
     let mut tids_per_pid: BTreeMap<&Key, Vec<&Key>> = BTreeMap::new();
     for (p, t) in &thread_keys {
         tids_per_pid.entry(p).or_default().push(t);
@@ -91,47 +85,21 @@ pub(super) fn register(
         ));
     }
     // Names from metadata events.
-    let mut process_names: HashMap<Key, String> = HashMap::default();
-    let mut thread_names: HashMap<(Key, Key), String> = HashMap::default();
-    let mut process_labels: HashMap<Key, String> = HashMap::default();
-    let mut other_metadata = 0usize;
-    for e in evs.iter().filter(|e| metadata_phase(e)) {
-        let arg = |k: &str| -> Option<String> {
-            let args: HashMap<String, &RawValue> = e.args.and_then(|a| serde_json::from_str(a.get()).ok())?;
-            args.get(k).map(|v| text_of(v).into_owned())
-        };
-        match e.name.as_ref() {
-            "process_name" => {
-                if let Some(n) = arg("name") {
-                    process_names.insert(e.pid.clone(), n);
-                }
-            }
-            "thread_name" => {
-                if let Some(n) = arg("name") {
-                    thread_names.insert((e.pid.clone(), e.tid.clone()), n);
-                }
-            }
-            "process_labels" => {
-                if let Some(n) = arg("labels") {
-                    process_labels.insert(e.pid.clone(), n);
-                }
-            }
-            "process_sort_index" | "thread_sort_index" => {}
-            _ => other_metadata += 1,
-        }
-    }
+    let other_metadata = col.other_metadata;
     if other_metadata > 0 {
         report.notes.push(format!(
             "{other_metadata} metadata (`M`) events other than process/thread names, labels and sort indices were not used"
         ));
     }
-    let mut handle: HashMap<(Key, Key), u32> = HashMap::default();
+    let mut handle_of: HashMap<(Key, Key), u32> = HashMap::default();
     for key in &thread_keys {
         let Some(&id) = thread_of.get(key) else { continue };
-        let pname = match (process_names.get(&key.0), process_labels.get(&key.0)) {
+        let pn = col.pid_number(&key.0);
+        let pn_get = |m: &'_ HashMap<u32, String>| -> Option<String> { pn.and_then(|p| m.get(&p).cloned()) };
+        let pname = match (pn_get(&col.process_names), pn_get(&col.process_labels)) {
             (Some(n), Some(l)) => Some(format!("{n} ({l})")),
-            (Some(n), None) => Some(n.clone()),
-            (None, Some(l)) => Some(l.clone()),
+            (Some(n), None) => Some(n),
+            (None, Some(l)) => Some(l),
             (None, None) => None,
         };
         let h = tb.thread(TraceThread {
@@ -139,13 +107,28 @@ pub(super) fn register(
             process: key.0.to_string(),
             thread: key.1.to_string(),
             process_name: pname,
-            thread_name: thread_names.get(key).cloned(),
+            thread_name: pn.and_then(|p| col.thread_names.get(&(p, key.1.clone())).cloned()),
         });
-        handle.insert(key.clone(), h);
+        handle_of.insert(key.clone(), h);
     }
+    let handle = col
+        .threads
+        .iter()
+        .map(|(p, t)| {
+            handle_of
+                .get(&(pid_key(*p).clone(), t.clone()))
+                .copied()
+                .unwrap_or(u32::MAX)
+        })
+        .collect();
+    let node_of_pid = col
+        .pids
+        .iter()
+        .map(|k| node_of.get(k).copied().unwrap_or(0))
+        .collect();
     Threads {
         handle,
-        node_of,
+        node_of_pid,
         thread_of,
         sample_keys,
     }
