@@ -2,7 +2,8 @@
 """Side-by-side benchmark: perfscape and the reference tools, on the same inputs, in the same run.
 
 usage: python3 bench/peers.py [--ranks 4096,16384] [--repeat 7] [--paraprof-repeat 3]
-                              [--no-paraprof] [--tree-contexts 1000000] [--out FILE.md]
+                              [--no-paraprof] [--tree-contexts 1000000] [--chrome-mb 500]
+                              [--baseline OLD_PERFSCAPE] [--out FILE.md]
 
 - Builds perfscape (release) and TAU's own C++ `pprof` from ../shared/tools/tau-ref/ (g++, into a
   temporary directory), and runs ParaProf headless from there (`paraprof.sh --pack`, Java 17).
@@ -13,7 +14,9 @@ usage: python3 bench/peers.py [--ranks 4096,16384] [--repeat 7] [--paraprof-repe
   same load. Medians of wall time and peak RSS (GNU time's %M).
 - Call-tree rows (perfscape alone: no reference reader of pprof is installable here):
   pprof's large.cpu.pb.gz from the corpus, and a generated pprof profile with 10^6 calling
-  contexts (bench/gen_pprof_tree.py, written to a temporary directory).
+  contexts (bench/gen_pprof_tree.py, written to a temporary directory), and a generated Chrome
+  trace of --chrome-mb MB (bench/gen_chrome_trace.py).
+- --baseline OLD: an older perfscape binary timed in the same rounds, for before/after figures.
 - Prints a Markdown section (machine, load average before and after, every figure) and writes it
   to --out when given.
 """
@@ -78,16 +81,20 @@ def run_in(cmd, cwd, timeout=None):
         os.chdir(here)
 
 
-def side_by_side(exe, run, pprof, tmp, repeat, paraprof_repeat, paraprof=True, ours=None, paraprof_args=None):
+def side_by_side(exe, run, pprof, tmp, repeat, paraprof_repeat, paraprof=True, ours=None, paraprof_args=None,
+                 baseline=None):
     """perfscape (`ours`, default `summary --no-cache RUN`), TAU's `pprof -s` (when `pprof` is
     given) and ParaProf `--pack` (when `paraprof`) on one input, alternating: one untimed warm-up
     of each, then `repeat` rounds (ParaProf in the first `paraprof_repeat` of them). Returns
     {tool: (median wall s, median peak RSS MB)} for the tools that ran; every ratio taken from
     it divides figures measured minutes apart under the same load. `paraprof_args` are what
     ParaProf reads (default: the run directory; `-f snap FILES` for snapshots). ParaProf exits 0
-    when it finds no profile, so a run that wrote no packed file is an error here."""
+    when it finds no profile, so a run that wrote no packed file is an error here. `baseline`, an
+    older perfscape binary, is timed in the same rounds as "baseline" (before/after figures)."""
     ours = ours or [exe, "summary", "--no-cache", run]
     tools = {"perfscape": lambda k: bench.run_once(ours)}
+    if baseline:
+        tools["baseline"] = lambda k: bench.run_once([baseline] + list(ours[1:]))
     if pprof:
         cmd, cwd = pprof_cmd(pprof, run)
         tools["pprof"] = lambda k: run_in(cmd, cwd)
@@ -128,9 +135,11 @@ def main():
     ap.add_argument("--paraprof-repeat", type=int, default=3)
     ap.add_argument("--no-paraprof", action="store_true")
     ap.add_argument("--tree-contexts", type=int, default=1_000_000)
+    ap.add_argument("--chrome-mb", type=int, default=500, help="size of the generated Chrome trace (0: none)")
+    ap.add_argument("--baseline", help="an older perfscape binary, timed in the same rounds (before/after)")
     ap.add_argument("--out")
     a = ap.parse_args()
-    exe = bench.build()
+    exe = bench.build(sql=False)
     tmp = Path(tempfile.mkdtemp(prefix="perfscape-peers-"))
     pprof = build_pprof(tmp)
     load_before = load()
@@ -142,36 +151,58 @@ def main():
     for ranks in [int(r) for r in a.ranks.split(",") if r]:
         run = bench.scale_run(ranks)
         mb = bench.dir_bytes(run) / 1e6
-        f = side_by_side(exe, run, pprof, tmp, a.repeat, a.paraprof_repeat, not a.no_paraprof)
+        f = side_by_side(exe, run, pprof, tmp, a.repeat, a.paraprof_repeat, not a.no_paraprof, baseline=a.baseline)
         (p, p_mb), (t, t_mb) = f["perfscape"], f["pprof"]
         pp = f.get("paraprof")
         lines.append(
             f"| tau_scale {ranks} ranks, --lines 5000 | {mb:.0f} | {p:.3f} | {p_mb:.0f} | {t:.3f} | {t_mb:.0f} | "
             + (f"{pp[0]:.2f} | {pp[1]:.0f} | " if pp else "- | - | ")
             + f"{t / p:.1f}x | " + (f"{pp[0] / p:.0f}x |" if pp else "- |"))
+        if "baseline" in f:
+            lines.append(f"| (the baseline `{a.baseline}` in the same rounds: {f['baseline'][0]:.3f} s, "
+                         f"{f['baseline'][1]:.0f} MB) | | | | | | | | | |")
         print(lines[-1], file=sys.stderr)
-    lines += ["", "Call trees (perfscape alone), `summary --no-cache`:", "",
-              "| input | bytes (decompressed) | calling contexts | s | peak MB |", "|---|---|---|---|---|"]
+    lines += ["", "Call trees and a large trace (perfscape alone: no reference reader of these is installed here),"
+              " `summary --no-cache`" + (f", alternating with the baseline `{a.baseline}`" if a.baseline else "") + ":", "",
+              "| input | bytes (decompressed) | calling contexts | s | peak MB | baseline s | baseline MB |",
+              "|---|---|---|---|---|---|---|"]
+    here = Path(__file__).resolve().parent
     tree = tmp / "tree.pb.gz"
-    subprocess.run([sys.executable, str(Path(__file__).resolve().parent / "gen_pprof_tree.py"), str(tree),
+    subprocess.run([sys.executable, str(here / "gen_pprof_tree.py"), str(tree),
                     "--contexts", str(a.tree_contexts)], check=True, stderr=subprocess.DEVNULL)
+    inputs = [("pprof large.cpu.pb.gz (corpus)", bench.CORPUS / "pprof" / "google-pprof-testdata" / "large.cpu.pb.gz"),
+              (f"gen_pprof_tree.py --contexts {a.tree_contexts}", tree)]
+    if a.chrome_mb:
+        trace = tmp / "trace.json"
+        subprocess.run([sys.executable, str(here / "gen_chrome_trace.py"), str(trace), "--mb", str(a.chrome_mb)],
+                       check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        inputs.append((f"gen_chrome_trace.py --mb {a.chrome_mb} (Chrome JSON)", trace))
     import gzip
-    for label, path in (("pprof large.cpu.pb.gz (corpus)",
-                         bench.CORPUS / "pprof" / "google-pprof-testdata" / "large.cpu.pb.gz"),
-                        (f"gen_pprof_tree.py --contexts {a.tree_contexts}", tree)):
-        size = len(gzip.decompress(path.read_bytes()))
-        bench.run_once([exe, "summary", "--no-cache", path])
-        walls, peaks, out = [], [], ""
+    for label, path in inputs:
+        data = path.read_bytes()
+        size = len(gzip.decompress(data)) if data[:2] == b"\x1f\x8b" else len(data)
+        del data
+        runs = {"perfscape": exe, "baseline": a.baseline} if a.baseline else {"perfscape": exe}
+        figures = {name: ([], []) for name in runs}
+        out = ""
+        for name, binary in runs.items():
+            bench.run_once([binary, "summary", "--no-cache", path])  # warm the page cache
         for _ in range(a.repeat):
-            wall, peak, code, stdout = bench.run_once([exe, "summary", "--no-cache", path], capture=True)[:4]
-            assert code in (0, 3), (label, code)
-            walls.append(wall)
-            peaks.append(peak)
-            out = stdout
+            for name, binary in runs.items():
+                wall, peak, code, stdout = bench.run_once([binary, "summary", "--no-cache", path], capture=True)[:4]
+                assert code in (0, 3), (label, name, code)
+                figures[name][0].append(wall)
+                figures[name][1].append(peak)
+                out = stdout if name == "perfscape" else out
         events = next((ln for ln in out.splitlines() if ln.startswith("Events:")), "")
         contexts = events.split(",")[1].strip().split()[0] if "," in events else "?"
-        lines.append(f"| {label} | {size / 1e6:.1f} MB | {contexts} | {median(walls):.3f} | {median(peaks):.0f} |")
+        base = figures.get("baseline")
+        lines.append(f"| {label} | {size / 1e6:.1f} MB | {contexts} | {median(figures['perfscape'][0]):.3f} | "
+                     f"{median(figures['perfscape'][1]):.0f} | "
+                     + (f"{median(base[0]):.3f} | {median(base[1]):.0f} |" if base else "- | - |"))
         print(lines[-1], file=sys.stderr)
+    for f in tmp.glob("*.json"):
+        f.unlink()
     lines += ["", f"Load average after: {load()}.", ""]
     text = "\n".join(lines)
     print(text)
