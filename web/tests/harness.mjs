@@ -57,7 +57,13 @@ export function serve(run, extra = []) {
  * in $PERFSCAPE_HUGE_RUN (made once and kept there), else in a temporary directory. */
 export function bigRun(ranks = 4096) {
   const env = ranks === 4096 ? process.env.PERFSCAPE_BIG_RUN : process.env.PERFSCAPE_HUGE_RUN;
-  const dir = env ?? path.join(mkdtempSync(path.join(tmpdir(), 'perfscape-big-')), `np${ranks}`);
+  let dir = env;
+  if (!dir) {
+    // A run made here is removed when the test process ends (the 65,536-rank one is 1.6 GB).
+    const root = mkdtempSync(path.join(tmpdir(), 'perfscape-big-'));
+    process.on('exit', () => rmSync(root, { recursive: true, force: true }));
+    dir = path.join(root, `np${ranks}`);
+  }
   if (!existsSync(path.join(dir, `profile.${ranks - 1}.0.0`))) {
     execFileSync('python3', [
       path.join(shared, 'tools/tau_scale.py'),
