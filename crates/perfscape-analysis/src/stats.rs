@@ -251,13 +251,11 @@ pub struct ThreadTotals {
 }
 
 /// Totals of every thread in metric `m`, in thread order (see [`ThreadTotals`]).
+///
+/// Computed in parallel over ranges of threads; each thread still combines its values in
+/// event order, so the result is the same for any number of worker threads.
 pub fn thread_totals(profile: &Profile, m: MetricId) -> Vec<ThreadTotals> {
-    let rule = profile.metric(m).combine;
     let n = profile.threads().len();
-    let mut largest: Vec<Option<f64>> = vec![None; n];
-    let mut roots = vec![Combiner::new(rule); n];
-    let mut exclusive = vec![Combiner::new(rule); n];
-    let mut events = vec![0usize; n];
     let tree = profile.call_tree();
     let mut root_flags = vec![
         false;
@@ -277,12 +275,41 @@ pub fn thread_totals(profile: &Profile, m: MetricId) -> Vec<ThreadTotals> {
             root_flags[e.index()]
         }
     };
+    let chunk = n.div_ceil(4 * rayon::current_num_threads()).max(256);
+    let starts: Vec<usize> = (0..n).step_by(chunk).collect();
+    starts
+        .par_iter()
+        .flat_map_iter(|&a| thread_totals_of(profile, m, a..(a + chunk).min(n), &is_root))
+        .collect()
+}
+
+/// [`thread_totals`] of the threads `range`.
+fn thread_totals_of(
+    profile: &Profile,
+    m: MetricId,
+    range: std::ops::Range<usize>,
+    is_root: &(dyn Fn(EventId) -> bool + Sync),
+) -> Vec<ThreadTotals> {
+    let rule = profile.metric(m).combine;
+    let (a, n) = (range.start, range.len());
+    let mut largest: Vec<Option<f64>> = vec![None; n];
+    let mut roots = vec![Combiner::new(rule); n];
+    let mut exclusive = vec![Combiner::new(rule); n];
+    let mut events = vec![0usize; n];
     for e in profile.event_ids() {
         let col = profile.interval(e);
         let flat = !profile.event(e).is_callpath();
         let root = !rule.is_additive() && is_root(e);
-        for ((t, &inc), &exc) in col.threads().iter().zip(col.inclusive(m)).zip(col.exclusive(m)) {
-            let i = t.index();
+        // The rows of the range: threads are sorted in a column.
+        let threads = col.threads();
+        let lo = threads.partition_point(|t| t.index() < range.start);
+        let hi = threads.partition_point(|t| t.index() < range.end);
+        let rows = threads[lo..hi]
+            .iter()
+            .zip(&col.inclusive(m)[lo..hi])
+            .zip(&col.exclusive(m)[lo..hi]);
+        for ((t, &inc), &exc) in rows {
+            let i = t.index() - a;
             // A NaN cell has no value (a derived metric's division by zero): skipped.
             let has_inc = !inc.is_nan();
             if has_inc && largest[i].is_none_or(|l| inc > l) {
@@ -304,9 +331,10 @@ pub fn thread_totals(profile: &Profile, m: MetricId) -> Vec<ThreadTotals> {
                 None if c.count() == 0 => 0.0,
                 None => f64::NAN,
             };
-            let given = profile.thread_total(ThreadIndex::from(i), m);
+            let thread = ThreadIndex::from(a + i);
+            let given = profile.thread_total(thread, m);
             ThreadTotals {
-                thread: ThreadIndex::from(i),
+                thread,
                 inclusive: if let Some(total) = given {
                     total
                 } else if rule.is_additive() {
@@ -487,6 +515,74 @@ mod tests {
             let var = all.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / n_all as f64;
             let expect = if n_all > 1 { var.sqrt() } else { 0.0 };
             proptest::prop_assert!((s.stddev_all - expect).abs() <= 1e-9 * expect.max(1.0));
+        }
+    }
+
+    #[test]
+    fn thread_totals_over_ranges_of_threads_equal_one_pass_per_thread() {
+        use perfscape_model::{Metric, ProfileBuilder, ThreadData, ThreadId, Unit};
+        // 1,000 threads (several ranges), events missing on some threads, a NaN cell, and a
+        // metric combined by its minimum.
+        let mut b = ProfileBuilder::new(vec![
+            Metric::new("time", Unit::Seconds),
+            Metric::new("min_time", Unit::Seconds).combined_by(Combine::Min),
+        ]);
+        for r in 0..1000u32 {
+            let mut d = ThreadData::new(2);
+            let x = f64::from(r % 97);
+            d.push_timer("main", "", 1.0, 2.0, &[x, x + 1.0], &[x + 50.0, x + 2.0])
+                .unwrap();
+            if r % 3 != 0 {
+                d.push_timer("main => f", "", 1.0, 0.0, &[x / 2.0, 3.0], &[x / 2.0, 3.0])
+                    .unwrap();
+            }
+            if r % 7 == 0 {
+                let v = if r == 693 { f64::NAN } else { 7.0 };
+                d.push_timer("g", "", 1.0, 0.0, &[v, 0.5], &[v, 0.5]).unwrap();
+            }
+            b.add_thread(ThreadId::new(r, 0, 0), d).unwrap();
+        }
+        let (p, _) = b.finish();
+        for m in [MetricId(0), MetricId(1)] {
+            let got = thread_totals(&p, m);
+            assert_eq!(got.len(), 1000);
+            let rule = p.metric(m).combine;
+            for (i, tt) in got.iter().enumerate() {
+                let th = ThreadIndex::from(i);
+                // The thread's cells, one event at a time, in event order.
+                let cells: Vec<(EventId, f64, f64)> = p
+                    .event_ids()
+                    .filter_map(|e| {
+                        let col = p.interval(e);
+                        col.row_of(th)
+                            .map(|r| (e, col.inclusive(m)[r], col.exclusive(m)[r]))
+                    })
+                    .collect();
+                let flat_exc: Vec<f64> = cells
+                    .iter()
+                    .filter(|(e, _, x)| !p.event(*e).is_callpath() && !x.is_nan())
+                    .map(|c| c.2)
+                    .collect();
+                let largest = cells
+                    .iter()
+                    .map(|c| c.1)
+                    .filter(|v| !v.is_nan())
+                    .fold(f64::NEG_INFINITY, f64::max);
+                assert_eq!(tt.thread, th);
+                assert_eq!(tt.events, cells.len(), "thread {i}");
+                if rule.is_additive() {
+                    assert_eq!(tt.inclusive, largest, "thread {i}");
+                    assert_eq!(tt.exclusive_total, flat_exc.iter().sum::<f64>(), "thread {i}");
+                } else {
+                    let roots: Vec<f64> = cells
+                        .iter()
+                        .filter(|(e, v, _)| p.call_tree().roots().contains(e) && !v.is_nan())
+                        .map(|c| c.1)
+                        .collect();
+                    assert_eq!(Some(tt.inclusive), rule.fold(&roots), "thread {i}");
+                    assert_eq!(Some(tt.exclusive_total), rule.fold(&flat_exc), "thread {i}");
+                }
+            }
         }
     }
 }

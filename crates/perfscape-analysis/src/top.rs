@@ -3,6 +3,7 @@
 
 use crate::stats::{EventStats, event_stats, larger_first, run_total};
 use perfscape_model::{EventId, MetricId, Profile, ValueKind};
+use rayon::prelude::*;
 use serde::Serialize;
 
 /// What to rank by.
@@ -70,13 +71,20 @@ pub struct RankedEvent {
 /// metric's own combination across threads when it does not add up; totals that could not be
 /// combined last). Ties are broken by event id (file order), so the ranking is deterministic.
 pub fn top_events(profile: &Profile, m: MetricId, opts: TopOptions) -> Vec<RankedEvent> {
-    let total = run_total(profile, m);
-    let mut entries: Vec<(EventId, EventStats)> = profile
+    ranked(profile, m, opts, run_total(profile, m))
+}
+
+/// [`top_events`] with the run's total (`run_total(profile, m)`) already known. The
+/// statistics of the events are computed in parallel (in event order: the same result for
+/// any number of worker threads).
+fn ranked(profile: &Profile, m: MetricId, opts: TopOptions, total: Option<f64>) -> Vec<RankedEvent> {
+    let ids: Vec<EventId> = profile
         .event_ids()
         .filter(|&e| opts.include_callpaths || !profile.event(e).is_callpath())
         .filter(|&e| !profile.interval(e).is_empty())
-        .map(|e| (e, event_stats(profile, e, m)))
         .collect();
+    let mut entries: Vec<(EventId, EventStats)> =
+        ids.par_iter().map(|&e| (e, event_stats(profile, e, m))).collect();
     let kind = opts.by.kind();
     entries.sort_by(|a, b| larger_first(a.1.get(kind).total, b.1.get(kind).total).then(a.0.cmp(&b.0)));
     if opts.n > 0 {
@@ -104,7 +112,7 @@ pub fn top_events(profile: &Profile, m: MetricId, opts: TopOptions) -> Vec<Ranke
 /// has no run total, so all its flat events take part). Largest imbalance first.
 pub fn most_imbalanced(profile: &Profile, m: MetricId, min_percent: f64, n: usize) -> Vec<RankedEvent> {
     let total = run_total(profile, m);
-    let mut entries: Vec<RankedEvent> = top_events(
+    let mut entries: Vec<RankedEvent> = ranked(
         profile,
         m,
         TopOptions {
@@ -112,6 +120,7 @@ pub fn most_imbalanced(profile: &Profile, m: MetricId, min_percent: f64, n: usiz
             n: 0,
             include_callpaths: false,
         },
+        total,
     )
     .into_iter()
     .filter(|r| {
