@@ -58,10 +58,11 @@ pub struct ProfileBuilder {
     /// (event, attribute name) -> index in `event_attributes`.
     attribute_index: HashMap<(EventId, String), usize>,
     event_attributes: Vec<(EventId, String, String)>,
-    /// The events of the last thread's timer rows, in row order: TAU files of one run list
-    /// their timers in the same order, so row `i` of the next thread is first compared with
-    /// this event's name (one string comparison instead of a hash lookup).
-    last_rows: Vec<EventId>,
+    /// The events of the last thread's rows named by name (not by event id), in row order:
+    /// the TAU files of one run list their timers in one order, so the k-th named row of the
+    /// next thread is first compared with this event's name (one string comparison instead
+    /// of a hash lookup).
+    last_named: Vec<EventId>,
 }
 
 impl ProfileBuilder {
@@ -88,7 +89,7 @@ impl ProfileBuilder {
             has_total: Vec::new(),
             attribute_index: HashMap::default(),
             event_attributes: Vec::new(),
-            last_rows: Vec::new(),
+            last_named: Vec::new(),
         }
     }
 
@@ -295,24 +296,28 @@ impl ProfileBuilder {
         for (name, groups) in data.declared_rows() {
             self.intern_event(name, groups);
         }
-        let last_rows = std::mem::take(&mut self.last_rows);
-        let mut rows = Vec::with_capacity(data.timer_count());
-        for (i, (row, calls, subcalls, exclusive, inclusive)) in data.timer_rows().enumerate() {
+        let last_named = std::mem::take(&mut self.last_named);
+        let mut named = Vec::with_capacity(last_named.len());
+        for (row, calls, subcalls, exclusive, inclusive) in data.timer_rows() {
             let e = match row {
-                RowEvent::Name(name, groups) => match last_rows.get(i) {
-                    // The event `intern_event` would find: not linked yet, keyed by its whole name.
-                    Some(&c)
-                        if self.events[c.index()].parent.is_none()
-                            && self.events[c.index()].frame == name =>
-                    {
-                        self.add_groups(c, groups);
-                        c
-                    }
-                    _ => self.intern_event(name, groups),
-                },
+                RowEvent::Name(name, groups) => {
+                    let e = match last_named.get(named.len()) {
+                        // The event `intern_event` would find: not linked yet, keyed by its
+                        // whole name.
+                        Some(&c)
+                            if self.events[c.index()].parent.is_none()
+                                && self.events[c.index()].frame == name =>
+                        {
+                            self.add_groups(c, groups);
+                            c
+                        }
+                        _ => self.intern_event(name, groups),
+                    };
+                    named.push(e);
+                    e
+                }
                 RowEvent::Id(e) => e,
             };
-            rows.push(e);
             let col = &mut self.interval[e.index()];
             if col.threads.last() == Some(&t) {
                 // Row-major: the thread's row is the last `2 + 2M` values.
@@ -346,7 +351,7 @@ impl ProfileBuilder {
                 }
             }
         }
-        self.last_rows = rows;
+        self.last_named = named;
         for (name, [count, max, min, mean, sum_squares]) in data.atomic_rows() {
             let a = self.intern_atomic(name);
             let col = &mut self.atomic[a.index()];

@@ -170,13 +170,19 @@ pub fn decode_text(bytes: &[u8]) -> (Cow<'_, str>, Vec<(usize, String)>) {
 
 /// Splits the last `N` whitespace-separated fields off `s`; returns the head (untrimmed
 /// on the left) and the fields in order. `None` when `s` has fewer than `N` fields after a
-/// non-empty head. Scans bytes: ASCII whitespace never sits inside a UTF-8 sequence, so
-/// every cut is a character boundary.
+/// non-empty head. Fields are separated by ASCII whitespace, found by scanning bytes (it
+/// never sits inside a UTF-8 sequence, so every cut is a character boundary); the space
+/// between them is trimmed as `str::trim_end` trims (any Unicode whitespace), by bytes while
+/// it is ASCII.
 fn split_last<const N: usize>(s: &str) -> Option<(&str, [&str; N])> {
     let b = s.as_bytes();
     let skip_space = |mut end: usize| {
         while end > 0 && b[end - 1].is_ascii_whitespace() {
             end -= 1;
+        }
+        if end > 0 && !b[end - 1].is_ascii() {
+            // A multi-byte character ends here: maybe Unicode whitespace.
+            end = s.get(..end).map_or(end, |h| h.trim_end().len());
         }
         end
     };

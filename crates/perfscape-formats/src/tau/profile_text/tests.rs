@@ -256,6 +256,13 @@ mod fast_paths {
     }
 
     #[test]
+    fn unicode_space_around_fields_is_trimmed_as_before() {
+        let s = "\"x\"\u{3000} 1\u{a0} 2\u{a0}";
+        assert_eq!(split_last::<2>(s), split_last_reference::<2>(s));
+        assert_eq!(split_last::<2>(s), Some(("\"x\"", ["1", "2"])));
+    }
+
+    #[test]
     fn numbers_at_the_fast_path_edges() {
         for s in [
             "0",
@@ -287,7 +294,7 @@ mod fast_paths {
         }
 
         #[test]
-        fn fields_split_as_before(s in "[ \t\"a-z0-9é=]{0,40}") {
+        fn fields_split_as_before(s in "[ \t\"a-z0-9é=\u{a0}\u{3000}\u{2028}]{0,40}") {
             prop_assert_eq!(split_last::<3>(&s), split_last_reference::<3>(&s));
             prop_assert_eq!(split_last::<5>(&s), split_last_reference::<5>(&s));
         }
