@@ -82,7 +82,8 @@ pub struct ServeArgs {
     /// With --replay: 1 = the run's own pace, 10 = ten times faster, 0 = as fast as possible.
     #[arg(long, default_value_t = 1.0, requires = "replay")]
     speed: f64,
-    /// Live mode: seconds a sample waits for threads that have not written it yet.
+    /// Live mode: seconds a sample waits for threads that have not written it yet (and threads
+    /// without a `final` snapshot are given up this long after the final sample).
     #[arg(long, value_name = "SECS", default_value_t = 10.0)]
     max_wait: f64,
     /// Live mode: the number of threads the run will have, if known (samples wait for them).

@@ -31,7 +31,8 @@ pub struct LiveArgs {
     #[arg(long, short = 'f', value_enum, default_value_t = LineFormat::Table)]
     format: LineFormat,
     /// Seconds a sample waits for threads that have not written it yet; then it is printed
-    /// with them missing (their parts are added later, printed as `amended`).
+    /// with them missing (their parts are added later, printed as `amended`). Threads that
+    /// wrote no `final` snapshot are given up this long after the final sample went out.
     #[arg(long, value_name = "SECS", default_value_t = 10.0)]
     max_wait: f64,
     /// Number of events per line (those whose exclusive value of the first metric grew most

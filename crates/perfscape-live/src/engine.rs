@@ -13,6 +13,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
+mod ending;
+
 /// Which kind of series the directory holds (decided by the first series file seen; TAU
 /// snapshot files win when both kinds are there, as in the registry's detection order).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -83,6 +85,9 @@ pub(crate) struct Engine {
     held_since: Option<Instant>,
     ignored_notice: bool,
     last_scan_error: Option<String>,
+    /// When the `final` sample was announced (threads still running are given up
+    /// `max_wait` after it; see the `ending` module).
+    final_announced: Option<Instant>,
     finished: bool,
 }
 
@@ -109,6 +114,7 @@ impl Engine {
             held_since: None,
             ignored_notice: false,
             last_scan_error: None,
+            final_announced: None,
             finished: false,
         }
     }
@@ -143,6 +149,8 @@ impl Engine {
         if !self.holding(now) {
             self.poll(now, &mut out);
         }
+        self.note_final_announced(&out, now);
+        self.end_stalled(now, &mut out);
         self.maybe_finish(now, &mut out);
         out
     }
@@ -188,6 +196,9 @@ impl Engine {
         if self.dumps.values().any(|d| d.failing.is_some()) || !self.profiles.is_empty() || self.all_ended() {
             at(Duration::from_millis(100));
         }
+        if let Some(left) = self.stall_deadline(now) {
+            at(left.max(Duration::from_millis(1)));
+        }
         next
     }
 
@@ -226,6 +237,14 @@ impl Engine {
             }
         };
         let mut changed = Vec::new();
+        // Snapshot files read before and not listed now were removed: reading them tells
+        // (also when notifications are off or missed the removal).
+        for (name, f) in &self.snaps {
+            let listed_now = listed.iter().any(|l| file_name(&l.path) == Some(name.as_str()));
+            if !listed_now && !self.ended.contains_key(&f.thread) {
+                changed.push(f.path.clone());
+            }
+        }
         for l in listed {
             let differs = match l.kind {
                 FileKind::Snapshot(_) if self.mode == Some(Mode::Dumps) => false,
@@ -423,7 +442,11 @@ impl Engine {
             return;
         };
         let (bytes, more) = match f.tail.read(&path) {
-            Ok(TailRead::Gone) => return,
+            Ok(TailRead::Gone) => {
+                let (t, read) = (f.thread, f.delivered.len());
+                self.snapshot_removed(&path, t, read, out);
+                return;
+            }
             Ok(TailRead::Appended { bytes, more }) => (bytes, more),
             Ok(TailRead::Rewritten { why, bytes, more }) => {
                 let dropped = f.stream.buffered();

@@ -8,8 +8,11 @@ use std::time::Duration;
 pub struct LiveOptions {
     /// How long a sample waits for threads that have neither written nor passed it,
     /// counted from when its first part arrived; then it is announced with those threads
-    /// missing (their parts are added later if they come). `None` waits until the threads
-    /// end. Default 10 s.
+    /// missing (their parts are added later if they come). The same wait ends the run's
+    /// wait for threads that wrote no `final` snapshot: once the `final` sample went out,
+    /// threads still running after another `max_wait` without any change in the directory
+    /// are ended (each reported as a [`crate::LiveEvent::FileError`]) and the run finishes.
+    /// `None` waits until the threads end. Default 10 s.
     pub max_wait: Option<Duration>,
     /// How often the directory is listed in full, in addition to (or, without
     /// notifications, instead of) file-system notifications. Default 500 ms.
