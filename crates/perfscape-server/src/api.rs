@@ -91,6 +91,33 @@ pub struct RunInfo {
     pub filter: Option<FilterInfo>,
 }
 
+/// `GET /api/memory`: what the server keeps between requests against its budget
+/// (`--cache-memory`), and its view computations (at most `slots` run at once, one per core;
+/// the others wait in arrival order). Sizes in bytes, approximate (what the cache weighs).
+#[derive(Debug, Clone, Serialize, TS)]
+#[ts(export)]
+pub struct MemoryInfo {
+    /// The budget of everything kept between requests.
+    pub budget_bytes: f64,
+    /// Bytes kept now: profiles of samples, ranked tables, row sets, thread axes, pyramids.
+    pub held_bytes: f64,
+    /// Entries kept now.
+    pub entries: f64,
+    /// Bytes reserved by the pyramids being built now (at most a quarter of the budget).
+    pub building_bytes: f64,
+    /// Computations run since the start (identical concurrent requests count once).
+    pub computations: f64,
+    /// View computations that may run at once (the machine's cores).
+    pub slots: u32,
+    /// View computations running now.
+    pub computing: u32,
+    /// Requests waiting for a computation slot now.
+    pub waiting: u32,
+    /// The server process's resident memory (Linux; `null` elsewhere): the budget, the loaded
+    /// runs, the requests in flight and what the allocator keeps.
+    pub rss_bytes: Option<f64>,
+}
+
 /// What a `--filter` hid from the served run: the rules and the counts, shown in every view's
 /// head (nothing disappears without a word).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]

@@ -28,6 +28,7 @@ pub mod access;
 pub mod api;
 mod assets;
 pub mod cache;
+mod compute;
 pub mod dashboard;
 pub mod endpoints;
 mod error;
@@ -136,6 +137,10 @@ pub fn random_token() -> String {
 
 type Shared = Arc<AppState>;
 
+use compute::blocking;
+#[cfg(feature = "sql")]
+use compute::json_on_pool;
+
 /// Runs `f` on the blocking pool against the profile `at` names (the run's own profile when
 /// it names none), and answers its value as JSON or its error.
 async fn answer<T: serde::Serialize + Send + 'static>(
@@ -143,7 +148,7 @@ async fn answer<T: serde::Serialize + Send + 'static>(
     at: At,
     f: impl FnOnce(View<'_>) -> Result<T, ApiError> + Send + 'static,
 ) -> Response {
-    blocking(move || {
+    blocking(&state.compute.clone(), move || {
         let run = state.run.as_ref().ok().map(|r| &r.profile);
         match state.series.pick(&state.cache, at, run)? {
             series::Picked::Run => match &state.run {
@@ -156,15 +161,9 @@ async fn answer<T: serde::Serialize + Send + 'static>(
     .await
 }
 
-/// Runs `f` on the blocking pool and answers its value as JSON, or its error.
-async fn blocking<T: serde::Serialize + Send + 'static>(
-    f: impl FnOnce() -> Result<T, ApiError> + Send + 'static,
-) -> Response {
-    match tokio::task::spawn_blocking(f).await {
-        Ok(Ok(v)) => axum::Json(v).into_response(),
-        Ok(Err(e)) => e.into_response(),
-        Err(e) => ApiError::internal(e.to_string()).into_response(),
-    }
+/// `GET /api/memory`: what the server keeps against its budget, and its computations.
+async fn get_memory(State(s): State<Shared>) -> Response {
+    axum::Json(compute::memory(s.cache_stats(), &s.compute)).into_response()
 }
 
 async fn get_run(State(s): State<Shared>) -> Response {
@@ -268,11 +267,17 @@ async fn get_series(State(s): State<Shared>) -> Response {
 }
 
 async fn get_trend(State(s): State<Shared>, Params(q): Params<TrendRequest>) -> Response {
-    blocking(move || endpoints::series::trend(&s.series, &q)).await
+    blocking(&s.compute.clone(), move || {
+        endpoints::series::trend(&s.series, &q)
+    })
+    .await
 }
 
 async fn get_kiviat(State(s): State<Shared>, Params(q): Params<KiviatRequest>) -> Response {
-    blocking(move || endpoints::series::kiviat(&s.series, &q)).await
+    blocking(&s.compute.clone(), move || {
+        endpoints::series::kiviat(&s.series, &q)
+    })
+    .await
 }
 
 async fn get_pointcloud(State(s): State<Shared>, Params(q): Params<PointCloudRequest>) -> Response {
@@ -280,7 +285,7 @@ async fn get_pointcloud(State(s): State<Shared>, Params(q): Params<PointCloudReq
 }
 
 async fn get_timeline(State(s): State<Shared>, Params(q): Params<TimelineRequest>) -> Response {
-    blocking(move || {
+    blocking(&s.compute.clone(), move || {
         let profile = s.run.as_ref().ok().map(|r| &r.profile);
         endpoints::timeline::get(s.trace.as_ref(), profile, &q)
     })
@@ -332,7 +337,7 @@ async fn with_compared<T: serde::Serialize + Send + 'static>(
     state: Shared,
     f: impl FnOnce(&perfscape_model::Profile, &[state::ComparedRun]) -> Result<T, ApiError> + Send + 'static,
 ) -> Response {
-    blocking(move || match &state.run {
+    blocking(&state.compute.clone(), move || match &state.run {
         Ok(r) => f(&r.profile, &state.compared),
         Err(e) => Err(ApiError::unavailable(format!("the run did not load: {e}"))),
     })
@@ -377,19 +382,19 @@ async fn post_sql(
             .into_response();
         }
     }
-    blocking(move || endpoints::sql::query(&s, &q)).await
+    json_on_pool(move || endpoints::sql::query(&s, &q)).await
 }
 
 /// `GET /api/store`: the runs of the store served with `--store DIR`.
 #[cfg(feature = "sql")]
 async fn get_store(State(s): State<Shared>) -> Response {
-    blocking(move || endpoints::sql::store(&s)).await
+    json_on_pool(move || endpoints::sql::store(&s)).await
 }
 
 /// `GET /api/dashboard/{index}`: a served dashboard file as read now (what is wrong in it is
 /// in the answer; 404 past the last).
 async fn get_dashboard(State(s): State<Shared>, Path(index): Path<u32>) -> Response {
-    blocking(move || {
+    blocking(&s.compute.clone(), move || {
         s.dashboards.get(index).ok_or_else(|| {
             ApiError::not_found(format!(
                 "no dashboard {index}: this server has {} (perfscape serve RUN --dashboard FILE)",
@@ -403,7 +408,7 @@ async fn get_dashboard(State(s): State<Shared>, Path(index): Path<u32>) -> Respo
 /// `GET /api/layout`: the page's layout, a dashboard (index `null`): the built-in one, or the
 /// file of `serve --layout FILE` as read now.
 async fn get_layout(State(s): State<Shared>) -> Response {
-    blocking(move || Ok(s.dashboards.layout())).await
+    blocking(&s.compute.clone(), move || Ok(s.dashboards.layout())).await
 }
 
 async fn api_not_found() -> Response {
@@ -414,6 +419,7 @@ async fn api_not_found() -> Response {
 pub fn router(state: Shared) -> Router {
     let api = Router::new()
         .route("/run", get(get_run))
+        .route("/memory", get(get_memory))
         .route("/events", get(get_events))
         .route("/matrix", get(get_matrix))
         .route("/overview", get(get_overview))

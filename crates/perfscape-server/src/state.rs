@@ -101,6 +101,8 @@ pub struct AppState {
     pub(crate) store: Option<PathBuf>,
     pub(crate) dashboards: Dashboards,
     pub(crate) filter: Option<crate::api::FilterInfo>,
+    /// Where view computations run (at most one per core at a time).
+    pub(crate) compute: crate::compute::Slots,
     access: Access,
 }
 
@@ -178,6 +180,7 @@ impl AppState {
             path,
             run,
             cache: ViewCache::new(budget),
+            compute: crate::compute::Slots::per_core(),
             hub: share::Hub::default(),
             shared: options.shared,
             series: SeriesState::new(series, live),

@@ -124,3 +124,64 @@ async fn a_tiny_budget_evicts_and_answers_stay_the_same() {
     assert!(st.computations > after_first_pass.computations, "{st:?}");
     assert!(st.bytes <= budget, "{st:?}");
 }
+
+/// `GET /api/memory` tells what the cache holds (as `cache_stats`), and while 24 requests for
+/// different clusterings are answered no more computations run at once than there are slots
+/// (cores); every request is answered and the counters come back to zero.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn computations_run_at_most_one_per_core_and_memory_tells_the_cache() {
+    let state = example_state(StateOptions::default());
+    let app = perfscape_server::router(state.clone());
+    let (s, m) = get_json(&app, "/api/memory").await;
+    assert_eq!(s, StatusCode::OK, "{m}");
+    let slots = m["slots"].as_u64().unwrap();
+    let cores = std::thread::available_parallelism().unwrap().get() as u64;
+    assert_eq!(slots, cores);
+    assert_eq!(
+        m["budget_bytes"].as_f64().unwrap(),
+        state.cache_stats().budget as f64
+    );
+    let tasks: Vec<_> = (1..=24u32)
+        .map(|k| {
+            let app = app.clone();
+            let q = uri(
+                "/api/matrix",
+                &MatrixRequest {
+                    threads: Some(ThreadOrder::Cluster),
+                    clusters: Some(k),
+                    ..Default::default()
+                },
+            );
+            tokio::spawn(async move { get_json(&app, &q).await.0 })
+        })
+        .collect();
+    // Watch the counters while the requests are answered.
+    let mut most = 0;
+    let mut waited = false;
+    while tasks.iter().any(|t| !t.is_finished()) {
+        let (_, m) = get_json(&app, "/api/memory").await;
+        most = most.max(m["computing"].as_u64().unwrap());
+        waited |= m["waiting"].as_u64().unwrap() > 0;
+        tokio::task::yield_now().await;
+    }
+    for t in tasks {
+        assert_eq!(t.await.unwrap(), StatusCode::OK);
+    }
+    assert!(most <= slots, "{most} computations at once with {slots} slots");
+    if slots < 24 {
+        assert!(waited, "24 requests on {slots} slots: some must have waited");
+    }
+    let (_, m) = get_json(&app, "/api/memory").await;
+    assert_eq!(
+        (m["computing"].as_u64(), m["waiting"].as_u64()),
+        (Some(0), Some(0)),
+        "{m}"
+    );
+    let stats = state.cache_stats();
+    assert_eq!(m["held_bytes"].as_f64().unwrap(), stats.bytes as f64);
+    assert_eq!(m["entries"].as_f64().unwrap(), stats.entries as f64);
+    assert!(stats.entries > 0);
+    if cfg!(target_os = "linux") {
+        assert!(m["rss_bytes"].as_f64().unwrap() > 1e6, "{m}");
+    }
+}

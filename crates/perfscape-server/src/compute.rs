@@ -1,0 +1,112 @@
+//! Where view computations run: on tokio's blocking pool, at most one per core at a time
+//! ([`Slots`], [`blocking`]), their answers serialized there too; and `GET /api/memory`, what the server
+//! keeps against its budget and how many computations run and wait ([`memory`]).
+
+use crate::api::MemoryInfo;
+use crate::cache::CacheStats;
+use crate::error::ApiError;
+use axum::response::{IntoResponse, Response};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU32, Ordering};
+
+/// The view computations that may run at once: one per core. More would only share the cores
+/// while each holds its working memory, which the cache's budget does not see (a clustering, a
+/// row set, the answer and its JSON). Requests beyond wait in arrival order (the semaphore is
+/// fair); one whose client goes away while it waits is dropped without running. Cheap to
+/// clone (one per server, shared).
+#[derive(Clone)]
+pub(crate) struct Slots(Arc<Inner>);
+
+struct Inner {
+    semaphore: tokio::sync::Semaphore,
+    size: u32,
+    /// Requests waiting for a slot, and computations running.
+    waiting: AtomicU32,
+    running: AtomicU32,
+}
+
+impl Slots {
+    /// One slot per core of the machine.
+    pub(crate) fn per_core() -> Self {
+        let cores = std::thread::available_parallelism().map_or(2, std::num::NonZeroUsize::get);
+        Slots(Arc::new(Inner {
+            semaphore: tokio::sync::Semaphore::new(cores),
+            size: u32::try_from(cores).unwrap_or(u32::MAX),
+            waiting: AtomicU32::new(0),
+            running: AtomicU32::new(0),
+        }))
+    }
+}
+
+/// Decrements its counter when dropped (also when the request is dropped while it waits).
+struct Count<'a>(&'a AtomicU32);
+
+impl<'a> Count<'a> {
+    fn new(c: &'a AtomicU32) -> Self {
+        c.fetch_add(1, Ordering::Relaxed);
+        Count(c)
+    }
+}
+
+impl Drop for Count<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::Relaxed);
+    }
+}
+
+/// Runs `f` on the blocking pool once one of the `slots` is free, and answers its value as
+/// JSON (serialized in the slot), or its error.
+pub(crate) async fn blocking<T: serde::Serialize + Send + 'static>(
+    slots: &Slots,
+    f: impl FnOnce() -> Result<T, ApiError> + Send + 'static,
+) -> Response {
+    let waiting = Count::new(&slots.0.waiting);
+    let Ok(_slot) = slots.0.semaphore.acquire().await else {
+        return ApiError::internal("the server is shutting down").into_response();
+    };
+    drop(waiting);
+    let _running = Count::new(&slots.0.running);
+    json_on_pool(f).await
+}
+
+/// Runs `f` on the blocking pool at once (for SQL, which has its own time and memory limits
+/// and must not hold the views' slots) and answers its value as JSON, or its error.
+pub(crate) async fn json_on_pool<T: serde::Serialize + Send + 'static>(
+    f: impl FnOnce() -> Result<T, ApiError> + Send + 'static,
+) -> Response {
+    let run = move || {
+        let v = f()?;
+        serde_json::to_vec(&v)
+            .map_err(|e| ApiError::internal(format!("cannot write the answer as JSON: {e}")))
+    };
+    match tokio::task::spawn_blocking(run).await {
+        Ok(Ok(body)) => ([(axum::http::header::CONTENT_TYPE, "application/json")], body).into_response(),
+        Ok(Err(e)) => e.into_response(),
+        Err(e) => ApiError::internal(e.to_string()).into_response(),
+    }
+}
+
+/// The process's resident memory in bytes (Linux: `/proc/self/statm`, resident pages × the
+/// page size); `None` elsewhere.
+fn rss_bytes() -> Option<f64> {
+    let statm = std::fs::read_to_string("/proc/self/statm").ok()?;
+    let pages: f64 = statm.split_whitespace().nth(1)?.parse().ok()?;
+    // The page size of every Linux platform perfscape is built for but a few 16/64 KiB
+    // configurations (arm64, ppc64le), where the figure reads low.
+    Some(pages * 4096.0)
+}
+
+/// The answer of `GET /api/memory` for the cache's `stats` and the computation `slots`.
+pub(crate) fn memory(stats: CacheStats, slots: &Slots) -> MemoryInfo {
+    MemoryInfo {
+        budget_bytes: stats.budget as f64,
+        held_bytes: stats.bytes as f64,
+        entries: stats.entries as f64,
+        building_bytes: stats.building as f64,
+        computations: stats.computations as f64,
+        slots: slots.0.size,
+        computing: slots.0.running.load(Ordering::Relaxed),
+        waiting: slots.0.waiting.load(Ordering::Relaxed),
+        rss_bytes: rss_bytes(),
+    }
+}
