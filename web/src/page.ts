@@ -17,13 +17,19 @@ export class LoadingScreen {
   private what: HTMLElement;
 
   constructor(app: HTMLElement) {
-    this.el = document.createElement('div');
-    this.el.className = 'page-loading';
-    this.el.id = 'page-loading';
-    this.el.setAttribute('role', 'status');
-    this.el.innerHTML = '<h1>perfscape</h1><p class="page-loading-run"></p><p class="page-loading-what"></p><div class="page-loading-bar"></div>';
+    // index.html shows it while the script loads; made here when it is not there (a report).
+    const shown = document.getElementById('page-loading');
+    if (shown?.querySelector('.page-loading-what')) this.el = shown;
+    else {
+      shown?.remove();
+      this.el = document.createElement('div');
+      this.el.className = 'page-loading';
+      this.el.id = 'page-loading';
+      this.el.setAttribute('role', 'status');
+      this.el.innerHTML = '<h1>perfscape</h1><p class="page-loading-run"></p><p class="page-loading-what"></p><div class="page-loading-bar"></div>';
+      app.appendChild(this.el);
+    }
     this.what = this.el.querySelector('.page-loading-what') as HTMLElement;
-    app.appendChild(this.el);
     this.say(null, 'asking the server what it loaded (run information, /api/run)…');
   }
 
