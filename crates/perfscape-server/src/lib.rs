@@ -251,23 +251,10 @@ fn live_run_info(s: &AppState) -> api::RunInfo {
 pub fn follow_live(state: Shared, run: Arc<perfscape_live::LiveRun>) -> std::thread::JoinHandle<()> {
     std::thread::spawn(move || {
         while let Some(event) = run.recv() {
-            on_live_event(&state, &event);
+            replay::on_live_event(&state.series, &state.hub, &event);
         }
         state.series.set_live(false);
     })
-}
-
-/// One event of a live run: noted in the state, pushed to every page.
-pub(crate) fn on_live_event(state: &AppState, event: &perfscape_live::LiveEvent) {
-    match event {
-        perfscape_live::LiveEvent::FileError(e) => state.series.warn(e.to_string()),
-        perfscape_live::LiveEvent::Notice { message } => state.series.warn(message.clone()),
-        perfscape_live::LiveEvent::Finished { .. } => state.series.set_live(false),
-        _ => {}
-    }
-    if let Ok(v) = serde_json::to_value(event) {
-        state.hub.broadcast(&share::ServerMessage::Event { event: v });
-    }
 }
 
 async fn get_series(State(s): State<Shared>) -> Response {
@@ -327,7 +314,7 @@ async fn post_replay(
             .as_ref()
             .ok_or_else(|| ApiError::not_found("the run is not served with --replay"))?;
         match q.action {
-            replay::ReplayAction::Restart => r.restart(&s),
+            replay::ReplayAction::Restart => r.restart(s.clone()),
         }
     })
     .await

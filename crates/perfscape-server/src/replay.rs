@@ -9,14 +9,36 @@
 //! ([`crate::series::SeriesState::new_epoch`]).
 
 use crate::error::ApiError;
-use crate::share::ServerMessage;
-use crate::state::AppState;
-use perfscape_live::{LiveRun, ReplayOptions, ReplayPlan, ReplayStart, SeriesHandle};
+use crate::series::SeriesState;
+use crate::share::{Hub, ServerMessage};
+use perfscape_live::{LiveEvent, LiveRun, ReplayOptions, ReplayPlan, ReplayStart, SeriesHandle};
 use serde::{Deserialize, Serialize};
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::thread::JoinHandle;
 use ts_rs::TS;
+
+/// The server a replay feeds: its series state (live or finished, warnings, cache epochs) and
+/// the hub its events are pushed through (implemented by [`crate::AppState`]).
+pub trait ReplayTarget: Send + Sync + 'static {
+    /// The series state.
+    fn series_state(&self) -> &SeriesState;
+    /// The hub of the pages.
+    fn pages(&self) -> &Hub;
+}
+
+/// One event of a live run: noted in the series state, pushed to every page.
+pub(crate) fn on_live_event(series: &SeriesState, hub: &Hub, event: &LiveEvent) {
+    match event {
+        LiveEvent::FileError(e) => series.warn(e.to_string()),
+        LiveEvent::Notice { message } => series.warn(message.clone()),
+        LiveEvent::Finished { .. } => series.set_live(false),
+        _ => {}
+    }
+    if let Ok(v) = serde_json::to_value(event) {
+        hub.broadcast(&ServerMessage::Event { event: v });
+    }
+}
 
 /// What a page asks of the replay (`POST /api/replay`, JSON body).
 #[derive(Debug, Clone, Deserialize, TS)]
@@ -58,7 +80,7 @@ pub struct Replay {
     plan: ReplayPlan,
     opts: ReplayOptions,
     series: SeriesHandle,
-    generation: AtomicU32,
+    generation: Arc<AtomicU32>,
     current: Mutex<Current>,
 }
 
@@ -92,7 +114,7 @@ impl Replay {
             plan,
             opts,
             series,
-            generation: AtomicU32::new(1),
+            generation: Arc::new(AtomicU32::new(1)),
             current: Mutex::new(Current {
                 run: Some(Arc::new(run)),
                 follower: None,
@@ -128,12 +150,12 @@ impl Replay {
 
     /// Pushes the current replay's events to every page of `state` (call once, after making
     /// the state; [`Replay::restart`] follows its new replay itself).
-    pub fn follow(&self, state: &Arc<AppState>) {
+    pub fn follow(&self, state: Arc<dyn ReplayTarget>) {
         let mut cur = self.current.lock().unwrap_or_else(PoisonError::into_inner);
         if cur.follower.is_none()
             && let Some(run) = &cur.run
         {
-            cur.follower = Some(follow(state.clone(), run.clone(), self.generation()));
+            cur.follower = Some(follow(state, run.clone(), self.generation.clone()));
         }
     }
 
@@ -154,7 +176,7 @@ impl Replay {
     ///
     /// # Errors
     /// 500 when the new replay cannot start.
-    pub fn restart(&self, state: &Arc<AppState>) -> Result<ReplayStatus, ApiError> {
+    pub fn restart(&self, state: Arc<dyn ReplayTarget>) -> Result<ReplayStatus, ApiError> {
         let mut cur = self.current.lock().unwrap_or_else(PoisonError::into_inner);
         // From now on the old replay's events are not pushed.
         let generation = self.generation.fetch_add(1, Ordering::SeqCst) + 1;
@@ -171,12 +193,12 @@ impl Replay {
         let run = perfscape_live::replay_plan_with(self.plan.clone(), &self.opts, begin)
             .map_err(|e| ApiError::internal(format!("the replay did not start again: {e}")))?;
         // Sample profiles of the old replay are not read again.
-        state.series.new_epoch();
-        state.series.set_live(true);
+        state.series_state().new_epoch();
+        state.series_state().set_live(true);
         let event = serde_json::json!({ "event": "restarted", "generation": generation });
-        state.hub.broadcast(&ServerMessage::Event { event });
+        state.pages().broadcast(&ServerMessage::Event { event });
         let run = Arc::new(run);
-        cur.follower = Some(follow(state.clone(), run.clone(), generation));
+        cur.follower = Some(follow(state, run.clone(), self.generation.clone()));
         cur.run = Some(run);
         cur.held = false;
         Ok(ReplayStatus {
@@ -199,17 +221,17 @@ impl Replay {
 
 /// Follows one start of the replay: its events go to every page while it is the current
 /// generation (see [`crate::follow_live`]).
-fn follow(state: Arc<AppState>, run: Arc<LiveRun>, generation: u32) -> JoinHandle<()> {
+fn follow(state: Arc<dyn ReplayTarget>, run: Arc<LiveRun>, generation: Arc<AtomicU32>) -> JoinHandle<()> {
+    let mine = generation.load(Ordering::SeqCst);
     std::thread::spawn(move || {
-        let current = || state.replay.as_ref().is_none_or(|r| r.generation() == generation);
+        let current = || generation.load(Ordering::SeqCst) == mine;
         while let Some(event) = run.recv() {
-            if !current() {
-                continue;
+            if current() {
+                on_live_event(state.series_state(), state.pages(), &event);
             }
-            crate::on_live_event(&state, &event);
         }
         if current() {
-            state.series.set_live(false);
+            state.series_state().set_live(false);
         }
     })
 }

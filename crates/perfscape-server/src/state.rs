@@ -185,7 +185,7 @@ impl AppState {
             options,
             Some(replay.clone()),
         );
-        replay.follow(&state);
+        replay.follow(state.clone());
         state
     }
 
@@ -263,5 +263,15 @@ impl AppState {
     /// The cache's budget, size and computations so far.
     pub fn cache_stats(&self) -> CacheStats {
         self.cache.stats()
+    }
+}
+
+impl crate::replay::ReplayTarget for AppState {
+    fn series_state(&self) -> &SeriesState {
+        &self.series
+    }
+
+    fn pages(&self) -> &share::Hub {
+        &self.hub
     }
 }
