@@ -200,9 +200,9 @@ a cell or a bar to select; the header says what is selected, the URL keeps it (B
 That is not a zero: a thread that entered it and spent no time is coloured at the bottom of the scale.</p>
 <p><span class="help-swatch help-skip"></span><b>A dashed line in the overview</b> marks rows skipped there: a run of more than
 <i>skip&nbsp;&gt;</i> rows in a row that are empty on every thread shown; the tooltip of the row below says how many.</p></section>
-<section><h3>Colour scale</h3><p><span class="help-scale"></span> low → high value. <i>colour per event</i> scales each row
-to its own minimum and maximum (a row's hot cell is its own maximum, not the run's); <i>colour per run</i> uses one scale for
-every cell. The panel says which scale is in force.</p></section>
+<section><h3>Colour scale</h3><p><span class="help-scale"></span> low → high value. In the heat map, <i>colour per event</i>
+scales each row from 0 to its own maximum (a row's hottest cell is that event's maximum, not the run's); <i>colour per run</i>
+uses one scale, from the smallest to the largest cell of the run. The legend beside the map shows the scale in force.</p></section>
 <section><h3>Keyboard</h3><dl class="help-keys">
 <dt><kbd>Tab</kbd> / <kbd>Shift</kbd>+<kbd>Tab</kbd></dt><dd>move through the controls, panel by panel, and into each panel's view.</dd>
 <dt><kbd>↑</kbd> / <kbd>↓</kbd></dt><dd>in the ranked table (when it has the focus): the previous / next event; <kbd>Home</kbd> / <kbd>End</kbd>: the first / last.</dd>
