@@ -290,6 +290,8 @@ test('live replay: --wait-for-page holds at the first sample until the page conn
       await page.goto(server.url);
       await page.waitForSelector('body[data-ready="1"]', { timeout: 60000 });
       const trendLength = () => page.evaluate(() => window.perfscape.charts.get('trend')?.getOption().xAxis?.[0]?.data?.length ?? 0);
+      // The trend follows the samples (after its own answer).
+      const trendAt21 = () => page.waitForFunction(() => window.perfscape.charts.get('trend')?.getOption().xAxis?.[0]?.data?.length === 21, null, { timeout: 30000 });
       const done = () => page.waitForFunction(() => /final state · 21 samples/.test(document.querySelector('#samplebar')?.textContent ?? ''), null, { timeout: 60000 });
       if (size === SIZES[0]) {
         // The first page saw the run from its first sample: the replay went on when it connected.
@@ -302,6 +304,7 @@ test('live replay: --wait-for-page holds at the first sample until the page conn
       } else {
         await done();
       }
+      await trendAt21();
       assert.equal(await trendLength(), 21);
       // Again from the start: the count goes back to nothing and grows to the end again.
       assert.ok(await page.isVisible('#replay-restart'));
@@ -317,6 +320,7 @@ test('live replay: --wait-for-page holds at the first sample until the page conn
       const after = since.slice(k);
       assert.deepEqual([...after].sort((a, b) => a - b), after, `then it only grew: ${after}`);
       assert.equal(after[after.length - 1], 21);
+      await trendAt21();
       assert.equal(await trendLength(), 21);
       assert.doesNotMatch(await page.textContent('#samplebar'), /● live/);
       assert.deepEqual(errors, []);
