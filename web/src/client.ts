@@ -40,6 +40,8 @@ import type { StoreListing } from './api/StoreListing';
 import type { Dashboard } from './api/Dashboard';
 import type { SqlAnswer } from './api/SqlAnswer';
 import type { SqlRequest } from './api/SqlRequest';
+import type { ReplayRequest } from './api/ReplayRequest';
+import type { ReplayStatus } from './api/ReplayStatus';
 import { REPORT, recorded, sqlKey } from './report';
 import type { State } from './state';
 
@@ -206,4 +208,6 @@ export const api = {
   /** `POST /api/sql`: one read-only query over the served runs (or store), its placeholders
    * (`$event`, `$thread`, `$sample`, `$metric`, `$run`) bound to `params`. */
   sql: (request: SqlRequest, signal?: Signal) => post<SqlAnswer, SqlRequest>('sql', request, signal),
+  /** A run served with `--replay`: start it again from its first sample (every page follows). */
+  replayRestart: () => post<ReplayStatus, ReplayRequest>('replay', { action: 'restart' }),
 };

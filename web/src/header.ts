@@ -82,17 +82,41 @@ export function sampleBar(ctx: Context): HTMLElement {
     label.textContent = `${sel.sample === null ? '' : `sample ${sel.sample}: `}${name}${info && !info.complete ? ` (${info.missing} threads missing)` : ''} · ${count} samples`;
     live.textContent = ctx.run.live ? (sel.sample === null ? '● live, following' : '● live (paused: drag right to follow)') : '';
   };
+  resync = () => sync(store.get());
   slider.addEventListener('input', () => {
     const v = Number(slider.value);
     const end = Number(slider.max);
     store.set({ sample: v >= end ? null : v });
   });
   bar.append('Sample ', slider, label, selectFor('mode'), live);
+  if (ctx.run.replay && !REPORT) bar.appendChild(replayButton());
   sync(store.get());
   store.subscribe((sel, changed) => {
     if (changed.has('sample') || changed.has('revision')) sync(sel);
   });
   return bar;
+}
+
+/** Redraws the sample bar (its count) without a new revision of the views. */
+let resync: (() => void) | null = null;
+
+/** "replay from start" of a run served with `--replay`: the server writes it again from its
+ * first sample, and every page (this one too) follows the restarted series. */
+function replayButton(): HTMLButtonElement {
+  const b = document.createElement('button');
+  b.type = 'button';
+  b.className = 'replay-restart';
+  b.id = 'replay-restart';
+  b.textContent = '⏮ replay from start';
+  b.title = 'write the replayed run again from its first sample (every open page follows)';
+  b.addEventListener('click', () => {
+    b.disabled = true;
+    api
+      .replayRestart()
+      .catch((e) => console.error(e))
+      .finally(() => (b.disabled = false));
+  });
+  return b;
 }
 
 /** Live runs: each new (or amended) sample refreshes the sample list and moves the views that
@@ -107,11 +131,18 @@ export function liveHandler(ctx: Context): (ev: unknown) => void {
     }
     busy = true;
     try {
-      ctx.series = await api.series();
-      ctx.run.samples = ctx.series.samples.length;
-      ctx.run.live = ctx.series.live;
-      ctx.invalidate();
-      store.set({ revision: store.get().revision + 1 });
+      const series = await api.series();
+      ctx.series = series;
+      ctx.run.samples = series.samples.length;
+      ctx.run.live = series.live;
+      live.perfscapeLive.counts.push(series.samples.length);
+      if (series.samples.length === 0) {
+        // Restarted, no sample yet: nothing to draw.
+        resync?.();
+      } else {
+        ctx.invalidate();
+        store.set({ revision: store.get().revision + 1 });
+      }
     } catch (e) {
       console.error(e);
     }
@@ -123,12 +154,24 @@ export function liveHandler(ctx: Context): (ev: unknown) => void {
       }
     }, 250);
   };
-  const live = window as unknown as { perfscapeLive: { events: number; samples: number } };
-  live.perfscapeLive = { events: 0, samples: 0 };
+  // For tests and the console: events heard, and the sample count after each refresh.
+  const live = window as unknown as { perfscapeLive: { events: number; samples: number; restarts: number; counts: number[] } };
+  live.perfscapeLive = { events: 0, samples: 0, restarts: 0, counts: [ctx.series?.samples.length ?? 0] };
   return (ev) => {
     const kind = (ev as { event?: string }).event;
     live.perfscapeLive.events++;
     if (kind === 'sample') live.perfscapeLive.samples++;
-    if (kind === 'sample' || kind === 'amended' || kind === 'finished' || kind === 'connected') refresh();
+    if (kind === 'restarted' && ctx.series) {
+      // The replay starts again from its first sample: the series was emptied. The views keep
+      // what they show until its first sample arrives; a page looking at an older sample
+      // follows the newest again.
+      live.perfscapeLive.restarts++;
+      ctx.series = { ...ctx.series, samples: [], live: true };
+      ctx.run.live = true;
+      live.perfscapeLive.counts.push(0);
+      if (store.get().sample !== null) store.set({ sample: null });
+      resync?.();
+    }
+    if (kind === 'sample' || kind === 'amended' || kind === 'finished' || kind === 'connected' || kind === 'restarted') refresh();
   };
 }

@@ -9,6 +9,7 @@ import { Board, dashboardEvent, panelIds } from './dashboard/dashboard';
 import type { Env } from './fields';
 import { esc, shorten } from './format';
 import { header, liveHandler, sampleBar } from './header';
+import { LoadingScreen, initKeyboard, initTheme, pageTools } from './page';
 import type { PanelDef } from './panel';
 import { FIELDS, SCHEMA, SCOPES } from './schema';
 import { REPORT } from './report';
@@ -28,7 +29,8 @@ import { TerrainView } from './views/terrain';
 import { TimelineView } from './views/timeline';
 import { TrendView } from './views/trend';
 
-const hasSamples = (ctx: Context) => ctx.run.samples > 0 || ctx.run.live;
+const hasSamplesRun = (run: { samples: number; live: boolean }) => run.samples > 0 || run.live;
+const hasSamples = (ctx: Context) => hasSamplesRun(ctx.run);
 
 /** The built-in views a dashboard's panel may show (`view = "ranked"`): their ids, default
  * titles and when a run has something for them to show. Their layout on the page is itself a
@@ -56,6 +58,10 @@ for (const id of Object.keys(SCHEMA.panels)) {
 
 async function start(): Promise<void> {
   const app = document.getElementById('app') as HTMLElement;
+  initTheme();
+  initKeyboard();
+  // Never a blank page: what is loading and what is being fetched, until the panels are there.
+  const loading = new LoadingScreen(app);
   let run;
   try {
     run = await api.run();
@@ -76,6 +82,7 @@ async function start(): Promise<void> {
     app.innerHTML = `<div class="fatal"><h1>perfscape</h1><p>The run <code>${esc(run.path)}</code> could not be loaded:</p><pre class="error">${esc(run.error ?? 'unknown error')}</pre></div>`;
     return;
   }
+  loading.say(`${run.path} (${run.threads.toLocaleString('en-US')} threads, ${run.flat_events} events)`, hasSamplesRun(run) ? 'fetching the samples over time…' : "fetching the page's layout…");
   // The tab names the run (several tabs of perfscape are told apart).
   document.title = `${run.path.split('/').filter(Boolean).pop() ?? run.path} · perfscape`;
   // A server from before dashboards: none.
@@ -89,6 +96,7 @@ async function start(): Promise<void> {
       console.error(e);
     }
   }
+  loading.say(`${run.path} (${run.threads.toLocaleString('en-US')} threads, ${run.flat_events} events)`, "fetching the page's layout…");
   const env: Env = { run, panels: PANELS.filter((p) => p.when?.(ctx) ?? true).map((p) => p.id) };
   // A report (no server) shows its dashboards only: the first unless the URL names another.
   if (REPORT && store.get().dashboard === null && run.dashboards.length > 0) store.set({ dashboard: 0 });
@@ -108,8 +116,14 @@ async function start(): Promise<void> {
   const views = new Map<string, View>();
   // Values of the URL that do not fit this run go back to their defaults.
   store.fit(env);
-  app.appendChild(header(ctx, env));
-  if (hasSamples(ctx)) app.appendChild(sampleBar(ctx));
+  const head = header(ctx, env);
+  head.appendChild(pageTools());
+  // The header and sample bar above the loading message; it goes when the first panel is there.
+  app.prepend(head);
+  if (hasSamples(ctx)) head.after(sampleBar(ctx));
+  const what = store.get().event === null && store.get().dashboard === null ? 'fetching the ranked events (the largest is selected first), then the views’ first answers…' : 'fetching the views’ first answers…';
+  loading.say(`${run.path} (${run.threads.toLocaleString('en-US')} threads, ${run.flat_events} events)`, what);
+  loading.doneWhen(app, 'main .panel, main .dash-error');
 
   /** The dashboard shown: the page's layout (index null) or a served dashboard. */
   let board: Board | null = null;
@@ -177,10 +191,12 @@ async function start(): Promise<void> {
   const s = store.get();
   showSelection(s).catch((e) => console.error(e));
   await layout(s, prefetched);
+  loading.done();
   applyFocus(store.get().focus);
   // Server events: a live run's samples, a dashboard file changed.
   const handlers: EventHandler[] = [];
-  if (run.live) handlers.push(liveHandler(ctx));
+  // A replayed run, even finished, may start again (`replay from start` on any page).
+  if (run.live || run.replay) handlers.push(liveHandler(ctx));
   if (run.dashboards.length > 0 || run.layout !== null) {
     handlers.push((ev) => {
       const d = dashboardEvent(ev);
@@ -190,7 +206,7 @@ async function start(): Promise<void> {
       else if (kind === 'connected' && board && board.draws > 0) board.load().catch((e) => console.error(e));
     });
   }
-  if (!REPORT && (run.shared || run.live || run.dashboards.length > 0 || run.layout !== null)) joinSession(dispatch(handlers), run.shared);
+  if (!REPORT && (run.shared || run.live || run.replay || run.dashboards.length > 0 || run.layout !== null)) joinSession(dispatch(handlers), run.shared);
   document.body.dataset.ready = '1';
 }
 

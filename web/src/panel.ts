@@ -9,6 +9,7 @@ import type { Context, View } from './context';
 import { charts } from './context';
 import type { Owner } from './controls';
 import { type Exportable, exportMenu, tableCsv } from './export';
+import { chartThemeName } from './page';
 import type { Key, State } from './state';
 import { store } from './state';
 
@@ -77,10 +78,41 @@ export class Panel {
       () => this.exportable,
       (e) => this.showError(e),
     );
-    head.append(h2, this.busy, this.tools, save, max);
+    // Tools that do not fit on the head's one line go into a "⋯" menu.
+    const more = document.createElement('button');
+    more.type = 'button';
+    more.className = 'more';
+    more.textContent = '⋯';
+    more.title = 'settings of this panel';
+    more.setAttribute('aria-label', `settings of ${title}`);
+    more.setAttribute('aria-expanded', 'false');
+    more.addEventListener('click', () => {
+      const open = !this.section.classList.contains('tools-open');
+      this.section.classList.toggle('tools-open', open);
+      more.setAttribute('aria-expanded', String(open));
+    });
+    head.append(h2, this.busy, more, this.tools, save, max);
+    const fit = () => {
+      head.classList.add('measuring');
+      this.section.classList.remove('crowded');
+      const over = head.scrollWidth > head.clientWidth + 1;
+      head.classList.remove('measuring');
+      this.section.classList.toggle('crowded', over);
+      if (!over) {
+        this.section.classList.remove('tools-open');
+        more.setAttribute('aria-expanded', 'false');
+      }
+    };
+    new ResizeObserver(fit).observe(head);
+    new MutationObserver(fit).observe(this.tools, { childList: true, subtree: true });
 
     this.body = document.createElement('div');
     this.body.className = 'panel-body';
+    // A tab stop with the panel's name (keyboard users reach every view); "loading…" in it
+    // until the view first drew (`pending`).
+    this.body.tabIndex = 0;
+    this.body.setAttribute('aria-label', title);
+    this.section.classList.add('pending');
     this.error = document.createElement('div');
     this.error.className = 'error panel-error';
     this.error.hidden = true;
@@ -139,6 +171,13 @@ export abstract class PanelView implements View, Owner, Exportable {
     this.tools = panel.tools;
     this.observer = new ResizeObserver(() => this.observed());
     this.observer.observe(this.body);
+    // The "loading…" placeholder goes when the view shows something: text, or a chart with
+    // data drawn.
+    const shown = new MutationObserver(() => {
+      if (this.body.textContent?.trim()) this.drew();
+    });
+    shown.observe(this.body, { childList: true, subtree: true, characterData: true });
+    this.own(() => shown.disconnect());
     this.size = this.sizeKey();
     panel.exportable = this;
   }
@@ -163,7 +202,11 @@ export abstract class PanelView implements View, Owner, Exportable {
     div.className = 'chart';
     Object.assign(div.style, style);
     parent.appendChild(div);
-    const c = echarts.init(div);
+    const c = echarts.init(div, chartThemeName());
+    c.on('finished', () => {
+      const series = (c.getOption() as { series?: unknown[] } | undefined)?.series;
+      if (series?.length) this.drew();
+    });
     this.charts.push([name, c]);
     charts.set(name, c);
     return c;
@@ -211,6 +254,11 @@ export abstract class PanelView implements View, Owner, Exportable {
   /** The state now (after an `await`, the state may have moved on). */
   protected state(): State {
     return store.get();
+  }
+
+  /** The view drew for the first time: its placeholder goes. */
+  private drew(): void {
+    this.panel.section.classList.remove('pending');
   }
 
   private busy(d: number): void {

@@ -94,6 +94,8 @@ export const SCHEMA = {
   layout: {
     focus: optionalText(/^[a-z]+$/, {}, (v, e) => v === null || e.panels.includes(v)),
     dashboard: optionalIndex({ label: 'Show', title: 'the built-in views, or a dashboard file served with --dashboard' }, (v, e) => v === null || v < e.run.dashboards.length),
+    /** Light or dark colours (null: the system's preference); each browser its own. */
+    theme: optionalText(/^(light|dark)$/, { shared: false, title: 'light or dark colours' }),
   },
   /** Counters of the running page: never in the URL, never shared. */
   runtime: {

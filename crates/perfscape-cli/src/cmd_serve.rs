@@ -82,6 +82,11 @@ pub struct ServeArgs {
     /// With --replay: 1 = the run's own pace, 10 = ten times faster, 0 = as fast as possible.
     #[arg(long, default_value_t = 1.0, requires = "replay")]
     speed: f64,
+    /// With --replay: write the run's first sample, then wait until a page connects before
+    /// replaying the rest (a fast replay would otherwise finish before the page opens). Any
+    /// page can start the replay again from its first sample ("replay from start").
+    #[arg(long, requires = "replay")]
+    wait_for_page: bool,
     /// Live mode: seconds a sample waits for threads that have not written it yet (and threads
     /// without a `final` snapshot are given up this long after the final sample).
     #[arg(long, value_name = "SECS", default_value_t = 10.0)]
@@ -135,8 +140,23 @@ macro_rules! say {
     }};
 }
 
+/// A live run: watched (`--watch`) or replayed (`--replay`).
+enum Live {
+    Watched(Arc<perfscape_live::LiveRun>),
+    Replayed(Arc<perfscape_server::replay::Replay>),
+}
+
+impl Live {
+    fn stop(&self) {
+        match self {
+            Live::Watched(run) => run.stop(),
+            Live::Replayed(r) => r.stop(),
+        }
+    }
+}
+
 /// Starts the live run of `--watch` / `--replay`.
-fn start_live(args: &ServeArgs) -> anyhow::Result<perfscape_live::LiveRun> {
+fn start_live(args: &ServeArgs) -> anyhow::Result<Live> {
     if !(args.max_wait >= 0.0 && args.max_wait.is_finite()) {
         anyhow::bail!("--max-wait {} is not a number of seconds >= 0", args.max_wait);
     }
@@ -146,16 +166,19 @@ fn start_live(args: &ServeArgs) -> anyhow::Result<perfscape_live::LiveRun> {
         ..Default::default()
     };
     Ok(if args.replay {
-        perfscape_live::replay(
-            &args.input.run,
-            &perfscape_live::ReplayOptions {
-                speed: args.speed,
-                into: None,
-                live,
-            },
-        )?
+        let opts = perfscape_live::ReplayOptions {
+            speed: args.speed,
+            into: None,
+            live,
+        };
+        let plan = perfscape_live::ReplayPlan::from_dir(&args.input.run)?;
+        Live::Replayed(perfscape_server::replay::Replay::start(
+            plan,
+            opts,
+            args.wait_for_page,
+        )?)
     } else {
-        perfscape_live::watch(&args.input.run, &live)?
+        Live::Watched(Arc::new(perfscape_live::watch(&args.input.run, &live)?))
     })
 }
 
@@ -197,7 +220,7 @@ pub fn run(args: &ServeArgs) -> anyhow::Result<ExitCode> {
     let with_layout: Vec<std::path::PathBuf> = args.dashboard.iter().chain(&args.layout).cloned().collect();
     let declared = dashboards::declared(&with_layout, &args.input.load.derive)?;
     let live_run = if args.watch || args.replay {
-        Some(Arc::new(start_live(args)?))
+        Some(start_live(args)?)
     } else {
         None
     };
@@ -270,7 +293,10 @@ pub fn run(args: &ServeArgs) -> anyhow::Result<ExitCode> {
         allow_hosts: args.allow_host.clone(),
     };
     let path = args.input.run.display().to_string();
-    let live_dir = live_run.as_ref().map(|r| r.dir().to_path_buf());
+    let live_dir = live_run.as_ref().and_then(|r| match r {
+        Live::Watched(run) => Some(run.dir().to_path_buf()),
+        Live::Replayed(r) => r.dir(),
+    });
     let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
     let follower = rt.block_on(async {
         let listener = bind(&cfg).await?;
@@ -290,12 +316,13 @@ pub fn run(args: &ServeArgs) -> anyhow::Result<ExitCode> {
             filter,
         };
         let (state, follower) = match (&live_run, opened) {
-            (Some(run), _) => {
+            (Some(Live::Watched(run)), _) => {
                 let series: Arc<dyn SeriesSource> = Arc::new(run.series().clone());
                 let state = AppState::live(path, series, options);
                 let follower = follow_live(state.clone(), run.clone());
                 (state, Some(follower))
             }
+            (Some(Live::Replayed(r)), _) => (AppState::replayed(path, r.clone(), options), None),
             (None, opened) => (
                 AppState::with_compared(
                     path,
@@ -322,6 +349,9 @@ pub fn run(args: &ServeArgs) -> anyhow::Result<ExitCode> {
                 if args.replay { "replaying into" } else { "watching" },
                 dir.display()
             );
+            if args.wait_for_page {
+                say!("perfscape: live: the replay waits at its first sample until a page connects");
+            }
         } else if samples > 0 {
             say!("perfscape: {samples} samples over time (Samples, Kiviat and sample slider in the page)");
         }

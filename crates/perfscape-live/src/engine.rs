@@ -92,11 +92,20 @@ pub(crate) struct Engine {
 }
 
 impl Engine {
-    pub(crate) fn new(dir: PathBuf, opts: LiveOptions, now: Instant) -> Self {
-        let series = SeriesHandle::new(Integrator::new(IntegratorOptions {
+    /// An engine for `dir`; it grows `series` (emptied first: a replay started again from
+    /// the beginning keeps the series its readers hold), or a new one.
+    pub(crate) fn new(dir: PathBuf, opts: LiveOptions, now: Instant, series: Option<SeriesHandle>) -> Self {
+        let integrator = Integrator::new(IntegratorOptions {
             alignment: Alignment::ByName,
             max_wait: opts.max_wait,
-        }));
+        });
+        let series = match series {
+            Some(s) => {
+                *s.write() = integrator;
+                s
+            }
+            None => SeriesHandle::new(integrator),
+        };
         Self {
             dir,
             opts,

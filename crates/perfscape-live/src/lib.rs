@@ -86,7 +86,7 @@ mod watch;
 
 pub use event::{AmendedEvent, FinishReason, LiveEvent, SampleEvent};
 pub use options::{LiveError, LiveOptions};
-pub use replay::{ReplayOptions, ReplayPlan, replay, replay_plan};
+pub use replay::{ReplayOptions, ReplayPlan, ReplayStart, replay, replay_plan, replay_plan_with};
 pub use series_handle::{SeriesGuard, SeriesHandle};
 pub use summary::{TopChange, top_changes};
 pub use watch::{LiveRun, StopHandle, watch};

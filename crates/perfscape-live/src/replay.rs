@@ -11,13 +11,15 @@
 
 use crate::files::FileKind;
 use crate::options::{LiveError, LiveOptions};
+use crate::series_handle::SeriesHandle;
 use crate::watch::LiveRun;
-use crate::watch::{ReplayGuard, start};
+use crate::watch::{ReplayGuard, WriterMsg, start};
+use std::collections::BTreeMap;
 use std::fs::OpenOptions;
 use std::io::Write;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
-use std::sync::mpsc::{self, RecvTimeoutError};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, TryRecvError};
 use std::time::{Duration, Instant};
 
 /// Options of [`replay`].
@@ -47,6 +49,18 @@ impl Default for ReplayOptions {
     }
 }
 
+/// How a replay begins (see [`replay_plan_with`]); the default is [`replay_plan`]'s: a new
+/// series, written from the start at the run's pace.
+#[derive(Clone, Debug, Default)]
+pub struct ReplayStart {
+    /// Grow this series (emptied first) instead of a new one: a replay started again from the
+    /// beginning keeps the series its readers hold.
+    pub series: Option<SeriesHandle>,
+    /// Write the run's first sample (every thread's first snapshot or dump), then wait until
+    /// [`LiveRun::resume_replay`] before writing the rest (`serve --replay --wait-for-page`).
+    pub hold_after_first_sample: bool,
+}
+
 /// One file of a replay and how it is written.
 #[derive(Debug, Clone)]
 struct PlanFile {
@@ -63,6 +77,8 @@ struct PlannedWrite {
     file: usize,
     range: Range<usize>,
     timestamp_us: i64,
+    /// Part of its thread's first sample.
+    first: bool,
 }
 
 /// What a replay writes, and when: built from a run directory ([`ReplayPlan::from_dir`]) or
@@ -72,6 +88,8 @@ pub struct ReplayPlan {
     files: Vec<PlanFile>,
     writes: Vec<PlannedWrite>,
     threads: usize,
+    /// The writes (a prefix of `writes`) that make every thread's first sample.
+    first_sample_writes: usize,
 }
 
 /// The `<timestamp>` of a snapshot document, if it has one.
@@ -152,6 +170,8 @@ impl ReplayPlan {
         let mut writes = Vec::new();
         let mut threads = std::collections::BTreeSet::new();
         let mut profiles = Vec::new();
+        // Per thread with dumps: its earliest dump (time, position in `writes`).
+        let mut first_dump = BTreeMap::new();
         for (name, bytes) in files {
             let Some(kind) = FileKind::of_name(&name) else {
                 continue;
@@ -174,13 +194,16 @@ impl ReplayPlan {
                         filled[i] = next;
                     }
                     let mut last = i64::MIN;
-                    for (r, ts) in ranges.into_iter().zip(filled) {
+                    // The first sample: the documents up to the first with a timestamp.
+                    let first_doc = stamps.iter().position(Option::is_some).unwrap_or(0);
+                    for (i, (r, ts)) in ranges.into_iter().zip(filled).enumerate() {
                         let ts = ts.unwrap_or(last).max(last);
                         last = ts;
                         writes.push(PlannedWrite {
                             file,
                             range: r,
                             timestamp_us: ts,
+                            first: i <= first_doc,
                         });
                     }
                     plan_files.push(PlanFile {
@@ -191,6 +214,11 @@ impl ReplayPlan {
                 }
                 FileKind::Dump(t, time) => {
                     threads.insert(t);
+                    let at = writes.len();
+                    let earliest = first_dump.entry(t).or_insert((time, at));
+                    if time < earliest.0 {
+                        *earliest = (time, at);
+                    }
                     writes.push(PlannedWrite {
                         file,
                         range: 0..bytes.len(),
@@ -198,6 +226,7 @@ impl ReplayPlan {
                         // the end of it, never before what the program wrote before it.
                         timestamp_us: time
                             .map_or(i64::MIN, |s| s.saturating_mul(1_000_000).saturating_add(999_999)),
+                        first: false,
                     });
                     plan_files.push(PlanFile {
                         name,
@@ -222,6 +251,9 @@ impl ReplayPlan {
                     .into(),
             });
         }
+        for &(_, at) in first_dump.values() {
+            writes[at].first = true;
+        }
         // Dumps whose name gives no time: with the first write.
         let first = writes
             .iter()
@@ -236,18 +268,21 @@ impl ReplayPlan {
         }
         // Stable: a file's writes keep their order (their times never go back).
         writes.sort_by_key(|w| w.timestamp_us);
+        let first_sample_writes = writes.iter().rposition(|w| w.first).map_or(0, |i| i + 1);
         let end = writes.last().map_or(0, |w| w.timestamp_us);
         for file in profiles {
             writes.push(PlannedWrite {
                 file,
                 range: 0..plan_files[file].bytes.len(),
                 timestamp_us: end,
+                first: false,
             });
         }
         Ok(ReplayPlan {
             files: plan_files,
             writes,
             threads: threads.len(),
+            first_sample_writes,
         })
     }
 
@@ -278,6 +313,16 @@ pub fn replay(source: &Path, opts: &ReplayOptions) -> Result<LiveRun, LiveError>
 
 /// Replays a plan (see [`replay`]).
 pub fn replay_plan(plan: ReplayPlan, opts: &ReplayOptions) -> Result<LiveRun, LiveError> {
+    replay_plan_with(plan, opts, ReplayStart::default())
+}
+
+/// Replays a plan (see [`replay`]) into the series of `begin`, held after its first sample
+/// when `begin` says so.
+pub fn replay_plan_with(
+    plan: ReplayPlan,
+    opts: &ReplayOptions,
+    begin: ReplayStart,
+) -> Result<LiveRun, LiveError> {
     if !(opts.speed >= 0.0 && opts.speed.is_finite()) {
         return Err(LiveError::BadSpeed(opts.speed));
     }
@@ -314,36 +359,84 @@ pub fn replay_plan(plan: ReplayPlan, opts: &ReplayOptions) -> Result<LiveRun, Li
     if live.expected_threads.is_none() {
         live.expected_threads = Some(plan.threads);
     }
-    let (stop_tx, stop_rx) = mpsc::channel::<()>();
+    let (tell, told) = mpsc::channel::<WriterMsg>();
     // The watcher first, so that it sees the files appear.
-    let guard = ReplayGuard::new(stop_tx, temp);
-    let run = start(&dir, &live, Some(guard))?;
+    let guard = ReplayGuard::new(tell, temp);
+    let run = start(&dir, &live, Some(guard), begin.series)?;
     let target = run.dir().to_path_buf();
     let speed = opts.speed;
+    let hold = begin.hold_after_first_sample;
     let writer = std::thread::Builder::new()
         .name("perfscape-replay".into())
-        .spawn(move || write_plan(&plan, &target, speed, &stop_rx))
+        .spawn(move || write_plan(&plan, &target, speed, hold, &told))
         .map_err(LiveError::Thread)?;
     run.set_replay_writer(writer);
     Ok(run)
 }
 
-/// Writes the plan into `dir` at its pace; stops early when told to.
-fn write_plan(plan: &ReplayPlan, dir: &Path, speed: f64, stop: &mpsc::Receiver<()>) {
-    let t0 = Instant::now();
-    let ts0 = plan.writes.first().map_or(0, |w| w.timestamp_us);
-    for w in &plan.writes {
-        if speed > 0.0 {
-            let at = t0 + Duration::from_secs_f64(((w.timestamp_us - ts0).max(0) as f64 / 1e6) / speed);
-            let wait = at.saturating_duration_since(Instant::now());
-            if !wait.is_zero() {
-                match stop.recv_timeout(wait) {
-                    Err(RecvTimeoutError::Timeout) => {}
-                    Ok(()) | Err(RecvTimeoutError::Disconnected) => return,
+/// What the writer was told so far.
+struct Told<'a> {
+    rx: &'a Receiver<WriterMsg>,
+    resumed: bool,
+}
+
+impl Told<'_> {
+    /// Waits until `at` (`None`: until resumed); false when told to stop (or the run is gone).
+    fn wait(&mut self, at: Option<Instant>) -> bool {
+        loop {
+            let msg = match at {
+                None if self.resumed => return true,
+                None => self.rx.recv().map_err(|_| RecvTimeoutError::Disconnected),
+                Some(at) => {
+                    let wait = at.saturating_duration_since(Instant::now());
+                    if wait.is_zero() {
+                        return true;
+                    }
+                    self.rx.recv_timeout(wait)
                 }
+            };
+            match msg {
+                Ok(WriterMsg::Resume) => self.resumed = true,
+                Err(RecvTimeoutError::Timeout) => return true,
+                Ok(WriterMsg::Stop) | Err(RecvTimeoutError::Disconnected) => return false,
             }
         }
-        if stop.try_recv().is_ok() {
+    }
+
+    /// False when told to stop meanwhile.
+    fn go_on(&mut self) -> bool {
+        loop {
+            match self.rx.try_recv() {
+                Ok(WriterMsg::Resume) => self.resumed = true,
+                Ok(WriterMsg::Stop) => return false,
+                Err(TryRecvError::Empty | TryRecvError::Disconnected) => return true,
+            }
+        }
+    }
+}
+
+/// Writes the plan into `dir` at its pace (with `hold`, waits after the first sample until
+/// resumed); stops early when told to.
+fn write_plan(plan: &ReplayPlan, dir: &Path, speed: f64, hold: bool, rx: &Receiver<WriterMsg>) {
+    let mut told = Told { rx, resumed: false };
+    let mut t0 = Instant::now();
+    let ts0 = plan.writes.first().map_or(0, |w| w.timestamp_us);
+    for (i, w) in plan.writes.iter().enumerate() {
+        if hold && i > 0 && i == plan.first_sample_writes {
+            // Held: the rest follows the pace from the moment it is resumed.
+            let paused = Instant::now();
+            if !told.wait(None) {
+                return;
+            }
+            t0 += paused.elapsed();
+        }
+        if speed > 0.0 {
+            let at = t0 + Duration::from_secs_f64(((w.timestamp_us - ts0).max(0) as f64 / 1e6) / speed);
+            if !told.wait(Some(at)) {
+                return;
+            }
+        }
+        if !told.go_on() {
             return;
         }
         let f = &plan.files[w.file];
@@ -381,6 +474,8 @@ mod tests {
         let times: Vec<i64> = plan.writes.iter().map(|w| w.timestamp_us).collect();
         assert_eq!(times, vec![17, 17, 20, 20]);
         assert_eq!(plan.duration_us(), 3);
+        // The first sample: the metadata document and the first with a timestamp.
+        assert_eq!(plan.first_sample_writes, 2);
         assert!(ReplayPlan::from_files(vec![("README".into(), vec![])]).is_err());
     }
 
@@ -406,6 +501,8 @@ mod tests {
             ]
         );
         assert_eq!(plan.duration_us(), 3_000_000);
+        // The thread's first sample is its earliest dump (listed second).
+        assert_eq!(plan.first_sample_writes, 1);
         assert!(perfscape_formats::tau::dumps::dump_file_parts(&plan.files[0].name).is_some());
     }
 }

@@ -68,13 +68,15 @@ pub struct LiveRun {
 /// backend that cannot be used is reported as a [`LiveEvent::Notice`] and the directory is
 /// then polled every [`LiveOptions::poll_interval`].
 pub fn watch(dir: impl AsRef<Path>, opts: &LiveOptions) -> Result<LiveRun, LiveError> {
-    start(dir.as_ref(), opts, None)
+    start(dir.as_ref(), opts, None, None)
 }
 
+/// Starts watching `dir`; the samples grow `series` (emptied first) or a new series.
 pub(crate) fn start(
     dir: &Path,
     opts: &LiveOptions,
     replay: Option<ReplayGuard>,
+    series: Option<SeriesHandle>,
 ) -> Result<LiveRun, LiveError> {
     if !dir.is_dir() {
         return Err(LiveError::NotADirectory(dir.to_path_buf()));
@@ -86,7 +88,7 @@ pub(crate) fn start(
     })?;
     let (tx, rx) = mpsc::channel::<Msg>();
     let (etx, erx) = mpsc::channel::<LiveEvent>();
-    let engine = Engine::new(dir.clone(), opts.clone(), Instant::now());
+    let engine = Engine::new(dir.clone(), opts.clone(), Instant::now(), series);
     let series = engine.series().clone();
     let mut notices = Vec::new();
     let watcher = if opts.use_notify {
@@ -244,6 +246,24 @@ impl LiveRun {
         }
     }
 
+    /// Stops the run and waits for its watcher thread to end: the series no longer changes
+    /// afterwards (the remaining events can still be received).
+    pub fn stop_and_wait(&self) {
+        self.stop();
+        let worker = self.worker.lock().unwrap_or_else(PoisonError::into_inner).take();
+        if let Some(w) = worker {
+            let _ = w.join();
+        }
+    }
+
+    /// A replay started with [`crate::ReplayStart::hold_after_first_sample`]: writes the rest
+    /// of the run from now on, at its pace. Does nothing otherwise, or once resumed.
+    pub fn resume_replay(&self) {
+        if let Some(r) = &self.replay {
+            r.resume();
+        }
+    }
+
     /// The next event, waiting for it; `None` once the run finished and every event was
     /// received. Only one thread receives at a time (the others wait).
     pub fn recv(&self) -> Option<LiveEvent> {
@@ -295,21 +315,30 @@ impl Drop for LiveRun {
     }
 }
 
+/// What the writer of a replay is told.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum WriterMsg {
+    /// Stop writing.
+    Stop,
+    /// Go on after the first sample (a replay held there).
+    Resume,
+}
+
 /// The writer of a replay; stops and joins its thread, then removes the temporary
 /// directory, when dropped.
 #[derive(Debug)]
 pub(crate) struct ReplayGuard {
-    stop: Sender<()>,
+    tell: Sender<WriterMsg>,
     writer: Mutex<Option<JoinHandle<()>>>,
     _temp: Option<tempfile::TempDir>,
 }
 
 impl ReplayGuard {
-    /// A guard that stops the writer through `stop` and removes `temp` (the replay's own
+    /// A guard that talks to the writer through `tell` and removes `temp` (the replay's own
     /// temporary directory, if it made one) when dropped.
-    pub(crate) fn new(stop: Sender<()>, temp: Option<tempfile::TempDir>) -> Self {
+    pub(crate) fn new(tell: Sender<WriterMsg>, temp: Option<tempfile::TempDir>) -> Self {
         Self {
-            stop,
+            tell,
             writer: Mutex::new(None),
             _temp: temp,
         }
@@ -320,7 +349,11 @@ impl ReplayGuard {
     }
 
     pub(crate) fn stop(&self) {
-        let _ = self.stop.send(());
+        let _ = self.tell.send(WriterMsg::Stop);
+    }
+
+    pub(crate) fn resume(&self) {
+        let _ = self.tell.send(WriterMsg::Resume);
     }
 }
 

@@ -9,8 +9,8 @@ mod common;
 use common::*;
 use perfscape_formats::{OpenOptions, open, registry};
 use perfscape_live::{
-    FinishReason, LiveEvent, LiveOptions, LiveRun, ReplayOptions, ReplayPlan, replay, replay_plan,
-    top_changes, watch,
+    FinishReason, LiveEvent, LiveOptions, LiveRun, ReplayOptions, ReplayPlan, ReplayStart, replay,
+    replay_plan, replay_plan_with, top_changes, watch,
 };
 use perfscape_model::{MetricId, SampleId, SampleSeries};
 use std::time::{Duration, Instant};
@@ -209,4 +209,56 @@ fn a_replay_can_be_stopped_and_bad_options_are_refused() {
     };
     let e = replay(&dir, &into).unwrap_err();
     assert!(e.to_string().contains("already holds TAU files"), "{e}");
+}
+
+#[test]
+fn a_held_replay_waits_after_its_first_sample_and_a_new_one_reuses_the_series() {
+    let dir = run("mpi-stencil-np8-snapshot");
+    // As fast as possible: without the hold every sample would arrive at once.
+    let opts = ReplayOptions {
+        speed: 0.0,
+        live: live_opts(),
+        ..ReplayOptions::default()
+    };
+    let begin = ReplayStart {
+        series: None,
+        hold_after_first_sample: true,
+    };
+    let held = replay_plan_with(ReplayPlan::from_dir(&dir).unwrap(), &opts, begin).unwrap();
+    let first = loop {
+        if let LiveEvent::Sample(s) = held.recv_timeout(Duration::from_secs(20)).unwrap() {
+            break s;
+        }
+    };
+    assert_eq!(first.id, SampleId(0));
+    // Held: nothing more arrives until it is resumed.
+    std::thread::sleep(Duration::from_millis(1500));
+    assert_eq!(held.series().len(), 1, "held after the first sample");
+    held.resume_replay();
+    let rest = collect_until_finished(&held, Duration::from_secs(60));
+    assert_eq!(finish_reason(&rest), FinishReason::AllThreadsEnded);
+    assert_eq!(held.series().len(), 21);
+    // Again from the start, into the same series (emptied first): its readers see it regrow.
+    let series = held.series().clone();
+    held.stop_and_wait();
+    let again = ReplayStart {
+        series: Some(series.clone()),
+        hold_after_first_sample: true,
+    };
+    let second = replay_plan_with(ReplayPlan::from_dir(&dir).unwrap(), &opts, again).unwrap();
+    let first = loop {
+        if let LiveEvent::Sample(s) = second.recv_timeout(Duration::from_secs(20)).unwrap() {
+            break s;
+        }
+    };
+    assert_eq!(first.id, SampleId(0), "numbered from the start again");
+    assert_eq!(
+        series.len(),
+        1,
+        "the readers' series holds the new first sample only"
+    );
+    second.resume_replay();
+    let rest = collect_until_finished(&second, Duration::from_secs(60));
+    assert_eq!(finish_reason(&rest), FinishReason::AllThreadsEnded);
+    assert_eq!(series.len(), 21);
 }

@@ -69,6 +69,9 @@ pub struct RunInfo {
     pub samples: u32,
     /// True while the series is still growing (live mode).
     pub live: bool,
+    /// True when the run is a finished run replayed as a live run (`serve --replay`):
+    /// `POST /api/replay` starts it again from its first sample.
+    pub replay: bool,
     /// True when the run is a trace: the timeline (`/api/timeline`) can show it.
     pub timeline: bool,
     /// The other runs given to `serve A B...`, in order (`run=1` of `/api/diff` is the first):

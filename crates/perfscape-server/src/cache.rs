@@ -46,6 +46,9 @@ pub enum Slot {
     /// The profile of sample `seq` in `mode`, made when the series had `timers` timers (a live
     /// series that gained events makes new ones).
     Sample {
+        /// The series' epoch (a replay started again empties its series: see
+        /// [`crate::series::SeriesState::new_epoch`]).
+        epoch: u32,
         /// Sequence number.
         seq: u32,
         /// Cumulative or delta.

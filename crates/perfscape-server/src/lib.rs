@@ -32,6 +32,7 @@ mod compute;
 pub mod dashboard;
 pub mod endpoints;
 mod error;
+pub mod replay;
 pub mod report;
 pub mod request;
 pub mod series;
@@ -137,9 +138,7 @@ pub fn random_token() -> String {
 
 type Shared = Arc<AppState>;
 
-use compute::blocking;
-#[cfg(feature = "sql")]
-use compute::json_on_pool;
+use compute::{blocking, json_on_pool};
 
 /// Runs `f` on the blocking pool against the profile `at` names (the run's own profile when
 /// it names none), and answers its value as JSON or its error.
@@ -184,6 +183,7 @@ fn run_info(s: &AppState) -> api::RunInfo {
     info.filter = s.filter.clone();
     info.samples = s.series.len() as u32;
     info.live = s.series.is_live();
+    info.replay = s.replay.is_some();
     info.timeline = s.trace.is_some();
     info.compared = s
         .compared
@@ -248,15 +248,7 @@ fn live_run_info(s: &AppState) -> api::RunInfo {
 pub fn follow_live(state: Shared, run: Arc<perfscape_live::LiveRun>) -> std::thread::JoinHandle<()> {
     std::thread::spawn(move || {
         while let Some(event) = run.recv() {
-            match &event {
-                perfscape_live::LiveEvent::FileError(e) => state.series.warn(e.to_string()),
-                perfscape_live::LiveEvent::Notice { message } => state.series.warn(message.clone()),
-                perfscape_live::LiveEvent::Finished { .. } => state.series.set_live(false),
-                _ => {}
-            }
-            if let Ok(v) = serde_json::to_value(&event) {
-                state.hub.broadcast(&share::ServerMessage::Event { event: v });
-            }
+            replay::on_live_event(&state.series, &state.hub, &event);
         }
         state.series.set_live(false);
     })
@@ -293,7 +285,43 @@ async fn get_timeline(State(s): State<Shared>, Params(q): Params<TimelineRequest
 }
 
 async fn get_ws(State(s): State<Shared>, ws: axum::extract::ws::WebSocketUpgrade) -> Response {
-    ws.on_upgrade(move |socket| async move { s.hub.serve(socket).await })
+    ws.on_upgrade(move |socket| async move {
+        // A replay held for the first page (`--wait-for-page`) goes on.
+        if let Some(r) = &s.replay {
+            r.page_connected();
+        }
+        s.hub.serve(socket).await;
+    })
+}
+
+/// `POST /api/replay` (JSON body `{"action": "restart"}`): a run served with `--replay` is
+/// written again from its first sample; 404 for other runs. Refused from another site's page
+/// as `POST /api/sql` is.
+async fn post_replay(
+    State(s): State<Shared>,
+    headers: axum::http::HeaderMap,
+    axum::Json(q): axum::Json<replay::ReplayRequest>,
+) -> Response {
+    if let Some(origin) = headers.get(axum::http::header::ORIGIN) {
+        let origin = origin.to_str().unwrap_or("");
+        if !s.access().origin_allowed(origin) {
+            return ApiError::forbidden(format!(
+                "a replay request from the page of `{origin}`, which is not this server"
+            ))
+            .into_response();
+        }
+    }
+    // Not in a view computation slot: stopping the replay waits for its writer.
+    json_on_pool(move || {
+        let r = s
+            .replay
+            .as_ref()
+            .ok_or_else(|| ApiError::not_found("the run is not served with --replay"))?;
+        match q.action {
+            replay::ReplayAction::Restart => r.restart(s.clone()),
+        }
+    })
+    .await
 }
 
 async fn get_events(State(s): State<Shared>, Params(q): Params<EventsRequest>) -> Response {
@@ -440,7 +468,8 @@ pub fn router(state: Shared) -> Router {
         .route("/diff/calltree", get(get_diff_calltree))
         .route("/scaling", get(get_scaling))
         .route("/dashboard/{index}", get(get_dashboard))
-        .route("/layout", get(get_layout));
+        .route("/layout", get(get_layout))
+        .route("/replay", axum::routing::post(post_replay));
     #[cfg(feature = "sql")]
     let api = api
         .route("/sql", axum::routing::post(post_sql))

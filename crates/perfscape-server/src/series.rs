@@ -12,7 +12,7 @@ use crate::error::ApiError;
 use crate::request::At;
 use perfscape_model::{Profile, SampleId, SampleMode, SampleSeries};
 use std::ops::Deref;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 
 /// Which profile a request is answered from.
@@ -56,6 +56,7 @@ pub struct SeriesState {
     series: Option<Arc<dyn SeriesSource>>,
     warnings: Mutex<Vec<String>>,
     live: AtomicBool,
+    epoch: AtomicU32,
 }
 
 impl SeriesState {
@@ -65,6 +66,7 @@ impl SeriesState {
             series,
             warnings: Mutex::new(Vec::new()),
             live: AtomicBool::new(live),
+            epoch: AtomicU32::new(0),
         }
     }
 
@@ -86,6 +88,12 @@ impl SeriesState {
     /// Marks the series finished (the live run ended) or growing again.
     pub fn set_live(&self, live: bool) {
         self.live.store(live, Ordering::Relaxed);
+    }
+
+    /// The series was emptied and grows again (a replay started again): the profiles of its
+    /// old samples are not read again (their cache entries are left to age out).
+    pub fn new_epoch(&self) {
+        self.epoch.fetch_add(1, Ordering::SeqCst);
     }
 
     /// The shared series, if any (a live engine appends to it under the write lock).
@@ -155,6 +163,7 @@ impl SeriesState {
             None => (n - 1) as u32,
         };
         let slot = Slot::Sample {
+            epoch: self.epoch.load(Ordering::SeqCst),
             seq: s,
             mode,
             timers: series.timer_count(),

@@ -103,6 +103,8 @@ pub struct AppState {
     pub(crate) filter: Option<crate::api::FilterInfo>,
     /// Where view computations run (at most one per core at a time).
     pub(crate) compute: crate::compute::Slots,
+    /// The replay feeding the series (`serve --replay`).
+    pub(crate) replay: Option<Arc<crate::replay::Replay>>,
     access: Access,
 }
 
@@ -135,7 +137,7 @@ impl AppState {
             ),
             Err(e) => (Err(e), None, None),
         };
-        Self::build(path.into(), run, (series, false), trace, compared, options)
+        Self::build(path.into(), run, (series, false), trace, compared, options, None)
     }
 
     /// Opens the run at `path` with [`perfscape_formats::open`] (with its samples over time and
@@ -162,7 +164,31 @@ impl AppState {
             None,
             Vec::new(),
             options,
+            None,
         )
+    }
+
+    /// State for a finished run replayed as a live run (`serve --replay`): as
+    /// [`AppState::live`] over the replay's series; the replay's events are pushed to the
+    /// pages, a page's WebSocket resumes a replay held for it, and `POST /api/replay`
+    /// restarts it.
+    pub fn replayed(
+        path: impl Into<String>,
+        replay: Arc<crate::replay::Replay>,
+        options: StateOptions,
+    ) -> Arc<Self> {
+        let series: Arc<dyn SeriesSource> = Arc::new(replay.series().clone());
+        let state = Self::build(
+            path.into(),
+            Err("waiting for the first sample of the live run".into()),
+            (Some(series), true),
+            None,
+            Vec::new(),
+            options,
+            Some(replay.clone()),
+        );
+        replay.follow(state.clone());
+        state
     }
 
     fn build(
@@ -172,6 +198,7 @@ impl AppState {
         trace: Option<perfscape_model::Trace>,
         compared: Vec<ComparedRun>,
         options: StateOptions,
+        replay: Option<Arc<crate::replay::Replay>>,
     ) -> Arc<Self> {
         let bytes = run.as_ref().map_or(0, |r| profile_bytes(&r.profile));
         let budget = options.cache_memory.unwrap_or_else(|| default_budget(bytes));
@@ -194,6 +221,7 @@ impl AppState {
                 options.underived,
             ),
             filter: options.filter,
+            replay,
             access: options.access,
         });
         if state.dashboards.has_files() {
@@ -238,5 +266,15 @@ impl AppState {
     /// The cache's budget, size and computations so far.
     pub fn cache_stats(&self) -> CacheStats {
         self.cache.stats()
+    }
+}
+
+impl crate::replay::ReplayTarget for AppState {
+    fn series_state(&self) -> &SeriesState {
+        &self.series
+    }
+
+    fn pages(&self) -> &share::Hub {
+        &self.hub
     }
 }

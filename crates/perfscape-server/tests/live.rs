@@ -135,3 +135,155 @@ async fn samples_are_pushed_once_in_order_and_equal_the_batch_load() {
         }
     }
 }
+
+/// `POST /api/replay` with `body` (JSON), optionally from a page of `origin`.
+async fn post_replay(app: &axum::Router, body: &str, origin: Option<&str>) -> (u16, serde_json::Value) {
+    use http_body_util::BodyExt;
+    use tower::ServiceExt;
+    let mut req = axum::http::Request::builder()
+        .method("POST")
+        .uri("/api/replay")
+        .header("host", "localhost")
+        .header("content-type", "application/json");
+    if let Some(o) = origin {
+        req = req.header("origin", o);
+    }
+    let resp = app
+        .clone()
+        .oneshot(req.body(axum::body::Body::from(body.to_string())).unwrap())
+        .await
+        .unwrap();
+    let status = resp.status().as_u16();
+    let bytes = resp.into_body().collect().await.unwrap().to_bytes();
+    (
+        status,
+        serde_json::from_slice(&bytes).unwrap_or(serde_json::Value::Null),
+    )
+}
+
+/// The live events pushed on `ws` until `finished`: `(kind, id or generation)`.
+async fn events_until_finished<S>(ws: &mut S) -> Vec<(String, u64)>
+where
+    S: futures_util::Stream<Item = Result<Message, tokio_tungstenite::tungstenite::Error>> + Unpin,
+{
+    let mut seen = Vec::new();
+    loop {
+        let msg = tokio::time::timeout(Duration::from_secs(30), ws.next())
+            .await
+            .expect("an event within 30 s")
+            .unwrap()
+            .unwrap();
+        let Message::Text(t) = msg else { continue };
+        let v: serde_json::Value = serde_json::from_str(&t).unwrap();
+        if v["type"] != "event" {
+            continue;
+        }
+        let kind = v["event"]["event"].as_str().unwrap().to_string();
+        match kind.as_str() {
+            "sample" => seen.push((kind, v["event"]["id"].as_u64().unwrap())),
+            "restarted" => seen.push((kind, v["event"]["generation"].as_u64().unwrap())),
+            "finished" => {
+                seen.push((kind, 0));
+                return seen;
+            }
+            _ => {}
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_replay_waits_for_the_first_page_and_starts_again_from_its_first_sample() {
+    use perfscape_live::ReplayPlan;
+    use perfscape_server::replay::Replay;
+    // At 5 times its pace the run's 21 samples take ~0.3 s: held, it waits for the page.
+    let opts = ReplayOptions {
+        speed: 5.0,
+        into: None,
+        live: LiveOptions::default(),
+    };
+    let replay = Replay::start(ReplayPlan::from_dir(&run_dir()).unwrap(), opts, true).unwrap();
+    let listener = bind(&ServerConfig::default()).await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let state = AppState::replayed("np8 (replay)", replay.clone(), StateOptions::default());
+    let app = router(state.clone());
+    let served = app.clone();
+    tokio::spawn(async move { axum::serve(listener, served).await.unwrap() });
+    // The first sample arrives; then the replay holds.
+    let mut run = get(&app, "/api/run").await;
+    for _ in 0..200 {
+        if run["status"] == "ok" {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        run = get(&app, "/api/run").await;
+    }
+    assert_eq!(run["status"], "ok", "{run}");
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    let run = get(&app, "/api/run").await;
+    assert_eq!(
+        run["samples"], 1,
+        "held at the first sample until a page connects"
+    );
+    assert_eq!(run["live"], true);
+    assert_eq!(run["replay"], true);
+    assert!(replay.status().held);
+    // A page connects: the rest of the run is pushed to it, in order.
+    let (mut ws, _) = tokio_tungstenite::connect_async(format!("ws://{addr}/api/ws"))
+        .await
+        .unwrap();
+    let first = events_until_finished(&mut ws).await;
+    let ids: Vec<u64> = first
+        .iter()
+        .filter(|(k, _)| k == "sample")
+        .map(|(_, i)| *i)
+        .collect();
+    assert_eq!(ids, (1..21).collect::<Vec<u64>>(), "{first:?}");
+    let run = get(&app, "/api/run").await;
+    assert_eq!(
+        (run["samples"].as_u64(), run["live"].as_bool()),
+        (Some(21), Some(false))
+    );
+    let series_before = get(&app, "/api/series").await;
+    let trend_before = get(&app, "/api/trend?event=0").await;
+    // From another site's page: refused; an unknown action: refused.
+    let (status, _) = post_replay(&app, r#"{"action":"restart"}"#, Some("http://evil.example")).await;
+    assert_eq!(status, 403);
+    let (status, _) = post_replay(&app, r#"{"action":"rewind"}"#, None).await;
+    assert!((400..500).contains(&status), "{status}");
+    // Again from the start: every page is told, then gets every sample from the first.
+    let (status, answer) = post_replay(&app, r#"{"action":"restart"}"#, None).await;
+    assert_eq!(status, 200, "{answer}");
+    assert_eq!(answer["generation"], 2);
+    let second = events_until_finished(&mut ws).await;
+    assert_eq!(second[0], ("restarted".to_string(), 2), "{second:?}");
+    let ids: Vec<u64> = second
+        .iter()
+        .filter(|(k, _)| k == "sample")
+        .map(|(_, i)| *i)
+        .collect();
+    assert_eq!(ids, (0..21).collect::<Vec<u64>>(), "{second:?}");
+    assert_eq!(
+        second.iter().filter(|(k, _)| k == "finished").count(),
+        1,
+        "the stopped replay's end is not pushed"
+    );
+    let run = get(&app, "/api/run").await;
+    assert_eq!(
+        (run["samples"].as_u64(), run["live"].as_bool()),
+        (Some(21), Some(false))
+    );
+    // The same samples and answers as the first time (the old ones are not read from the cache).
+    assert_eq!(
+        get(&app, "/api/series").await["samples"],
+        series_before["samples"]
+    );
+    assert_eq!(get(&app, "/api/trend?event=0").await, trend_before);
+    replay.stop();
+}
+
+#[tokio::test]
+async fn a_run_not_replayed_cannot_be_restarted() {
+    let state = AppState::new("nothing", Err("no run".into()), StateOptions::default());
+    let (status, answer) = post_replay(&router(state), r#"{"action":"restart"}"#, None).await;
+    assert_eq!(status, 404, "{answer}");
+}

@@ -103,6 +103,11 @@ samples: number,
  */
 live: boolean, 
 /**
+ * True when the run is a finished run replayed as a live run (`serve --replay`):
+ * `POST /api/replay` starts it again from its first sample.
+ */
+replay: boolean, 
+/**
  * True when the run is a trace: the timeline (`/api/timeline`) can show it.
  */
 timeline: boolean, 

@@ -162,8 +162,9 @@ export interface HtmlComponent {
 const PALETTE = ['#2563eb', '#dc2626', '#059669', '#f59e0b', '#7c3aed', '#0891b2', '#db2777', '#65a30d'];
 
 const TOOLTIP = { confine: true, textStyle: { fontSize: 12 }, extraCssText: 'max-width: 480px; white-space: normal;' };
-const AXIS_LABEL = { fontSize: 11, color: '#374151' };
-const NAME_STYLE = { fontSize: 11, color: '#6b7280' };
+// Text colours come from the page's chart theme (light or dark: src/page.ts).
+const AXIS_LABEL = { fontSize: 11 };
+const NAME_STYLE = { fontSize: 11 };
 
 /** A value axis (logarithmic with `log`). */
 function valueAxis(log: boolean, name = ''): Record<string, unknown> {
@@ -533,7 +534,7 @@ const heatmap: ChartComponent = {
         itemHeight: Math.max(60, Math.min(220, size.height - 110)),
         itemWidth: 12,
         precision: 6,
-        textStyle: { fontSize: 10, color: '#374151' },
+        textStyle: { fontSize: 10 },
         formatter: (v: number) => shown(v),
         inRange: { color: HOT },
       },

@@ -33,6 +33,7 @@ pub fn failed(path: &str, error: &str) -> RunInfo {
         shared: false,
         samples: 0,
         live: false,
+        replay: false,
         timeline: false,
         compared: Vec::new(),
         scaling: false,
