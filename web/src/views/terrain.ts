@@ -1,6 +1,8 @@
 // 3D terrain (seed 001): events × threads × value as a surface, rotatable, with selectable
 // X/Y resolution, and denotators: the k largest peaks labelled, with a legend. The selected
-// event's row is drawn as a line across the terrain.
+// event's row is drawn as a line across the terrain. A click on the surface selects the event
+// and thread of the cell under the cursor (a peak: its event and thread); "from above" shows
+// every peak.
 
 import type * as echarts from 'echarts';
 import 'echarts-gl';
@@ -12,6 +14,11 @@ import { type Panel, PanelView, SUPERSEDED } from '../panel';
 import { type Key, type State, axisChanged, store, touched } from '../state';
 import { HOT } from './heatmap';
 
+/** Axis names and labels of the 3-D views: dark and large enough to read; the padding keeps
+ * echarts-gl from cutting the glyphs' tops and bottoms off (its label boxes are too small). */
+export const AXIS_NAME = { fontSize: 13, color: '#111827', fontWeight: 'bold', padding: [4, 4], lineHeight: 18 };
+export const AXIS_LABEL = { fontSize: 11, color: '#1f2937', padding: [3, 3], lineHeight: 16 };
+
 /** Events × threads × value as a 3-D surface with its largest peaks labelled. */
 export class TerrainView extends PanelView {
   private surface: echarts.ECharts;
@@ -20,9 +27,37 @@ export class TerrainView extends PanelView {
 
   constructor(panel: Panel) {
     super(panel);
-    this.surface = this.chart('terrain');
+    this.surface = this.chart('terrain', this.body, {}, 2);
     this.legend = this.div('legend');
-    this.tools.append(selectFor('tx', { owner: this }), selectFor('ty', { owner: this }), selectFor('peaks', { owner: this }));
+    this.tools.append(selectFor('tx', { owner: this }), selectFor('ty', { owner: this }), selectFor('peaks', { owner: this }), selectFor('tview', { owner: this }));
+    this.surface.on('click', (p) => {
+      const q = p as { seriesIndex?: number; dataIndex?: number };
+      if (q.dataIndex === undefined || q.dataIndex < 0) return;
+      const pick = q.seriesIndex === 0 ? this.cellAt(q.dataIndex) : q.seriesIndex === 1 ? this.peakAt(q.dataIndex) : null;
+      if (pick) store.set(pick);
+    });
+  }
+
+  /** The grid's surface points `[column, y, value]` as drawn (row `nr - 1 - y`). */
+  private cells: number[][] = [];
+
+  /** The selection a click on surface point `i` makes: its row's event and its column's thread
+   * (each only when the bin holds one). */
+  private cellAt(i: number): { event?: number; thread?: string } | null {
+    const g = this.data?.grid;
+    const v = this.cells[i];
+    if (!g || !v) return null;
+    const row = g.rows[g.rows.length - 1 - v[1]];
+    const col = g.cols[v[0]];
+    const out: { event?: number; thread?: string } = {};
+    if (row?.event !== null && row?.event !== undefined) out.event = row.event;
+    if (col?.thread) out.thread = col.thread;
+    return Object.keys(out).length ? out : null;
+  }
+
+  private peakAt(i: number): { event: number; thread: string } | null {
+    const p = this.data?.peaks[i];
+    return p ? { event: p.event, thread: p.thread } : null;
   }
 
   async update(s: State, changed: Set<Key>): Promise<void> {
@@ -31,7 +66,7 @@ export class TerrainView extends PanelView {
       if (t === SUPERSEDED) return;
       this.data = t;
       await this.draw(this.state());
-    } else if (touched(changed, 'event')) {
+    } else if (touched(changed, 'event', 'tview')) {
       await this.draw(s);
     }
   }
@@ -50,8 +85,12 @@ export class TerrainView extends PanelView {
     // The first (largest) rows go to the back so that they do not hide the others.
     const yOf = (r: number) => nr - 1 - r;
     for (let r = nr - 1; r >= 0; r--) for (let c = 0; c < nc; c++) surface.push([c, yOf(r), g.values[r * nc + c] ?? 0]);
+    this.cells = surface;
     const u = g.unit;
-    const peaks = t.peaks.map((p, i) => ({ name: `${i + 1}`, value: [p.col_bin, yOf(p.row_bin), p.value] }));
+    // Peaks float a little above the surface so that their neighbours do not hide them.
+    const lift = (g.max ?? 0) * 0.04;
+    const peaks = t.peaks.map((p, i) => ({ name: `${i + 1}`, value: [p.col_bin, yOf(p.row_bin), p.value + lift] }));
+    const top = s.tview === 'top';
     // The selected event's row (or its routine's) as a highlighted line.
     const selLine: number[][] = [];
     const event = s.event;
@@ -64,21 +103,31 @@ export class TerrainView extends PanelView {
     const option = {
       tooltip: {
         formatter: (p: unknown) => {
-          const q = p as { value?: number[]; data?: number[] | { value: number[] } };
-          const v = Array.isArray(q.data) ? q.data : (q.data as { value: number[] })?.value ?? q.value;
+          const q = p as { seriesIndex?: number; dataIndex?: number };
+          if (q.seriesIndex === 1) {
+            const k = t.peaks[q.dataIndex ?? -1];
+            return k ? `<b>peak ${(q.dataIndex ?? 0) + 1}</b><br/>event ${esc(k.name)}<br/>thread ${esc(k.thread)}<br/><b>${value(k.value, u)}</b>` : '';
+          }
+          const v = q.seriesIndex === 0 ? surface[q.dataIndex ?? -1] : undefined;
           if (!v) return '';
-          return `${esc(g.rows[yOf(v[1])]?.label ?? '')}<br/>threads ${esc(g.cols[v[0]]?.label ?? '')}<br/><b>${value(v[2], u)}</b>`;
+          const row = g.rows[yOf(v[1])];
+          const col = g.cols[v[0]];
+          const events = row && row.first !== row.last ? `events ${row.first + 1}–${row.last + 1}` : 'event';
+          const threads = col?.thread ? 'thread' : 'threads';
+          return `${events} ${esc(row?.label ?? '')}<br/>${threads} ${esc(col?.label ?? '')}<br/><b>${value(v[2], u)}</b>${row?.first === row?.last || col?.thread ? '<br/><small>click: select</small>' : ''}`;
         },
       },
       visualMap: { show: false, dimension: 2, min: 0, max: g.max ?? 1, inRange: { color: HOT }, seriesIndex: 0 },
-      xAxis3D: { type: 'value', name: 'threads', min: 0, max: Math.max(1, nc - 1), axisLabel: { formatter: (v: number) => g.cols[Math.round(v)]?.label.split(' ')[0] ?? '', fontSize: 9 } },
-      yAxis3D: { type: 'value', name: 'events', min: 0, max: Math.max(1, nr - 1), axisLabel: { show: false } },
-      zAxis3D: { type: 'value', name: g.unit, axisLabel: { formatter: (v: number) => value(v, u), fontSize: 9 } },
+      xAxis3D: { type: 'value', name: 'threads', nameTextStyle: AXIS_NAME, min: 0, max: Math.max(1, nc - 1), axisLabel: { formatter: (v: number) => g.cols[Math.round(v)]?.label.split(' ')[0] ?? '', textStyle: AXIS_LABEL } },
+      yAxis3D: { type: 'value', name: 'events (largest at the back)', nameTextStyle: AXIS_NAME, min: 0, max: Math.max(1, nr - 1), axisLabel: { show: false } },
+      zAxis3D: { type: 'value', name: g.unit, nameTextStyle: AXIS_NAME, axisLabel: { formatter: (v: number) => value(v, u), textStyle: AXIS_LABEL } },
       grid3D: {
         boxWidth: 120,
         boxDepth: 90,
         boxHeight: 50,
-        viewControl: { alpha: 30, beta: 35, distance: 175 },
+        // From the front (small events near, the largest at the back), high enough to see over
+        // the ridges; from above every peak shows.
+        viewControl: top ? { alpha: 90, beta: 0, distance: 190 } : { alpha: 38, beta: 20, distance: 185 },
         light: { main: { intensity: 1.1, shadow: false }, ambient: { intensity: 0.35 } },
       },
       series: [
@@ -88,7 +137,7 @@ export class TerrainView extends PanelView {
           data: peaks,
           symbolSize: 9,
           itemStyle: { color: '#111' },
-          label: { show: true, formatter: (p: { name: string }) => p.name, textStyle: { fontSize: 13, fontWeight: 'bold', color: '#111', backgroundColor: 'rgba(255,255,255,0.8)', padding: 2 } },
+          label: { show: true, distance: 4, formatter: (p: { name: string }) => p.name, textStyle: { fontSize: 14, fontWeight: 'bold', color: '#111', backgroundColor: 'rgba(255,255,255,0.85)', padding: 2 } },
         },
         ...(selLine.length ? [{ type: 'line3D', data: selLine, lineStyle: { width: 4, color: '#111' } }] : []),
       ],
