@@ -62,6 +62,23 @@ async function chartBox(page, panel, n = 0) {
   return page.locator(`#panel-${panel} .chart >> nth=${n}`).boundingBox();
 }
 
+/** A click as a person makes it: the mouse comes to rest on the place, then clicks (the 3-D
+ * charts pick what is under the mouse as it moves). */
+async function clickAt(page, x, y) {
+  await page.mouse.move(x, y);
+  await page.waitForTimeout(150);
+  await page.mouse.click(x, y);
+}
+
+/** Waits until a thread is selected (`what` names the click in the failure). */
+async function selected(page, what) {
+  try {
+    await page.waitForFunction(() => window.perfscape.store.get().thread !== null, null, { timeout: 5000 });
+  } catch {
+    assert.fail(`${what} selected nothing`);
+  }
+}
+
 /** Clears the selected thread (and the event, unless `keepEvent`) and waits until the store has it. */
 async function clear(page, keepEvent = false) {
   await page.evaluate((keep) => window.perfscape.store.set(keep ? { thread: null } : { event: null, thread: null }), keepEvent);
@@ -84,15 +101,12 @@ describe('3-D views: a click selects what is drawn there (64 ranks)', () => {
   for (const size of SIZES) {
     test(`terrain: a cell, a peak, and from above (${size.width}×${size.height})`, async () => {
       const { page, errors } = await open(br, server.url, size);
-      let terrain = null;
-      page.on('response', async (r) => {
-        if (/\/api\/terrain\?/.test(r.url())) terrain = await r.json().catch(() => terrain);
-      });
-      // Ask again (the first answer came before we listened): a change of resolution.
-      await page.evaluate(() => window.perfscape.store.set({ ty: 64 }));
-      await page.waitForFunction(() => window.perfscape.charts.get('terrain').getOption().series[0].data.length > 0);
+      // Ask again (the first answer came before we listened): another resolution.
+      const answer = page.waitForResponse((r) => /\/api\/terrain\?/.test(r.url()));
+      await page.evaluate(() => window.perfscape.store.set({ ty: window.perfscape.store.get().ty === 64 ? 128 : 64 }));
+      const terrain = await (await answer).json();
+      await page.waitForFunction((n) => window.perfscape.charts.get('terrain').getOption().series[0].data.length === n, terrain.grid.rows.length * terrain.grid.cols.length);
       await page.waitForTimeout(800);
-      assert.ok(terrain, 'the terrain was asked for');
       const g = terrain.grid;
       const nr = g.rows.length;
       const box = await chartBox(page, 'terrain');
@@ -108,8 +122,8 @@ describe('3-D views: a click selects what is drawn there (64 ranks)', () => {
       const pick = front[Math.floor(front.length / 2)];
       const [cell] = await project(page, 'terrain', [cells[pick]]);
       await clear(page);
-      await page.mouse.click(box.x + cell[0], box.y + cell[1]);
-      await page.waitForFunction(() => window.perfscape.store.get().thread !== null, null, { timeout: 5000 });
+      await clickAt(page, box.x + cell[0], box.y + cell[1]);
+      await selected(page, `a click on cell ${cells[pick]} at ${cell}`);
       const row = g.rows[nr - 1 - cells[pick][1]];
       const col = g.cols[cells[pick][0]];
       assert.equal((await selection(page)).event, row.event, `event of row ${row.label}`);
@@ -118,8 +132,8 @@ describe('3-D views: a click selects what is drawn there (64 ranks)', () => {
       const peak = tr.series[1].data[0].value;
       const [pk] = await project(page, 'terrain', [peak]);
       await clear(page);
-      await page.mouse.click(box.x + pk[0], box.y + pk[1]);
-      await page.waitForFunction(() => window.perfscape.store.get().thread !== null, null, { timeout: 5000 });
+      await clickAt(page, box.x + pk[0], box.y + pk[1]);
+      await selected(page, `a click on peak 1 at ${pk}`);
       assert.equal((await selection(page)).event, terrain.peaks[0].event);
       assert.equal((await selection(page)).thread, terrain.peaks[0].thread);
       // From above: every peak in sight, a cell deep inside (behind the ridges in 3-D) picks.
@@ -131,8 +145,8 @@ describe('3-D views: a click selects what is drawn there (64 ranks)', () => {
       const [onTop, ...peakScreen] = await project(page, 'terrain', [cells[inner], ...peaks]);
       for (const p of peakScreen) assert.ok(p[0] > 0 && p[0] < box.width && p[1] > 0 && p[1] < box.height, 'every peak is in the picture');
       await clear(page);
-      await page.mouse.click(box.x + onTop[0], box.y + onTop[1]);
-      await page.waitForFunction(() => window.perfscape.store.get().thread !== null, null, { timeout: 5000 });
+      await clickAt(page, box.x + onTop[0], box.y + onTop[1]);
+      await selected(page, `a click from above on cell ${cells[inner]} at ${onTop}`);
       assert.equal((await selection(page)).event, g.rows[nr - 1 - cells[inner][1]].event);
       assert.equal((await selection(page)).thread, g.cols[20].thread);
       await page.locator('#panel-terrain').screenshot({ path: path.join(process.env.VIEWS3D_SHOTS ?? '/tmp', `terrain-top-${size.width}.png`) });
@@ -142,14 +156,10 @@ describe('3-D views: a click selects what is drawn there (64 ranks)', () => {
 
     test(`point cloud: a click on a point selects its thread (${size.width}×${size.height})`, async () => {
       const { page, errors } = await open(br, server.url, size);
-      let cloud = null;
-      page.on('response', async (r) => {
-        if (/\/api\/pointcloud\?/.test(r.url())) cloud = await r.json().catch(() => cloud);
-      });
-      await page.evaluate(() => window.perfscape.store.set({ event: null }));
-      await page.waitForFunction(() => window.perfscape.store.get().event === null);
+      const answer = page.waitForResponse((r) => /\/api\/pointcloud\?/.test(r.url()));
+      await page.evaluate(() => window.perfscape.store.set({ event: null, thread: null }));
+      const cloud = await (await answer).json();
       await page.waitForTimeout(1500);
-      assert.ok(cloud, 'the cloud was asked for');
       const box = await chartBox(page, 'pointcloud');
       const pc = await option(page, 'pointcloud');
       assert.ok(pc.xAxis3D[0].nameTextStyle.fontSize >= 12);
@@ -159,12 +169,12 @@ describe('3-D views: a click selects what is drawn there (64 ranks)', () => {
       const screen = await project(page, 'pointcloud', pts);
       const inside = screen.map((p, i) => [p, i]).filter(([p]) => p[0] > 40 && p[0] < box.width - 120 && p[1] > 20 && p[1] < box.height - 20).map(([, i]) => i);
       const i = loneliest(screen, inside);
-      await page.mouse.click(box.x + screen[i][0], box.y + screen[i][1]);
+      await clickAt(page, box.x + screen[i][0], box.y + screen[i][1]);
       await page.waitForFunction((t) => window.perfscape.store.get().thread === t, cloud.threads[i], { timeout: 5000 });
       // The selected thread's own (larger) point answers a click too.
       await page.waitForFunction(() => window.perfscape.charts.get('pointcloud').getOption().series.length === 2);
       const [again] = await project(page, 'pointcloud', [pts[i]]);
-      await page.mouse.click(box.x + again[0], box.y + again[1]);
+      await clickAt(page, box.x + again[0], box.y + again[1]);
       await page.waitForTimeout(500);
       assert.equal((await selection(page)).thread, cloud.threads[i]);
       assert.deepEqual(errors, []);
@@ -199,15 +209,23 @@ async function clickBars(page, downsampled) {
     [0, Math.floor(n / 2), n - 1],
   );
   if (downsampled) assert.ok(at.band < 2, `bars are ${at.band} px wide`);
-  for (const [k, i] of [0, Math.floor(n / 2), n - 1].entries()) {
-    // Bands [centre ± band/2]; a whole pixel within it, as the mouse gives whole pixels.
-    const x = Math.round(at.px[k]);
-    let want = i;
-    if (Math.abs(x - at.px[k]) > at.band / 2 - 0.05) want = i + Math.round((x - at.px[k]) / at.band);
+  // Bar i covers [left + i·band, left + (i + 1)·band]; the mouse gives whole pixels: take one
+  // near the bar's middle that is not within a tenth of a band of an edge.
+  const left = at.px[0] - at.band / 2;
+  for (let k = 0; k < 3; k++) {
+    let x = Math.round(at.px[k]);
+    for (const dx of [0, 1, -1, 2, -2]) {
+      const f = (Math.round(at.px[k]) + dx - left) / at.band;
+      if (f - Math.floor(f) > 0.1 && f - Math.floor(f) < 0.9 && f > 0 && f < n) {
+        x = Math.round(at.px[k]) + dx;
+        break;
+      }
+    }
+    const want = Math.floor((x - left) / at.band);
     await clear(page, true);
     await page.mouse.click(box.x + x, box.y + at.y);
-    await page.waitForFunction(() => window.perfscape.store.get().thread !== null, null, { timeout: 5000 });
-    assert.equal((await selection(page)).thread, threads[want], `bar ${want} of ${n} at x=${x}`);
+    await selected(page, `a click on bar ${want} at x=${x} (centre ${at.px[k]}, band ${at.band})`);
+    assert.equal((await selection(page)).thread, threads[want], `bar ${want} of ${n} at x=${x} (centre ${at.px[k]}, band ${at.band})`);
   }
 }
 
@@ -259,7 +277,7 @@ describe('Kiviat tube (8-rank snapshot run)', () => {
       const screen = await project(page, 'kiviat', all.map((v) => v.d));
       const inside = screen.map((p, i) => [p, i]).filter(([p]) => p[0] > 20 && p[0] < box.width - 20 && p[1] > 20 && p[1] < box.height - 20).map(([, i]) => i);
       const i = loneliest(screen, inside);
-      await page.mouse.click(box.x + screen[i][0], box.y + screen[i][1]);
+      await clickAt(page, box.x + screen[i][0], box.y + screen[i][1]);
       await page.waitForFunction((t) => window.perfscape.store.get().thread === t, all[i].thread, { timeout: 5000 });
       assert.deepEqual(errors, []);
       await page.close();

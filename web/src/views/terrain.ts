@@ -19,6 +19,29 @@ import { HOT } from './heatmap';
 export const AXIS_NAME = { fontSize: 13, color: '#111827', fontWeight: 'bold', padding: [4, 4], lineHeight: 18 };
 export const AXIS_LABEL = { fontSize: 11, color: '#1f2937', padding: [3, 3], lineHeight: 16 };
 
+/** Where data points of a chart's grid3D are on the screen: `[x, y, depth]` in the chart's
+ * pixels (the coordinate system's world point through echarts-gl's camera); null when the chart
+ * has no grid3D drawn. */
+export function project3d(chart: echarts.ECharts, points: number[][]): [number, number, number][] | null {
+  type Cs = { dataToPoint: (d: number[]) => number[]; viewGL: { camera: { viewMatrix: { array: ArrayLike<number> }; projectionMatrix: { array: ArrayLike<number> } }; viewport: { x: number; y: number; width: number; height: number } } };
+  try {
+    const model = (chart as unknown as { getModel: () => { getComponent: (t: string, i: number) => { coordinateSystem?: Cs } | undefined } }).getModel();
+    const cs = model.getComponent('grid3D', 0)?.coordinateSystem;
+    if (!cs?.viewGL?.camera) return null;
+    const V = cs.viewGL.camera.viewMatrix.array;
+    const P = cs.viewGL.camera.projectionMatrix.array;
+    const vp = cs.viewGL.viewport;
+    const mul = (M: ArrayLike<number>, v: number[]) => [0, 1, 2, 3].map((r) => M[r] * v[0] + M[4 + r] * v[1] + M[8 + r] * v[2] + M[12 + r] * v[3]);
+    return points.map((d) => {
+      const w = cs.dataToPoint(d);
+      const c = mul(P, mul(V, [w[0], w[1], w[2], 1]));
+      return [vp.x + ((c[0] / c[3] + 1) / 2) * vp.width, vp.y + ((1 - c[1] / c[3]) / 2) * vp.height, c[3]];
+    });
+  } catch {
+    return null;
+  }
+}
+
 /** Events × threads × value as a 3-D surface with its largest peaks labelled. */
 export class TerrainView extends PanelView {
   private surface: echarts.ECharts;
@@ -30,16 +53,69 @@ export class TerrainView extends PanelView {
     this.surface = this.chart('terrain', this.body, {}, 2);
     this.legend = this.div('legend');
     this.tools.append(selectFor('tx', { owner: this }), selectFor('ty', { owner: this }), selectFor('peaks', { owner: this }), selectFor('tview', { owner: this }));
+    // echarts-gl picks what the mouse is over (a ray through the surface, the peaks' points);
+    // where it finds nothing (its points' pick boxes are off by a few pixels at some sizes),
+    // the click's place picks among the drawn points projected on the screen.
+    let picked = 0;
     this.surface.on('click', (p) => {
       const q = p as { seriesIndex?: number; dataIndex?: number };
       if (q.dataIndex === undefined || q.dataIndex < 0) return;
       const pick = q.seriesIndex === 0 ? this.cellAt(q.dataIndex) : q.seriesIndex === 1 ? this.peakAt(q.dataIndex) : null;
-      if (pick) store.set(pick);
+      if (!pick) return;
+      picked = performance.now();
+      store.set(pick);
     });
+    this.surface.getZr().on('click', (e) => {
+      const at = performance.now();
+      window.setTimeout(() => {
+        if (picked >= at - 1) return;
+        const pick = this.pickAt(e.offsetX, e.offsetY);
+        if (pick) store.set(pick);
+      }, 0);
+    });
+  }
+
+  /** What is drawn at pixel (x, y): the nearest peak within 10 px, else of the surface points
+   * within reach, the one nearest the eye (the one seen there). */
+  private pickAt(x: number, y: number): { event?: number; thread?: string } | null {
+    const t = this.data;
+    if (!t) return null;
+    const peaks = project3d(this.surface, this.peakPoints);
+    let best = -1;
+    let bestD = 10;
+    peaks?.forEach((p, i) => {
+      const d = Math.hypot(p[0] - x, p[1] - y);
+      if (d < bestD) {
+        best = i;
+        bestD = d;
+      }
+    });
+    if (best >= 0) return this.peakAt(best);
+    const cells = project3d(this.surface, this.cells);
+    if (!cells) return null;
+    // Reach: half the screen distance between neighbouring points near the click.
+    let near = -1;
+    let nearD = Infinity;
+    cells.forEach((p, i) => {
+      const d = Math.hypot(p[0] - x, p[1] - y);
+      if (d < nearD) {
+        near = i;
+        nearD = d;
+      }
+    });
+    if (near < 0 || nearD > 40) return null;
+    const reach = Math.max(4, nearD * 1.5);
+    let eye = -1;
+    cells.forEach((p, i) => {
+      if (Math.hypot(p[0] - x, p[1] - y) <= reach && (eye < 0 || p[2] < cells[eye][2])) eye = i;
+    });
+    return this.cellAt(eye);
   }
 
   /** The grid's surface points `[column, y, value]` as drawn (row `nr - 1 - y`). */
   private cells: number[][] = [];
+  /** The peaks' points as drawn. */
+  private peakPoints: number[][] = [];
 
   /** The selection a click on surface point `i` makes: its row's event and its column's thread
    * (each only when the bin holds one). */
@@ -90,6 +166,7 @@ export class TerrainView extends PanelView {
     // Peaks float a little above the surface so that their neighbours do not hide them.
     const lift = (g.max ?? 0) * 0.04;
     const peaks = t.peaks.map((p, i) => ({ name: `${i + 1}`, value: [p.col_bin, yOf(p.row_bin), p.value + lift] }));
+    this.peakPoints = peaks.map((p) => p.value);
     const top = s.tview === 'top';
     // The selected event's row (or its routine's) as a highlighted line.
     const selLine: number[][] = [];
