@@ -197,14 +197,16 @@ export class TerrainView extends PanelView {
       visualMap: { show: false, dimension: 2, min: 0, max: g.max ?? 1, inRange: { color: HOT }, seriesIndex: 0 },
       xAxis3D: { type: 'value', name: 'threads', nameTextStyle: AXIS_NAME, min: 0, max: Math.max(1, nc - 1), axisLabel: { formatter: (v: number) => g.cols[Math.round(v)]?.label.split(' ')[0] ?? '', textStyle: AXIS_LABEL } },
       yAxis3D: { type: 'value', name: 'events (largest at the back)', nameTextStyle: AXIS_NAME, min: 0, max: Math.max(1, nr - 1), axisLabel: { show: false } },
-      zAxis3D: { type: 'value', name: g.unit, nameTextStyle: AXIS_NAME, axisLabel: { formatter: (v: number) => value(v, u), textStyle: AXIS_LABEL } },
+      // From above the value axis points at the eye: its labels would pile up (the colour and the
+      // tooltip give the value).
+      zAxis3D: { type: 'value', name: top ? '' : g.unit, nameTextStyle: AXIS_NAME, axisLabel: { show: !top, formatter: (v: number) => value(v, u), textStyle: AXIS_LABEL } },
       grid3D: {
         boxWidth: 120,
         boxDepth: 90,
         boxHeight: 50,
         // From the front (small events near, the largest at the back), high enough to see over
         // the ridges; from above every peak shows.
-        viewControl: top ? { alpha: 90, beta: 0, distance: 190 } : { alpha: 38, beta: 20, distance: 185 },
+        viewControl: top ? { projection: 'orthographic', orthographicSize: 125, alpha: 90, beta: 0 } : { alpha: 38, beta: 20, distance: 185 },
         light: { main: { intensity: 1.1, shadow: false }, ambient: { intensity: 0.35 } },
       },
       series: [
