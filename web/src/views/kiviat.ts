@@ -91,6 +91,7 @@ export class KiviatView extends PanelView {
       return;
     }
     // 3D tube: ring r of thread t at height z = sample position.
+    const narrow = this.tube.getWidth() < 600;
     const step = Math.max(1, Math.ceil(k.samples.length / RINGS_MAX));
     const rings: number[] = [];
     for (let i = 0; i < k.samples.length; i += step) rings.push(i);
@@ -133,10 +134,12 @@ export class KiviatView extends PanelView {
     series.push({
       type: 'scatter3D',
       name: 'axes',
-      data: k.events.map((_, e) => ({ value: at(1.12, e, zMax), name: axes[e] })),
+      // Short names in the picture (the scale is in the radar's axes and the tooltips); a narrow
+      // panel gets the shortest.
+      data: k.events.map((ev, e) => ({ value: at(1.15, e, zMax), name: shorten(ev, narrow ? 16 : 24) })),
       symbolSize: 1,
       silent: true,
-      label: { show: true, formatter: (p: { name: string }) => p.name, textStyle: { fontSize: 12, color: '#111827', backgroundColor: 'rgba(255,255,255,0.85)', padding: 2 } },
+      label: { show: true, formatter: (p: { name: string }) => p.name, textStyle: { fontSize: 12, color: '#111827', backgroundColor: 'rgba(255,255,255,0.85)', padding: [4, 3], lineHeight: 18 } },
     });
     const option = {
       animation: false,
@@ -159,7 +162,7 @@ export class KiviatView extends PanelView {
         axisLine: { lineStyle: { color: '#d1d5db' } },
         splitLine: { show: false },
         axisPointer: { show: false },
-        viewControl: { alpha: 28, beta: 30, distance: 230 },
+        viewControl: { alpha: 28, beta: 30, distance: narrow ? 270 : 230 },
       },
       series,
     };
