@@ -163,9 +163,10 @@ export class TerrainView extends PanelView {
     for (let r = nr - 1; r >= 0; r--) for (let c = 0; c < nc; c++) surface.push([c, yOf(r), g.values[r * nc + c] ?? 0]);
     this.cells = surface;
     const u = g.unit;
-    // Peaks float a little above the surface so that their neighbours do not hide them.
+    // Peaks float a little above the surface so that their neighbours do not hide them; a peak
+    // whose cell holds a larger value (another event of its row bin) sits on top of that cell.
     const lift = (g.max ?? 0) * 0.04;
-    const peaks = t.peaks.map((p, i) => ({ name: `${i + 1}`, value: [p.col_bin, yOf(p.row_bin), p.value + lift] }));
+    const peaks = t.peaks.map((p, i) => ({ name: `${i + 1}`, value: [p.col_bin, yOf(p.row_bin), Math.max(p.value, g.values[p.row_bin * nc + p.col_bin] ?? 0) + lift] }));
     this.peakPoints = peaks.map((p) => p.value);
     const top = s.tview === 'top';
     // The selected event's row (or its routine's) as a highlighted line.
