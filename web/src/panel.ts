@@ -196,13 +196,14 @@ export abstract class PanelView implements View, Owner, Exportable {
   abstract update(s: State, changed: Set<Key>): void | Promise<void>;
 
   /** A chart in a new `.chart` element appended to `parent` (default: the body), registered as
-   * `window.perfscape.charts.get(name)`, resized with the panel, disposed with the view. */
-  protected chart(name: string, parent: HTMLElement = this.body, style: Partial<CSSStyleDeclaration> = {}): echarts.ECharts {
+   * `window.perfscape.charts.get(name)`, resized with the panel, disposed with the view;
+   * `devicePixelRatio` (default the screen's) draws finer: the 3-D views' text is a texture. */
+  protected chart(name: string, parent: HTMLElement = this.body, style: Partial<CSSStyleDeclaration> = {}, devicePixelRatio?: number): echarts.ECharts {
     const div = document.createElement('div');
     div.className = 'chart';
     Object.assign(div.style, style);
     parent.appendChild(div);
-    const c = echarts.init(div, chartThemeName());
+    const c = echarts.init(div, chartThemeName(), devicePixelRatio ? { devicePixelRatio: Math.max(devicePixelRatio, window.devicePixelRatio || 1) } : undefined);
     c.on('finished', () => {
       const series = (c.getOption() as { series?: unknown[] } | undefined)?.series;
       if (series?.length) this.drew();

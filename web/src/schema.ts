@@ -70,6 +70,8 @@ export const SCHEMA = {
       tx: numberChoice([8, 16, 32, 64, 128, 256], 64, { label: 'X (threads)' }),
       ty: numberChoice([8, 16, 32, 64, 128], 32, { label: 'Y (events)' }),
       peaks: numberChoice([0, 3, 5, 10], 5, { label: 'peaks' }),
+      /** The terrain's camera: the 3-D surface at an angle, or seen from above (every peak visible). */
+      tview: choice({ surface: '3-D', top: 'from above' }, 'surface', { label: 'view' }),
     },
     kiviat: { kiviat: choice({ tube: '3D tube over samples', radar: 'radar at the sample' }, 'tube', { label: 'show' }) },
     /** Runs side by side (`serve A B...`): which compared run is B (1-based), how values are

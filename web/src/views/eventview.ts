@@ -1,6 +1,8 @@
 // One event across threads: the value on each thread as sorted bars with min and max marked
 // by their thread ids and lines at the mean and mean ± standard deviation; a histogram with
-// adjustable bins beside it. A click on a bar selects that thread.
+// adjustable bins beside it. A click anywhere over the bars selects the thread of the bar under
+// the cursor (on large runs the bars are narrower than a pixel: the click's x position picks
+// it, not the bar's shape).
 
 import type * as echarts from 'echarts';
 import type { EventDetail } from '../api/EventDetail';
@@ -31,10 +33,20 @@ export class EventView extends PanelView {
     this.bars = this.chart('event-bars', a);
     this.hist = this.chart('event-hist', b);
     this.tools.appendChild(numberFor('bins', { owner: this }, 'range'));
-    this.bars.on('click', (p) => {
-      const t = this.data?.values[(p as { dataIndex: number }).dataIndex]?.thread;
-      if (t && !this.data?.downsampled) store.set({ thread: t });
+    this.bars.getZr().on('click', (e) => {
+      const t = this.threadAt(e.offsetX, e.offsetY);
+      if (t) store.set({ thread: t });
     });
+  }
+
+  /** The thread of the bar at pixel (x, y) of the bars' chart: the bar's own thread, or on a
+   * large run the thread of the largest value of the bucket of ranks the bar stands for. */
+  threadAt(x: number, y: number): string | null {
+    const d = this.data;
+    if (!d || d.values.length === 0 || !this.bars.containPixel({ gridIndex: 0 }, [x, y])) return null;
+    const at = this.bars.convertFromPixel({ xAxisIndex: 0 }, x) as number | number[];
+    const i = Math.round(Array.isArray(at) ? at[0] : at);
+    return d.values[Math.min(d.values.length - 1, Math.max(0, i))]?.thread ?? null;
   }
 
   async update(s: State, changed: Set<Key>): Promise<void> {
@@ -76,7 +88,10 @@ export class EventView extends PanelView {
           formatter: (p: unknown) => {
             const q = (p as { dataIndex: number }[])[0];
             const v = d.values[q.dataIndex];
-            return `rank ${q.dataIndex + 1}: thread ${esc(v.thread)}<br/><b>${value(v.value, u)}</b>`;
+            if (!v) return '';
+            const per = Math.ceil(d.threads / d.values.length);
+            const place = d.downsampled ? `places ${q.dataIndex * per + 1}–${Math.min(d.threads, (q.dataIndex + 1) * per)} (the largest)` : `#${q.dataIndex + 1}`;
+            return `${place}: thread ${esc(v.thread)}<br/><b>${value(v.value, u)}</b><br/><small>click: select the thread</small>`;
           },
         },
         xAxis: { type: 'category', data: d.values.map((v) => v.thread), name: 'threads, sorted', nameLocation: 'middle', nameGap: 22, axisLabel: { show: false } },

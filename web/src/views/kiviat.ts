@@ -12,6 +12,7 @@ import { selectFor } from '../controls';
 import { esc, shorten, value } from '../format';
 import { type Panel, PanelView, SUPERSEDED } from '../panel';
 import { type Key, type State, store, touched } from '../state';
+import { AXIS_LABEL, AXIS_NAME } from './terrain';
 
 /** Distinct colours for up to 10 threads (then repeated). */
 const PALETTE = ['#2563eb', '#dc2626', '#059669', '#d97706', '#7c3aed', '#0891b2', '#db2777', '#65a30d', '#4b5563', '#b45309'];
@@ -28,8 +29,10 @@ export class KiviatView extends PanelView {
   constructor(panel: Panel) {
     super(panel);
     this.info = this.div();
-    this.tube = this.chart('kiviat', this.body, { top: '26px' });
+    this.tube = this.chart('kiviat', this.body, { top: '26px' }, 2);
     this.tools.appendChild(selectFor('kiviat', { owner: this }));
+    // A radar polygon, a tube's vertex (lines cannot be picked in 3-D; their vertices can) or a
+    // legend entry: its series is named after its thread.
     this.tube.on('click', (p) => {
       const name = (p as { seriesName?: string }).seriesName ?? '';
       const t = name.split(' ')[0];
@@ -73,7 +76,7 @@ export class KiviatView extends PanelView {
         tooltip: {},
         legend: { bottom: 0, type: 'scroll', textStyle: { fontSize: 10 } },
         title: { text: `sample ${k.samples[idx]}: ${names[k.samples[idx]] ?? ''}`, textStyle: { fontSize: 11 }, left: 'center', top: 0 },
-        radar: { indicator: axes.map((n) => ({ name: n, max: 1, min: 0 })), radius: '62%', axisName: { fontSize: 10, color: '#374151' } },
+        radar: { indicator: axes.map((n) => ({ name: n, max: 1, min: 0 })), radius: '62%', axisName: { fontSize: 11, color: '#1f2937' } },
         series: k.threads.map((t, i) => ({
           name: t.thread,
           type: 'radar',
@@ -88,6 +91,7 @@ export class KiviatView extends PanelView {
       return;
     }
     // 3D tube: ring r of thread t at height z = sample position.
+    const narrow = this.tube.getWidth() < 600;
     const step = Math.max(1, Math.ceil(k.samples.length / RINGS_MAX));
     const rings: number[] = [];
     for (let i = 0; i < k.samples.length; i += step) rings.push(i);
@@ -112,6 +116,10 @@ export class KiviatView extends PanelView {
           lineStyle: { color: colour, width: sel ? 3 : here ? 2.5 : 1, opacity: sel || here ? 1 : 0.55 },
         });
       }
+      // The thread's vertices as points: what a click picks (named after the thread).
+      const vertices: number[][] = [];
+      for (const r of rings) (t.values[r] ?? []).forEach((v, e) => v !== null && vertices.push(at(v, e, k.samples[r])));
+      series.push({ type: 'scatter3D', name: `${t.thread} (vertices)`, data: vertices, symbolSize: sel ? 7 : 5, itemStyle: { color: colour, opacity: sel ? 1 : 0.7 } });
       // Lines along the tube through each event's vertex.
       for (let e = 0; e < ne; e++) {
         const pts = rings.filter((r) => t.values[r]?.[e] !== null && t.values[r]?.[e] !== undefined).map((r) => at(t.values[r][e] as number, e, k.samples[r]));
@@ -126,22 +134,26 @@ export class KiviatView extends PanelView {
     series.push({
       type: 'scatter3D',
       name: 'axes',
-      data: k.events.map((_, e) => ({ value: at(1.12, e, zMax), name: axes[e] })),
+      // Short names in the picture (the scale is in the radar's axes and the tooltips); a narrow
+      // panel gets the shortest.
+      data: k.events.map((ev, e) => ({ value: at(1.15, e, zMax), name: shorten(ev, narrow ? 16 : 24) })),
       symbolSize: 1,
       silent: true,
-      label: { show: true, formatter: (p: { name: string }) => p.name, textStyle: { fontSize: 10, color: '#374151', backgroundColor: 'rgba(255,255,255,0.75)' } },
+      label: { show: true, formatter: (p: { name: string }) => p.name, textStyle: { fontSize: 12, color: '#111827', backgroundColor: 'rgba(255,255,255,0.85)', padding: [4, 3], lineHeight: 18 } },
     });
     const option = {
       animation: false,
-      tooltip: { formatter: (p: { seriesName?: string }) => esc(p.seriesName ?? '') },
-      xAxis3D: { type: 'value', min: -1.2, max: 1.2, show: false },
-      yAxis3D: { type: 'value', min: -1.2, max: 1.2, show: false },
+      tooltip: { formatter: (p: { seriesName?: string }) => `thread <b>${esc((p.seriesName ?? '').split(' ')[0])}</b> ${esc((p.seriesName ?? '').split(' ').slice(1).join(' '))}<br/><small>click: select the thread</small>` },
+      // The radial plane has no axes of its own (the event axes are drawn at the tube's end).
+      xAxis3D: { type: 'value', min: -1.2, max: 1.2, name: '', axisLabel: { show: false }, axisTick: { show: false } },
+      yAxis3D: { type: 'value', min: -1.2, max: 1.2, name: '', axisLabel: { show: false }, axisTick: { show: false } },
       zAxis3D: {
         type: 'value',
         name: 'sample',
         min: 0,
         max: Math.max(1, zMax),
-        axisLabel: { fontSize: 9, formatter: (v: number) => names[Math.round(v)] ?? String(v) },
+        nameTextStyle: AXIS_NAME,
+        axisLabel: { textStyle: AXIS_LABEL, formatter: (v: number) => names[Math.round(v)] ?? String(v) },
       },
       grid3D: {
         boxWidth: 100,
@@ -150,7 +162,7 @@ export class KiviatView extends PanelView {
         axisLine: { lineStyle: { color: '#d1d5db' } },
         splitLine: { show: false },
         axisPointer: { show: false },
-        viewControl: { alpha: 28, beta: 30, distance: 200 },
+        viewControl: { alpha: 28, beta: 30, distance: narrow ? 270 : 230 },
       },
       series,
     };

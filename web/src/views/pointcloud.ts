@@ -13,6 +13,7 @@ import { esc, shorten, value } from '../format';
 import { type Panel, PanelView, SUPERSEDED } from '../panel';
 import { type Key, type State, store, touched } from '../state';
 import { HOT } from './heatmap';
+import { AXIS_LABEL, AXIS_NAME } from './terrain';
 
 /** Most points drawn (the server thins the threads evenly beyond). */
 const POINTS_MAX = 50_000;
@@ -22,6 +23,8 @@ export class PointCloudView extends PanelView {
   private chart3d: echarts.ECharts;
   private data: PointCloudResponse | null = null;
   private info: HTMLDivElement;
+  /** Index of the selected thread's point (-1: none drawn). */
+  private selected = -1;
   /** The y, z and colour event pickers (their events come from the run). */
   private pickers: HTMLSelectElement[] = [];
 
@@ -39,11 +42,12 @@ export class PointCloudView extends PanelView {
       this.tools.appendChild(l);
     }
     this.info = this.div();
-    this.chart3d = this.chart('pointcloud', this.body, { top: '26px' });
+    this.chart3d = this.chart('pointcloud', this.body, { top: '26px' }, 2);
     this.chart3d.on('click', (p) => {
-      const i = (p as { dataIndex?: number; seriesIndex?: number }).dataIndex;
-      if ((p as { seriesIndex?: number }).seriesIndex !== 0 || i === undefined) return;
-      const t = this.data?.threads[i];
+      // A point of the cloud, or the selected thread's own larger point drawn over it.
+      const q = p as { dataIndex?: number; seriesIndex?: number };
+      const i = q.seriesIndex === 0 ? q.dataIndex : q.seriesIndex === 1 ? this.selected : undefined;
+      const t = i === undefined || i < 0 ? undefined : this.data?.threads[i];
       if (t) store.set({ thread: t });
     });
   }
@@ -114,7 +118,9 @@ export class PointCloudView extends PanelView {
     if (!c) return;
     const u = c.unit;
     const [ax, ay, az, ac] = c.axes;
-    this.info.innerHTML = `${c.points.length.toLocaleString('en-US')} of ${c.total_threads.toLocaleString('en-US')} threads · colour: ${esc(shorten(ac, 40))}`;
+    // The axes' events in plain text too (the 3-D axis names turn with the box).
+    this.info.innerHTML = `${c.points.length.toLocaleString('en-US')} of ${c.total_threads.toLocaleString('en-US')} threads · <b>x</b> ${esc(shorten(ax, 30))} · <b>y</b> ${esc(shorten(ay, 30))} · <b>z</b> ${esc(shorten(az, 30))} · <b>colour</b> ${esc(shorten(ac, 30))} · click a point: select its thread`;
+    this.info.title = `x: ${ax}\ny: ${ay}\nz: ${az}\ncolour: ${ac}`;
     let cmin = Infinity;
     let cmax = -Infinity;
     for (const p of c.points) {
@@ -123,8 +129,9 @@ export class PointCloudView extends PanelView {
     }
     if (!Number.isFinite(cmin)) cmin = cmax = 0;
     const si = s.thread === null ? -1 : c.threads.indexOf(s.thread);
+    this.selected = si;
     const fmt = (v: number) => value(v, u);
-    const axis = (name: string) => ({ type: 'value', name: shorten(name, 28), min: 'dataMin', max: 'dataMax', nameGap: 28, nameTextStyle: { fontSize: 12, color: '#111' }, axisLabel: { textStyle: { fontSize: 10 }, formatter: fmt } });
+    const axis = (name: string) => ({ type: 'value', name: shorten(name, 28), min: 'dataMin', max: 'dataMax', nameGap: 30, nameTextStyle: AXIS_NAME, axisLabel: { textStyle: AXIS_LABEL, formatter: fmt } });
     const option = {
       animation: false,
       tooltip: {
