@@ -90,7 +90,7 @@ export function verticalLegend(o: { x: number; y: number; h: number; sc: Scale; 
   for (const v of o.values ?? ticks(o.sc, Math.max(2, Math.floor(o.h / 40)))) {
     const f = (o.sc.map(v) - o.sc.vmin) / (o.sc.vmax - o.sc.vmin);
     const y = top + o.h - f * o.h;
-    out.push({ type: 'line', silent, z: 110, shape: { x1: o.x + 10, y1: y, x2: o.x + 14, y2: y }, style: { stroke: ink, lineWidth: 1 } });
+    out.push({ type: 'rect', name: 'legend-tick', silent, z: 110, shape: { x: o.x + 10, y: y - 0.5, width: 4, height: 1 }, style: { fill: ink } });
     out.push({ type: 'text', name: 'legend-label', silent, z: 110, x: o.x + 16, y, style: { text: o.label(v), fill: ink, font: '10px sans-serif', verticalAlign: 'middle' } });
   }
   const by = top + o.h + 12;
