@@ -88,13 +88,13 @@ export function verticalLegend(o: { x: number; y: number; h: number; sc: Scale; 
   const top = o.y + o.heading.length * 12 + 6;
   out.push({ type: 'rect', name: 'legend-bar', silent, z: 110, shape: { x: o.x, y: top, width: 10, height: o.h }, style: { fill: GRADIENT(0, 0, 1), stroke: line } });
   // Each value's height on the bar; an inner tick too close to an end or to the previous kept
-  // one (under 12 px) is left out, the ends always stay.
+  // one (under 14 px) is left out, the ends always stay.
   const all = (o.values ?? ticks(o.sc, Math.max(2, Math.floor(o.h / 40)))).map((v) => ({ v, y: top + o.h - ((o.sc.map(v) - o.sc.vmin) / (o.sc.vmax - o.sc.vmin)) * o.h }));
   const ends = [all[0], all[all.length - 1]];
   const kept: { v: number; y: number }[] = [];
   all.forEach((t, i) => {
     const end = i === 0 || i === all.length - 1;
-    if (end || (ends.every((e) => Math.abs(e.y - t.y) >= 12) && kept.every((k) => Math.abs(k.y - t.y) >= 12))) kept.push(t);
+    if (end || (ends.every((e) => Math.abs(e.y - t.y) >= 14) && kept.every((k) => Math.abs(k.y - t.y) >= 14))) kept.push(t);
   });
   for (const { v, y } of kept) {
     out.push({ type: 'rect', name: 'legend-tick', silent, z: 110, shape: { x: o.x + 10, y: y - 0.5, width: 4, height: 1 }, style: { fill: ink } });
