@@ -147,8 +147,8 @@ export const api = {
   events: (s: State, signal?: Signal) => get<EventsResponse, EventsRequest>('events', { ...at(s), metric: s.metric, kind: s.kind, callpaths: s.callpaths }, signal),
   /** `/api/rows`: the rows of the matrix views. */
   rows: (s: State, signal?: Signal) => get<RowsResponse, RowsRequest>('rows', { ...at(s), metric: s.metric, kind: s.kind, rows: s.rows, callpaths: s.callpaths }, signal),
-  /** `/api/matrix`: a region of rows × thread positions at a resolution. */
-  matrix: (s: State, r: { r0: number; r1: number; t0: number; t1: number; h: number; w: number }, signal?: Signal) =>
+  /** `/api/matrix`: a region of rows × thread positions at a resolution (with `wh`, `ww`: the whole run's colour range). */
+  matrix: (s: State, r: { r0: number; r1: number; t0: number; t1: number; h: number; w: number; wh?: number; ww?: number }, signal?: Signal) =>
     get<MatrixResponse, MatrixRequest>('matrix', { ...common(s), reduce: s.reduce, thread: s.thread, ...r }, signal),
   /** `/api/threads`: the thread axis (and its clusters). */
   threads: (s: State, signal?: Signal) => get<ThreadsResponse, ThreadsRequest>('threads', common(s), signal),

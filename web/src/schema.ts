@@ -53,7 +53,16 @@ export const SCHEMA = {
   /** Settings that belong to one panel each (the group's name is the panel id). */
   panels: {
     ranked: { filter: text('', { title: 'filter name or group' }) },
-    heatmap: { norm: choice({ event: 'colour per event', global: 'colour per run' }, 'event') },
+    /** The heat map's colours: per event or one scale for all rows; the range of the window
+     * shown or of the whole (un-zoomed) run; a linear or a log scale. */
+    heatmap: {
+      norm: choice({ event: 'colour per event', global: 'colour all rows' }, 'event', { title: 'colour each row over its own largest value, or all rows on one scale' }),
+      crange: choice({ window: 'this window', run: 'whole run' }, 'window', {
+        label: 'range',
+        title: 'colour range: the values of the window shown, or those of the whole run (zooming then keeps what a colour means)',
+      }),
+      cscale: choice({ linear: 'linear', log: 'log' }, 'linear', { title: 'colour scale: linear, or logarithmic (0 and tiny values take the coldest colour)' }),
+    },
     overview: {
       skip: int(10, { min: 0, max: 100000 }, { label: 'skip >' }),
       bin: int(1, { min: 1, max: 10000 }, { label: 'bin' }),

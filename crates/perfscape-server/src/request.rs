@@ -245,6 +245,11 @@ pub struct MatrixRequest {
     pub h: Option<u32>,
     /// Most thread bins (default 400, at most 4096).
     pub w: Option<u32>,
+    /// Most row bins of the whole matrix for the whole-run colour range (`run` in the
+    /// answer; with `ww`).
+    pub wh: Option<u32>,
+    /// Most thread bins of the whole matrix for the whole-run colour range (with `wh`).
+    pub ww: Option<u32>,
     /// A thread `N.C.T` whose position on the axis the answer gives.
     pub thread: Option<ThreadAddr>,
     /// Runs observed over time: the sample read; default the final state.

@@ -166,6 +166,128 @@ fn matrix_at_full_and_reduced_resolution_equals_brute_force() {
     }
 }
 
+/// The reduction of the dense matrix's cells `rows` × `cols` (inclusive bounds) that have data.
+fn brute(m: &[Vec<f64>], rows: (u32, u32), cols: (u32, u32), reduce: Reduce) -> Option<f64> {
+    let mut acc: Option<f64> = None;
+    for row in &m[rows.0 as usize..=rows.1 as usize] {
+        for &v in &row[cols.0 as usize..=cols.1 as usize] {
+            if !v.is_nan() {
+                acc = Some(match (reduce, acc) {
+                    (_, None) => v,
+                    (Reduce::Max, Some(a)) => a.max(v),
+                    (_, Some(a)) => a + v,
+                });
+            }
+        }
+    }
+    acc
+}
+
+#[test]
+fn the_whole_run_colour_range_equals_the_unzoomed_matrix_and_brute_force() {
+    let l = example();
+    let p = &l.profile;
+    let rows = matrix::rows(view(p, &cache()), &RowsRequest::default()).unwrap();
+    let ids: Vec<u32> = rows.rows.iter().map(|r| r.events[0]).collect();
+    let m = dense(p, &ids, ValueKind::Exclusive);
+    let close = |a: Option<f64>, b: Option<f64>| match (a, b) {
+        (Some(a), Some(b)) => (a - b).abs() <= 1e-9 * a.abs().max(b.abs()),
+        (a, b) => a == b,
+    };
+    // Without `wh`/`ww` there is no range.
+    assert!(
+        matrix::matrix(view(p, &cache()), &MatrixRequest::default())
+            .unwrap()
+            .run
+            .is_none()
+    );
+    for reduce in [Reduce::Max, Reduce::Sum] {
+        for (wh, ww) in [(4096, 4096), (5, 7), (200, 21)] {
+            let zoom = matrix::matrix(
+                view(p, &cache()),
+                &MatrixRequest {
+                    r0: Some(3),
+                    r1: Some(9),
+                    t0: Some(10),
+                    t1: Some(22),
+                    h: Some(4),
+                    w: Some(5),
+                    wh: Some(wh),
+                    ww: Some(ww),
+                    reduce: Some(reduce),
+                    ..Default::default()
+                },
+            )
+            .unwrap();
+            let run = zoom.run.clone().unwrap();
+            // The un-zoomed answer at that resolution: its bins, reduced by brute force.
+            let whole = matrix::matrix(
+                view(p, &cache()),
+                &MatrixRequest {
+                    h: Some(wh),
+                    w: Some(ww),
+                    reduce: Some(reduce),
+                    ..Default::default()
+                },
+            )
+            .unwrap();
+            let mut cells = Vec::new();
+            for rb in &whole.rows {
+                for cb in &whole.cols {
+                    cells.extend(brute(&m, (rb.first, rb.last), (cb.first, cb.last), reduce));
+                }
+            }
+            let lo = cells.iter().copied().reduce(f64::min);
+            let hi = cells.iter().copied().reduce(f64::max);
+            assert!(
+                close(run.min, lo),
+                "{reduce:?} {wh}x{ww}: {:?} vs {lo:?}",
+                run.min
+            );
+            assert!(
+                close(run.max, hi),
+                "{reduce:?} {wh}x{ww}: {:?} vs {hi:?}",
+                run.max
+            );
+            assert_eq!((run.min, run.max), (whole.min, whole.max));
+            // The zoomed window's own range is narrower here.
+            assert!(zoom.max < run.max, "{reduce:?} {wh}x{ww}");
+            // Each zoomed row bin's largest cell over all threads (bins of the un-zoomed columns).
+            assert_eq!(run.row_max.len(), zoom.rows.len());
+            for (rb, &got) in zoom.rows.iter().zip(&run.row_max) {
+                let want = whole
+                    .cols
+                    .iter()
+                    .filter_map(|cb| brute(&m, (rb.first, rb.last), (cb.first, cb.last), reduce))
+                    .reduce(f64::max);
+                assert!(
+                    close(got, want),
+                    "{reduce:?} rows {}-{}: {got:?} vs {want:?}",
+                    rb.first,
+                    rb.last
+                );
+            }
+        }
+    }
+    // At full resolution the range is every stored cell's.
+    let all: Vec<f64> = m.iter().flatten().copied().filter(|v| !v.is_nan()).collect();
+    let full = matrix::matrix(
+        view(p, &cache()),
+        &MatrixRequest {
+            r0: Some(0),
+            r1: Some(2),
+            wh: Some(4096),
+            ww: Some(4096),
+            ..Default::default()
+        },
+    )
+    .unwrap()
+    .run
+    .unwrap();
+    assert_eq!(full.min, all.iter().copied().reduce(f64::min));
+    assert_eq!(full.max, all.iter().copied().reduce(f64::max));
+}
+
 #[test]
 fn event_detail_matches_sorted_values_and_downsamples_by_max() {
     let l = example();

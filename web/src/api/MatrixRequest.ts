@@ -81,6 +81,15 @@ h?: number,
  */
 w?: number, 
 /**
+ * Most row bins of the whole matrix for the whole-run colour range (`run` in the
+ * answer; with `ww`).
+ */
+wh?: number, 
+/**
+ * Most thread bins of the whole matrix for the whole-run colour range (with `wh`).
+ */
+ww?: number, 
+/**
  * A thread `N.C.T` whose position on the axis the answer gives.
  */
 thread?: ThreadAddr, 

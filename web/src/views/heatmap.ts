@@ -2,17 +2,24 @@
 // normalized per event or over the whole run. The server reduces the region to screen
 // resolution (MAX keeps hot spots); numbers are overlaid when cells are large enough.
 // Wheel zooms, drag pans, a click on a cell selects its event and thread (or zooms into a bin).
+// The colour range is the window's or the whole run's (`crange`), linear or log (`cscale`); the
+// legend and the status line say which, with values in the metric's unit.
 
 import type * as echarts from 'echarts';
 import type { MatrixResponse } from '../api/MatrixResponse';
 import { api } from '../client';
 import { numberFor, selectFor } from '../controls';
-import { compact, esc, value } from '../format';
+import { compact, esc, percent, value } from '../format';
 import { type Panel, PanelView, SUPERSEDED } from '../panel';
 import { type Key, type State, axisChanged, store, touched } from '../state';
+import { HOT, type Scale, elideStart, labelInterval, linear, logarithmic, ticks, verticalLegend } from './colourscale';
 
-/** The colour scale of the matrix views (cold to hot). */
-export const HOT = ['#313695', '#4575b4', '#74add1', '#abd9e9', '#e0f3f8', '#ffffbf', '#fee090', '#fdae61', '#f46d43', '#d73027', '#a50026'];
+export { HOT } from './colourscale';
+
+/** Grid margins of the heat map (px): the row labels at the left, the legend at the right. */
+const GRID = { left: 210, right: 104, top: 10, bottom: 72 };
+/** Characters of a row label (elided from its start beyond). */
+const LABEL_CHARS = 36;
 
 interface Region {
   r0: number;
@@ -32,6 +39,8 @@ export class HeatmapView extends PanelView {
   private clusterNote = '';
   private dragFrom: { x: number; y: number } | null = null;
   private info: HTMLDivElement;
+  /** The legend's graphic elements of the last draw. */
+  private legend: object[] = [];
 
   constructor(panel: Panel) {
     super(panel);
@@ -50,6 +59,8 @@ export class HeatmapView extends PanelView {
       selectFor('subset', { owner: this, also: newAxis, disabled: (v, s) => v === 'reps' && s.threads !== 'cluster' }),
       numberFor('top', { owner: this, also: newAxis, visible: (s) => s.subset === 'top' }),
       selectFor('norm', { owner: this }),
+      selectFor('crange', { owner: this }),
+      selectFor('cscale', { owner: this }),
       reset,
     );
     this.map.on('click', (p) => this.onClick(p as unknown as { data: number[] }));
@@ -89,10 +100,10 @@ export class HeatmapView extends PanelView {
     }
     if (axisChanged(s, changed)) await this.fetchClusters(s);
     if (moved) return;
-    if (touched(changed, 'metric', 'kind', 'rows', 'callpaths', 'reduce', 'r0', 'r1', 't0', 't1', 'norm', 'thread') || axisChanged(s, changed)) {
+    if (touched(changed, 'metric', 'kind', 'rows', 'callpaths', 'reduce', 'r0', 'r1', 't0', 't1', 'norm', 'crange', 'thread') || axisChanged(s, changed)) {
       // (the answer also gives the selected thread's position on the axis)
       await this.fetch(s);
-    } else if (touched(changed, 'event')) {
+    } else if (touched(changed, 'event', 'cscale')) {
       this.draw(this.state());
     }
   }
@@ -115,9 +126,13 @@ export class HeatmapView extends PanelView {
       if (rows.rows.length === 0) return { rowCount: 0, region: this.region, data: null };
       const region = this.currentRegion(s, rows.rows.length, this.axisLen);
       const { width, height } = this.body.getBoundingClientRect();
-      const h = Math.max(1, Math.min(region.r1 - region.r0, Math.floor((height - 60) / 3)));
-      const w = Math.max(1, Math.min(region.t1 - region.t0, Math.floor((width - 200) / 3)));
-      return { rowCount: rows.rows.length, region, data: await api.matrix(s, { ...region, h, w }, signal) };
+      const rowsFit = Math.floor((height - 60) / 3);
+      const colsFit = Math.floor((width - 200) / 3);
+      const h = Math.max(1, Math.min(region.r1 - region.r0, rowsFit));
+      const w = Math.max(1, Math.min(region.t1 - region.t0, colsFit));
+      // The whole run at the resolution the un-zoomed heat map has (its colour range).
+      const whole = s.crange === 'run' ? { wh: Math.max(1, Math.min(rows.rows.length, rowsFit)), ww: Math.max(1, Math.min(this.axisLen, colsFit)) } : {};
+      return { rowCount: rows.rows.length, region, data: await api.matrix(s, { ...region, h, w, ...whole }, signal) };
     });
     if (got === SUPERSEDED) return;
     this.rowCount = got.rowCount;
@@ -142,25 +157,34 @@ export class HeatmapView extends PanelView {
     if (!d) return;
     const nr = d.rows.length;
     const nc = d.cols.length;
-    const rowMax = new Array<number>(nr).fill(0);
-    for (let r = 0; r < nr; r++) for (let c = 0; c < nc; c++) rowMax[r] = Math.max(rowMax[r], d.values[r * nc + c] ?? 0);
+    const unit = d.unit;
+    const selRows: number[] = [];
+    d.rows.forEach((b, i) => {
+      if (s.event !== null && b.event === s.event) selRows.push(i);
+    });
+    const colour = this.colourScale(s, d, selRows);
     const cells: (number | string)[][] = [];
     for (let r = 0; r < nr; r++) {
       for (let c = 0; c < nc; c++) {
         const v = d.values[r * nc + c];
         if (v === null || v === undefined) continue;
-        const shown = s.norm === 'event' ? (rowMax[r] > 0 ? v / rowMax[r] : 0) : v;
-        cells.push([c, r, shown, v]);
+        cells.push([c, r, colour.scale.map(colour.shown(r, v)), v]);
       }
     }
     const { width, height } = this.body.getBoundingClientRect();
-    const cellW = (width - 230) / Math.max(1, nc);
-    const cellH = (height - 70) / Math.max(1, nr);
+    const gridH = height - GRID.top - GRID.bottom;
+    const cellW = (width - GRID.left - GRID.right) / Math.max(1, nc);
+    const cellH = gridH / Math.max(1, nr);
     const showNumbers = cellW >= 38 && cellH >= 13;
-    const unit = d.unit;
-    const selRows: number[] = [];
-    d.rows.forEach((b, i) => {
-      if (s.event !== null && b.event === s.event) selRows.push(i);
+    this.legend = verticalLegend({
+      x: width - GRID.right + 14,
+      y: GRID.top,
+      h: Math.max(40, Math.min(220, gridH - 90)),
+      sc: colour.scale,
+      values: colour.values,
+      label: colour.label,
+      heading: colour.heading,
+      blank: ['blank: event', 'absent on', 'that thread'],
     });
     const tpos = d.thread_position;
     const selCol = tpos === null ? -1 : d.cols.findIndex((b) => tpos >= b.first && tpos <= b.last);
@@ -174,7 +198,7 @@ export class HeatmapView extends PanelView {
       .filter((c) => c > 0);
     const option: echarts.EChartsOption = {
       animation: false,
-      grid: { left: 210, right: 70, top: 10, bottom: 72 },
+      grid: { ...GRID },
       tooltip: {
         position: 'top',
         formatter: (p: unknown) => {
@@ -196,20 +220,19 @@ export class HeatmapView extends PanelView {
         type: 'category',
         inverse: true,
         data: d.rows.map((b) => b.label),
-        axisLabel: { width: 195, overflow: 'truncate', fontSize: 10, hideOverlap: true },
+        // As many labels as fit (one per 12 px), long callpaths cut from their start (the
+        // leaf stays); the full name is in the tooltip.
+        axisLabel: { interval: labelInterval(nr, gridH), fontSize: 10, hideOverlap: true, formatter: (l: string) => elideStart(l, LABEL_CHARS) },
+        axisTick: { interval: labelInterval(nr, gridH) },
       },
+      // The mapping only: the legend is drawn with its values (verticalLegend).
       visualMap: {
-        min: s.norm === 'event' ? 0 : (d.min ?? 0),
-        max: s.norm === 'event' ? 1 : (d.max ?? 1),
+        show: false,
+        min: colour.scale.vmin,
+        max: colour.scale.vmax,
         calculable: false,
-        orient: 'vertical',
-        right: 5,
-        top: 'middle',
-        itemHeight: 160,
         dimension: 2,
         inRange: { color: HOT },
-        text: s.norm === 'event' ? ['row max', '0'] : [value(d.max ?? 0, unit), value(d.min ?? 0, unit)],
-        textStyle: { fontSize: 10 },
       },
       series: [
         {
@@ -227,7 +250,77 @@ export class HeatmapView extends PanelView {
     };
     this.map.setOption(option, true);
     this.overlay(selRows, selCol, nr, nc, clusterCols);
-    this.info.textContent = `rows ${this.region.r0}–${this.region.r1 - 1} of ${d.row_count} in ${nr} bins × threads in ${nc} bins of ${2 ** d.level} · ${d.reduce}${this.clusterNote} · wheel: zoom, drag: pan, click: select`;
+    this.info.textContent = `${colour.note} · rows ${this.region.r0}–${this.region.r1 - 1} of ${d.row_count} in ${nr} bins × threads in ${nc} bins of ${2 ** d.level} · ${d.reduce}${this.clusterNote} · wheel: zoom, drag: pan, click: select`;
+    this.info.title = `${colour.note}. Blank cells: the event is absent on that thread (no value); 0 takes the coldest colour.`;
+  }
+
+  /** The colours in force: what a cell shows (its value, or its share of its row's largest),
+   * the scale over that, the legend's labels and heading, and the sentence saying which. */
+  private colourScale(
+    s: State,
+    d: MatrixResponse,
+    selRows: number[],
+  ): { shown: (r: number, v: number) => number; scale: Scale; values?: number[]; label: (v: number) => string; heading: string[]; note: string } {
+    const nr = d.rows.length;
+    const nc = d.cols.length;
+    const whole = s.crange === 'run' && d.run !== null;
+    const range = whole ? 'whole run' : 'this window';
+    const log = s.cscale === 'log';
+    const unit = d.unit;
+    if (s.norm === 'event') {
+      // Each row over its largest cell: of the window, or of the whole thread axis.
+      const den = new Array<number>(nr).fill(0);
+      for (let r = 0; r < nr; r++) {
+        if (whole) den[r] = d.run?.row_max[r] ?? 0;
+        else for (let c = 0; c < nc; c++) den[r] = Math.max(den[r], d.values[r * nc + c] ?? 0);
+      }
+      const shown = (r: number, v: number) => (den[r] > 0 ? Math.min(1, Math.max(0, v / den[r])) : 0);
+      const scale = log ? logarithmic(1e-3, 1) : linear(0, 1);
+      const sel = selRows.length === 1 && den[selRows[0]] > 0 ? selRows[0] : null;
+      const kind = log ? ', log' : '';
+      if (sel !== null) {
+        // The selected event's own values.
+        const max = den[sel];
+        const name = d.rows[sel].label;
+        // Ticks at round values of the event's own range (as fractions of its max).
+        const own = log ? logarithmic(max * 1e-3, max) : linear(0, max);
+        return {
+          shown,
+          scale,
+          values: ticks(own, 4).map((v) => v / max),
+          label: (f) => value(f * max, unit),
+          heading: ['per event', range, elideStart(name, 16)],
+          note: `colour per event (${range}${kind}): each row 0 – its max; ${name}: 0 – ${value(max, unit)}`,
+        };
+      }
+      return {
+        shown,
+        scale,
+        label: (f) => (f >= 1 ? 'row max' : f <= 0 ? '0' : percent(f * 100)),
+        heading: ['per event', range],
+        note: `colour per event (${range}${kind}): each row 0 – its max`,
+      };
+    }
+    const min = (whole ? d.run?.min : d.min) ?? 0;
+    const max = (whole ? d.run?.max : d.max) ?? 1;
+    let scale: Scale;
+    if (log && max > 0) {
+      // The floor: the smallest positive value of the range's source (the window's cells, or
+      // the whole run's smallest), at most 7 decades below the top.
+      let floor = min > 0 ? min : Number.POSITIVE_INFINITY;
+      if (!whole) for (const v of d.values) if (v !== null && v > 0 && v < floor) floor = v;
+      scale = logarithmic(Number.isFinite(floor) ? floor : max / 1e3, max);
+    } else {
+      scale = linear(Math.min(0, min), max);
+    }
+    const lo = scale.log ? `${value(scale.lo, unit)} (and 0)` : value(scale.lo, unit);
+    return {
+      shown: (_r, v) => v,
+      scale,
+      label: (v) => value(v, unit),
+      heading: [range, scale.log ? 'log scale' : 'linear'],
+      note: `colour ${lo} – ${value(scale.hi, unit)} (${range}${scale.log ? ', log' : ''})`,
+    };
   }
 
   /** Outlines the selected event's row(s) and the selected thread's column. */
@@ -235,10 +328,10 @@ export class HeatmapView extends PanelView {
     const px = (axis: 'x' | 'y', i: number) =>
       this.map.convertToPixel(axis === 'x' ? { xAxisIndex: 0 } : { yAxisIndex: 0 }, i) as unknown as number;
     const { width, height } = this.body.getBoundingClientRect();
-    const top = 10;
-    const left = 210;
-    const gridW = width - 210 - 70;
-    const gridH = height - 10 - 72;
+    const top = GRID.top;
+    const left = GRID.left;
+    const gridW = width - GRID.left - GRID.right;
+    const gridH = height - GRID.top - GRID.bottom;
     const bandH = nr > 1 ? Math.abs(px('y', 1) - px('y', 0)) : gridH;
     const bandW = nc > 1 ? Math.abs(px('x', 1) - px('x', 0)) : gridW;
     const shapes: object[] = [];
@@ -254,7 +347,7 @@ export class HeatmapView extends PanelView {
       const x = px('x', Math.floor(c)) - bandW / 2 + (c - Math.floor(c)) * bandW;
       shapes.push({ type: 'line', silent: true, z: 99, shape: { x1: x, y1: top - 4, x2: x, y2: top + gridH + 4 }, style: { stroke: '#000', lineWidth: 2 } });
     }
-    this.map.setOption({ graphic: shapes as never }, { replaceMerge: ['graphic'] });
+    this.map.setOption({ graphic: [...shapes, ...this.legend] as never }, { replaceMerge: ['graphic'] });
   }
 
   private onClick(p: { data: number[] }): void {

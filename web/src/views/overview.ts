@@ -1,16 +1,20 @@
 // Overview (seed 000 §2.2.1): the whole rows × threads array reduced for orientation:
 // runs of more than N empty rows skipped, bins of k rows reduced by MAX or SUM, the long
-// array cut into strips shown side by side. A rectangle marks the region the heat map shows;
-// a click centres the heat map on a row, a drag selects the rows it shows.
+// array cut into strips shown side by side. A rectangle marks the region the heat map shows
+// (its rows r0..r1 × threads t0..t1, at their places among skipped runs and bins, in every
+// strip holding some of them); row labels where they fit (else each strip's first row), a
+// legend. A click centres the heat map on a row, a drag selects the rows it shows.
 
 import type * as echarts from 'echarts';
+import type { Bin } from '../api/Bin';
 import type { OverviewResponse } from '../api/OverviewResponse';
+import type { OverviewRowJson } from '../api/OverviewRowJson';
 import { api } from '../client';
 import { numberFor } from '../controls';
 import { esc, value } from '../format';
 import { type Panel, PanelView, SUPERSEDED } from '../panel';
 import { type Key, type State, axisChanged, store, touched } from '../state';
-import { HOT } from './heatmap';
+import { HOT, elideStart, horizontalLegend, inks, labelInterval } from './colourscale';
 
 /** The whole run reduced (empty runs skipped, rows binned, strips); drives the heat map. */
 export class OverviewView extends PanelView {
@@ -84,21 +88,37 @@ export class OverviewView extends PanelView {
     const xAxes: echarts.XAXisComponentOption[] = [];
     const yAxes: echarts.YAXisComponentOption[] = [];
     const series: echarts.SeriesOption[] = [];
-    const r0 = s.r0 ?? 0;
-    const r1 = s.r1 ?? d.row_count;
-    const nc = d.cols.length;
-    const t0 = s.t0 ?? 0;
-    const t1 = s.t1 ?? d.thread_count;
-    const c0 = Math.max(0, d.cols.findIndex((b) => b.last >= t0));
-    const c1 = d.cols.findIndex((b) => b.last >= t1 - 1);
+    const { width, height } = this.body.getBoundingClientRect();
+    // The heat map's region, clamped as the heat map clamps it.
+    const r0 = Math.max(0, Math.min(s.r0 ?? 0, d.row_count));
+    const r1 = Math.max(r0 + 1, Math.min(s.r1 ?? d.row_count, d.row_count));
+    const t0 = Math.max(0, Math.min(s.t0 ?? 0, d.thread_count));
+    const t1 = Math.max(t0 + 1, Math.min(s.t1 ?? d.thread_count, d.thread_count));
+    const chartH = height - 22;
+    const stripW = width / n;
+    // Row labels at the left of each strip where they fit; else the first row's label above it.
+    const labels = stripW >= 260;
+    const gutter = labels ? Math.min(150, Math.floor(stripW * 0.35)) : 0;
+    const top = 18;
+    const bottom = 18;
+    const shapes: object[] = [];
+    const { ink, muted } = inks();
     d.strips.forEach((strip, i) => {
-      const left = (100 / n) * i;
-      grids.push({ left: `${left + 0.5}%`, width: `${100 / n - 1}%`, top: 4, bottom: 4, containLabel: false });
+      const box = { x: stripW * i + gutter + 3, y: top, w: stripW - gutter - 8, h: Math.max(10, chartH - top - bottom) };
+      grids.push({ left: box.x, width: box.w, top, height: box.h, containLabel: false });
       xAxes.push({ type: 'category', gridIndex: i, data: d.cols.map((c) => c.label), show: false });
-      yAxes.push({ type: 'category', gridIndex: i, inverse: true, data: strip.map((r) => r.label), show: false });
+      yAxes.push({
+        type: 'category',
+        gridIndex: i,
+        inverse: true,
+        data: strip.map((r) => r.label),
+        show: labels,
+        axisLine: { show: false },
+        axisTick: { show: false },
+        axisLabel: { show: labels, interval: labelInterval(strip.length, box.h, 11), fontSize: 9, color: muted, formatter: (l: string) => elideStart(l, Math.floor(gutter / 5.2)) },
+      });
       const cells: number[][] = [];
       strip.forEach((row, y) => row.values.forEach((v, x) => v !== null && cells.push([x, y, v])));
-      const inView = strip.map((row, y) => ({ y, hit: row.last >= r0 && row.first < r1 })).filter((r) => r.hit);
       const gaps = strip.map((row, y) => ({ y, skipped: row.skipped_before })).filter((g) => g.skipped > 0);
       series.push({
         type: 'heatmap',
@@ -106,18 +126,43 @@ export class OverviewView extends PanelView {
         yAxisIndex: i,
         data: cells,
         progressive: 0,
-        markArea: inView.length
-          ? {
-              silent: true,
-              itemStyle: { color: 'rgba(253, 224, 71, 0.25)', borderColor: '#eab308', borderWidth: 2 },
-              data: [[{ yAxis: inView[0].y, xAxis: c0 }, { yAxis: inView[inView.length - 1].y, xAxis: c1 < 0 ? nc - 1 : c1 }]] as never,
-            }
-          : undefined,
         markLine: gaps.length
           ? { silent: true, symbol: 'none', lineStyle: { color: '#111', type: 'dashed', width: 1 }, label: { show: false }, data: gaps.map((g) => ({ yAxis: g.y })) as never }
           : undefined,
       });
+      if (strip.length > 0) {
+        const first = strip[0];
+        const last = strip[strip.length - 1];
+        const span = `rows ${first.first}–${last.last}`;
+        // The first row's label after the span, as far as the strip's width allows.
+        const chars = Math.floor((stripW - 8) / 6.2);
+        const room = chars - span.length - 2;
+        const head = labels || room < 6 ? span : `${span}: ${elideStart(first.label, room)}`;
+        shapes.push({
+          type: 'text',
+          name: 'strip-label',
+          silent: true,
+          z: 110,
+          x: stripW * i + 3,
+          y: 3,
+          style: { text: head, fill: ink, font: '10px sans-serif', width: stripW - 6, overflow: 'truncate' },
+        });
+      }
+      const mark = this.regionRect(strip, d.cols, { r0, r1, t0, t1 }, box);
+      if (mark) {
+        shapes.push({
+          type: 'rect',
+          name: 'region',
+          info: { strip: i, r0, r1, t0, t1 },
+          silent: true,
+          z: 120,
+          shape: mark,
+          style: { fill: 'rgba(253, 224, 71, 0.18)', stroke: '#eab308', lineWidth: 2 },
+        });
+      }
     });
+    const max = d.max ?? 1;
+    shapes.push(...horizontalLegend({ right: width - 6, y: chartH - 8, w: 90, lo: value(0, d.unit), hi: value(max, d.unit), blank: 'blank: no value' }));
     this.strips.setOption(
       {
         animation: false,
@@ -132,12 +177,42 @@ export class OverviewView extends PanelView {
             return `${esc(row.label)}<br/>${span}${row.skipped_before ? ` (after ${row.skipped_before} empty rows skipped)` : ''}<br/>threads ${esc(d.cols[q.data[0]].label)}<br/><b>${value(q.data[2], d.unit)}</b>`;
           },
         },
-        visualMap: { show: false, min: 0, max: d.max ?? 1, inRange: { color: HOT }, seriesIndex: series.map((_, i) => i) },
+        visualMap: { show: false, min: 0, max, inRange: { color: HOT }, seriesIndex: series.map((_, i) => i) },
         series,
+        graphic: shapes as never,
       },
       true,
     );
     const rows = d.strips.reduce((a, st) => a + st.length, 0);
-    this.info.textContent = `${d.row_count} rows → ${rows} (${d.skipped_rows} empty skipped, bins of ${s.bin}, ${s.reduce}) in ${n} strip${n > 1 ? 's' : ''}`;
+    this.info.textContent = `${d.row_count} rows → ${rows} (${d.skipped_rows} empty skipped, bins of ${s.bin}, ${s.reduce}) in ${n} strip${n > 1 ? 's' : ''} · colour 0 – ${value(max, d.unit)} (whole run) · outline: the heat map's rows ${r0}–${r1 - 1} × threads ${t0}–${t1 - 1}`;
+  }
+
+  /** The pixel rectangle of rows [r0, r1) × thread positions [t0, t1) in a strip drawn in `box`
+   * (one category band per overview row and column bin; a region edge inside a bin falls at
+   * its share of the bin), or null when the strip holds none of those rows. */
+  private regionRect(
+    strip: OverviewRowJson[],
+    cols: Bin[],
+    g: { r0: number; r1: number; t0: number; t1: number },
+    box: { x: number; y: number; w: number; h: number },
+  ): { x: number; y: number; width: number; height: number } | null {
+    // Fractional band positions: `at(bins, p)` is where position p starts.
+    const at = (bins: { first: number; last: number }[], p: number): number => {
+      for (let k = 0; k < bins.length; k++) {
+        const b = bins[k];
+        if (p <= b.first) return k;
+        if (p <= b.last + 1) return k + (p - b.first) / (b.last - b.first + 1);
+      }
+      return bins.length;
+    };
+    const hit = strip.some((row) => row.last >= g.r0 && row.first < g.r1);
+    if (!hit || cols.length === 0) return null;
+    const y0 = at(strip, g.r0);
+    const y1 = at(strip, g.r1);
+    const x0 = at(cols, g.t0);
+    const x1 = at(cols, g.t1);
+    const bandH = box.h / strip.length;
+    const bandW = box.w / cols.length;
+    return { x: box.x + x0 * bandW, y: box.y + y0 * bandH, width: Math.max(2, (x1 - x0) * bandW), height: Math.max(2, (y1 - y0) * bandH) };
   }
 }

@@ -57,6 +57,22 @@ pub struct MatrixResponse {
     pub cluster_starts: Vec<u32>,
     /// Size of the pyramid level the columns came from (bin width `2^level` threads).
     pub level: u32,
+    /// The colour range of the whole run (asked for with `wh`, `ww`), else `null`.
+    pub run: Option<RunRange>,
+}
+
+/// The values of the un-zoomed matrix (all rows × the whole thread axis, at `wh` × `ww` bins,
+/// the same `reduce`), for colours that keep their meaning when the heat map zooms.
+#[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct RunRange {
+    /// Smallest cell of the whole matrix at `wh` × `ww` bins.
+    pub min: Option<f64>,
+    /// Largest cell of the whole matrix at `wh` × `ww` bins.
+    pub max: Option<f64>,
+    /// Per row bin of the answer: its largest cell over the whole thread axis at `ww` bins
+    /// (per-event colours), `null` for a row without data.
+    pub row_max: Vec<Option<f64>>,
 }
 
 /// One row of the overview.
@@ -349,11 +365,45 @@ fn matrix_with(
         thread_position,
         cluster_starts: m.axis.cluster_starts.clone(),
         level: g.level,
+        run: None,
     }
 }
 
+/// The resolution of the whole-run colour range (`wh`, `ww`: the heat map's un-zoomed bins).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RunResolution {
+    /// Most row bins of the un-zoomed matrix (1..=4096).
+    pub h: u32,
+    /// Most thread bins of the un-zoomed matrix (1..=4096).
+    pub w: u32,
+}
+
+/// The [`RunRange`] of the whole matrix at `res` for the answer `g` (whose row bins it gives
+/// the per-row maxima of).
+fn run_range(m: &MatrixInput<'_>, g: &MatrixResponse, res: RunResolution, reduce: Reduce) -> RunRange {
+    let src = m.source();
+    let (rows, cols) = (m.rows.len(), m.axis.axis.len());
+    let h = res.h.clamp(1, BINS_MAX) as usize;
+    let w = res.w.clamp(1, BINS_MAX) as usize;
+    let whole = m.pyramid.grid(&src, 0..rows, 0..cols, h, w, reduce);
+    let min = whole.values.iter().flatten().copied().reduce(f64::min);
+    let max = whole.values.iter().flatten().copied().reduce(f64::max);
+    // Each row bin of the answer over the whole thread axis.
+    let row_max = g
+        .rows
+        .iter()
+        .map(|b| {
+            let rb = b.first as usize..b.last as usize + 1;
+            let row = m.pyramid.grid(&src, rb, 0..cols, 1, w, reduce);
+            row.values.iter().flatten().copied().reduce(f64::max)
+        })
+        .collect();
+    RunRange { min, max, row_max }
+}
+
 /// `GET /api/matrix`: the region at the resolution asked for (default 200 × 400 bins), each
-/// cell the `reduce` of its bin's cells that have data; `thread`'s position on the axis.
+/// cell the `reduce` of its bin's cells that have data; `thread`'s position on the axis; with
+/// `run`, the colour range of the whole matrix at that resolution ([`RunRange`]).
 ///
 /// # Errors
 /// [`ViewError::Invalid`] for `reduce=sum` over a metric that does not add up
@@ -363,9 +413,12 @@ pub fn matrix(
     region: &Region,
     reduce: Reduce,
     thread: Option<ThreadId>,
+    run: Option<RunResolution>,
 ) -> Result<MatrixResponse, ViewError> {
     let reduce = m.values.check_reduce(m.profile.metrics(), reduce)?;
-    Ok(matrix_with(m, region, reduce, thread, (200, 400)))
+    let mut g = matrix_with(m, region, reduce, thread, (200, 400));
+    g.run = run.map(|res| run_range(m, &g, res, reduce));
+    Ok(g)
 }
 
 /// The overview's parameters as given (`skip`, `bin`, `strips`, `w`).

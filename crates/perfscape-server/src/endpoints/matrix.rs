@@ -5,7 +5,7 @@ use super::View;
 use crate::error::ApiError;
 use crate::request::{MatrixRequest, OverviewRequest, RowsRequest, TerrainRequest, ThreadsRequest};
 use perfscape_analysis::answers::{
-    self, MatrixResponse, OverviewResponse, RowsResponse, TerrainResponse, ThreadsResponse,
+    self, MatrixResponse, OverviewResponse, RowsResponse, RunResolution, TerrainResponse, ThreadsResponse,
 };
 
 /// `GET /api/rows`.
@@ -15,7 +15,7 @@ pub fn rows(v: View<'_>, q: &RowsRequest) -> Result<RowsResponse, ApiError> {
     Ok(answers::rows(&set, spec.rows))
 }
 
-/// `GET /api/matrix`. A `reduce=sum` over a metric that does not add up is refused (400)
+/// `GET /api/matrix`, with the whole run's colour range when `wh` and `ww` are given. A `reduce=sum` over a metric that does not add up is refused (400)
 /// before anything is built.
 pub fn matrix(v: View<'_>, q: &MatrixRequest) -> Result<MatrixResponse, ApiError> {
     let values = q.values(v.profile.metrics())?;
@@ -26,6 +26,7 @@ pub fn matrix(v: View<'_>, q: &MatrixRequest) -> Result<MatrixResponse, ApiError
         &q.region(),
         reduce,
         q.thread.map(|t| t.0),
+        q.wh.zip(q.ww).map(|(h, w)| RunResolution { h, w }),
     )?)
 }
 
