@@ -12,6 +12,12 @@ import { CALLPATH_SEPARATOR, count, esc, pathLabel, threadName, value } from '..
 import { type Panel, PanelView, SUPERSEDED } from '../panel';
 import { type Key, type State, store, touched } from '../state';
 
+/** The indent of a name at `depth` (px): 14 px a level, 6 px past the eighth (deep trees
+ * keep room for their names). */
+function indentOf(depth: number): number {
+  return 6 + 14 * Math.min(depth, 8) + 6 * Math.max(0, depth - 8);
+}
+
 /** The call tree table, expandable, for all threads or one. */
 export class CallTreeView extends PanelView {
   private data: CallTreeResponse | null = null;
@@ -49,7 +55,8 @@ export class CallTreeView extends PanelView {
   }
 
   /** Sets the width of the name column: the user's (`ctw`), else what the panel leaves
-   * beside the other columns (240–600 px). */
+   * beside the other columns, and at least 180 px of text beside the deepest indent shown
+   * (240–600 px; the column stays in place when the table scrolls right). */
   private sizeName(s: State): void {
     const table = this.scroll.querySelector<HTMLElement>('table.calltree');
     const th = table?.querySelector<HTMLElement>('th.name');
@@ -58,7 +65,9 @@ export class CallTreeView extends PanelView {
     if (w === 0) {
       const rest = table.offsetWidth - th.offsetWidth;
       const room = this.scroll.clientWidth - rest - 2;
-      w = this.scroll.clientWidth > 0 ? Math.round(Math.min(600, Math.max(240, room))) : 320;
+      let indent = 0;
+      table.querySelectorAll<HTMLElement>('td[data-depth]').forEach((td) => (indent = Math.max(indent, indentOf(Number(td.dataset.depth)))));
+      w = this.scroll.clientWidth > 0 ? Math.round(Math.min(600, Math.max(240, room, indent + 180))) : 320;
     }
     table.style.setProperty('--name-w', `${w}px`);
   }
@@ -155,7 +164,7 @@ export class CallTreeView extends PanelView {
     const nameTh = this.scroll.querySelector<HTMLElement>('th.name');
     if (nameTh) this.grip(nameTh);
     // Indents through the CSSOM (no inline style attributes: the page runs under a CSP).
-    this.scroll.querySelectorAll<HTMLElement>('td[data-depth]').forEach((td) => (td.style.paddingLeft = `${6 + Number(td.dataset.depth) * 14}px`));
+    this.scroll.querySelectorAll<HTMLElement>('td[data-depth]').forEach((td) => (td.style.paddingLeft = `${indentOf(Number(td.dataset.depth))}px`));
     this.scroll.querySelectorAll<HTMLElement>('[data-toggle]').forEach((t) =>
       t.addEventListener('click', (e) => {
         e.stopPropagation();
