@@ -109,49 +109,67 @@ function cutMiddle(s: string, max: number): string {
   return `${s.slice(0, head)}…${s.slice(s.length - (keep - head))}`;
 }
 
-/** A callpath `a => b => c` as a label of at most `max` characters (when its leaf allows)
- * that ends with its leaf: the last frames that fit, the rest cut from the start
- * (`… => b => c`); at least `frames` frames are kept whatever their length. A name without
- * frames is cut in its middle. */
-export function pathLabel(name: string, max = 60, frames = 1): string {
+/** A callpath `a => b => c` as a label of at most `max` characters that ends with its leaf:
+ * the last frames that fit, the rest cut from the start (`… => b => c`); a leaf alone longer
+ * than the room is cut in its middle (its end is kept). A name without frames is cut in its
+ * middle. */
+export function pathLabel(name: string, max = 60): string {
   if (name.length <= max) return name;
   const parts = name.split(CALLPATH_SEPARATOR);
   if (parts.length === 1) return cutMiddle(name, max);
   const more = `…${CALLPATH_SEPARATOR}`;
-  let k = Math.min(parts.length, Math.max(1, frames));
+  let k = 1;
   while (k < parts.length && more.length + parts.slice(-(k + 1)).join(CALLPATH_SEPARATOR).length <= max) k++;
   if (k === parts.length) return name;
   const tail = parts.slice(-k);
-  // A leaf alone longer than the room is cut in its middle (its end is kept).
   if (k === 1 && more.length + tail[0].length > max) tail[0] = cutMiddle(tail[0], Math.max(12, max - more.length));
   return more + tail.join(CALLPATH_SEPARATOR);
 }
 
-/** Labels of the callpaths `names` (each at most `max` characters, see {@link pathLabel})
- * that tell them apart: two names with the same label get more of their callers until they
- * differ (or are shown whole). */
+/** Labels of the names `names` (each at most `max` characters, see {@link pathLabel}) that
+ * tell them apart: two different names with the same label get a few more characters each
+ * (more of their leaf, then of their callers), up to twice `max`; callpaths that differ only
+ * further up then show the nearest caller that tells them apart (`… => f => … => leaf`). */
 export function pathLabels(names: readonly string[], max = 60): string[] {
-  const frames = names.map(() => 1);
+  const cap = Math.max(2 * max, 40);
+  const room = names.map(() => max);
   const labels = names.map((n) => pathLabel(n, max));
-  for (let round = 0; round < 64; round++) {
+  const groups = () => {
     const seen = new Map<string, number[]>();
     labels.forEach((l, i) => {
       const at = seen.get(l);
       if (at) at.push(i);
       else seen.set(l, [i]);
     });
+    return [...seen.values()].filter((at) => at.length > 1 && at.some((i) => names[i] !== names[at[0]]));
+  };
+  for (let round = 0; round < 200; round++) {
     let grew = false;
-    for (const at of seen.values()) {
-      if (at.length < 2 || at.every((i) => names[i] === names[at[0]])) continue;
+    for (const at of groups()) {
       for (const i of at) {
-        const shown = labels[i].split(CALLPATH_SEPARATOR).length - (labels[i].startsWith('…') ? 1 : 0);
-        if (labels[i] === names[i]) continue;
-        frames[i] = shown + 1;
-        labels[i] = pathLabel(names[i], max, frames[i]);
+        if (labels[i] === names[i] || room[i] >= cap) continue;
+        room[i] += 4;
+        labels[i] = pathLabel(names[i], room[i]);
         grew = true;
       }
     }
     if (!grew) break;
+  }
+  for (const at of groups()) {
+    const parts = at.map((i) => names[i].split(CALLPATH_SEPARATOR));
+    at.forEach((i, g) => {
+      const p = parts[g];
+      const leaf = p[p.length - 1];
+      // The nearest caller whose suffix of the path no other name of the group shares.
+      for (let d = 2; d <= p.length; d++) {
+        const suffix = p.slice(-d).join(CALLPATH_SEPARATOR);
+        if (parts.every((q, h) => h === g || q.slice(-d).join(CALLPATH_SEPARATOR) !== suffix)) {
+          const frame = p[p.length - d];
+          labels[i] = `${d === p.length ? '' : `…${CALLPATH_SEPARATOR}`}${frame}${CALLPATH_SEPARATOR}${d > 2 ? `…${CALLPATH_SEPARATOR}` : ''}${leaf}`;
+          break;
+        }
+      }
+    });
   }
   return labels;
 }
