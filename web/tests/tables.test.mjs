@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import path from 'node:path';
-import { browser, open, repo, selection, serve } from './harness.mjs';
+import { browser, open, repo, selection, serve, shared } from './harness.mjs';
 
 const np64 = path.join(repo, 'examples/tau/mpi-stencil-np64-callpath-commmatrix');
 const ALL = 'rank,name,source,sum,percent,mean,min,max,imbalance,calls';
@@ -53,6 +53,13 @@ describe('tables on the 64-rank run', () => {
       // The API keeps N.C.T.
       const api = await page.evaluate(() => fetch('/api/events').then((r) => r.json()));
       assert.match(api.rows[0].stats.max_thread, /^\d+\.0\.0$/);
+      // The CSV keeps whole names and N.C.T threads.
+      const csv = await page.evaluate(() => window.perfscape.views.get('ranked').csv());
+      const lines = csv.trim().split(/\r?\n/);
+      assert.match(lines[0], /Max thread/);
+      assert.match(lines[1], /MPI_Init\(\)/);
+      assert.match(lines[1], /,\d+\.0\.0,/);
+      assert.doesNotMatch(csv, /rank \d/);
       // The header's selection names a thread as the page does.
       await page.evaluate(() => window.perfscape.store.set({ thread: '12.0.0' }));
       await page.waitForFunction(() => / · rank 12$/.test(document.querySelector('#selection')?.textContent ?? ''));
@@ -190,5 +197,24 @@ describe('tables on the 64-rank run', () => {
       assert.deepEqual(errors, []);
       await Promise.all([page.close(), p2.close()]);
     });
+  }
+});
+
+test('threads of a run with several threads per rank read "rank N, thread T"', async () => {
+  const run = path.join(shared, 'corpus/cube/pycubexr-bt-mz-p2/cube4.8_with_checksum_bug.cubex');
+  const server = await serve(run);
+  const br = await browser();
+  try {
+    const { page, errors } = await open(br, `${server.url}?cols=name,max`);
+    const cells = await page.$$eval('#panel-ranked tbody tr', (trs) => trs.map((tr) => tr.children[1].textContent));
+    assert.ok(cells.length > 5);
+    for (const c of cells) assert.match(c, /rank \d+, thread \d+$/, c);
+    await page.evaluate(() => window.perfscape.store.set({ thread: '1.0.3' }));
+    await page.waitForFunction(() => / · rank 1, thread 3$/.test(document.querySelector('#selection')?.textContent ?? ''));
+    assert.deepEqual(errors.filter((e) => !/Failed to load resource/.test(e)), []);
+    await page.close();
+  } finally {
+    await br.close();
+    server.stop();
   }
 });
