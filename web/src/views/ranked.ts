@@ -203,6 +203,15 @@ export class RankedView extends PanelView {
         }
         this.draw(s, rows, cols, budget);
       }
+      // Room left over (a column went): longer names again, while they fit.
+      if (width > 0 && budget < NAME_MAX && !this.overflows()) {
+        for (let longer = budget + 4; longer <= NAME_MAX; longer += 4) {
+          this.draw(s, rows, cols, longer);
+          if (this.overflows()) break;
+          budget = longer;
+        }
+        this.draw(s, rows, cols, budget);
+      }
       if (width > 0) this.fitted = { key, cols: cols.map((c) => c.key), budget };
     }
     // The picker shows what is shown.
