@@ -5,6 +5,7 @@ import type { RowsResponse } from './api/RowsResponse';
 import type { RunInfo } from './api/RunInfo';
 import type { SeriesResponse } from './api/SeriesResponse';
 import { api } from './client';
+import { threadNaming } from './format';
 import type { Key, State } from './state';
 
 /** The answer cached under `key`, asked for once; a failed answer is forgotten (asked again
@@ -31,6 +32,7 @@ export class Context {
 
   constructor(run: RunInfo) {
     this.run = run;
+    threadNaming(run);
   }
 
   /** Forgets cached answers (a live run got new samples). */

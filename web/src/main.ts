@@ -7,7 +7,7 @@ import { Context, type View, charts, showError } from './context';
 import type { Dashboard } from './api/Dashboard';
 import { Board, dashboardEvent, panelIds } from './dashboard/dashboard';
 import type { Env } from './fields';
-import { esc, shorten } from './format';
+import { esc, shorten, threadName } from './format';
 import { header, liveHandler, sampleBar } from './header';
 import { LoadingScreen, initKeyboard, initTheme, pageTools } from './page';
 import type { PanelDef } from './panel';
@@ -169,7 +169,7 @@ async function start(): Promise<void> {
       name = all.rows.find((r) => r.id === sel.event)?.name ?? `event #${sel.event}`;
     }
     if (seq !== shownSeq) return;
-    el.textContent = `${shorten(name, 48)} · ${sel.thread ?? 'all threads'}`;
+    el.textContent = `${shorten(name, 48)} · ${sel.thread ? threadName(sel.thread) : 'all threads'}`;
     el.title = name;
   };
   store.subscribe((sel, changed) => {

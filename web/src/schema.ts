@@ -52,7 +52,11 @@ export const SCHEMA = {
   },
   /** Settings that belong to one panel each (the group's name is the panel id). */
   panels: {
-    ranked: { filter: text('', { title: 'filter name or group' }) },
+    ranked: {
+      filter: text('', { title: 'filter name or group' }),
+      /** The columns shown, keys joined by `,` ('' = fitted to the panel's width). */
+      cols: text('', { title: 'columns shown (none chosen: fitted to the panel width)' }, /^([a-z]+(,[a-z]+)*)?$/),
+    },
     /** The heat map's colours: per event or one scale for all rows; the range of the window
      * shown or of the whole (un-zoomed) run; a linear or a log scale. */
     heatmap: {
@@ -74,6 +78,8 @@ export const SCHEMA = {
         { total: 'total over threads', mean: 'mean over threads having it', mean_all: 'mean over all threads', thread: 'selected thread' },
         'total',
       ),
+      /** Width of the name column in px (0 = fitted to the panel). */
+      ctw: int(0, { min: 0, max: 4000 }, { title: 'width of the name column (px; 0: fitted to the panel)' }),
     },
     terrain: {
       tx: numberChoice([8, 16, 32, 64, 128, 256], 64, { label: 'X (threads)' }),

@@ -16,7 +16,7 @@ import type { DiffTreeResponse } from '../api/DiffTreeResponse';
 import { api } from '../client';
 import { revealIn } from '../context';
 import { dynamicSelect, selectFor } from '../controls';
-import { esc, ratio, shorten, signed, value } from '../format';
+import { esc, ratio, shorten, signed, threadName, value } from '../format';
 import { type Panel, PanelView, SUPERSEDED } from '../panel';
 import { initiallyOpen, renderDiffTree } from './comparetree';
 import { type Key, type State, store, touched } from '../state';
@@ -320,7 +320,7 @@ export class CompareView extends PanelView {
           trigger: 'axis',
           formatter: (p: unknown) => {
             const x = t.threads[(p as { dataIndex: number }[])[0].dataIndex];
-            return `thread ${esc(x.thread)}<br/>A ${x.a === null ? '–' : value(x.a, u)} · B ${x.b === null ? '–' : value(x.b, u)}<br/><b>${signed(x.delta, u)}</b>${x.a ? ` (${ratio((x.b ?? 0) / x.a)})` : ''}`;
+            return `${esc(threadName(x.thread))}<br/>A ${x.a === null ? '–' : value(x.a, u)} · B ${x.b === null ? '–' : value(x.b, u)}<br/><b>${signed(x.delta, u)}</b>${x.a ? ` (${ratio((x.b ?? 0) / x.a)})` : ''}`;
           },
         },
         xAxis: { type: 'category', data: t.threads.map((x) => x.thread), name: 'threads, largest increase first', nameLocation: 'middle', nameGap: 8, axisLabel: { show: false } },

@@ -8,7 +8,7 @@ import type * as echarts from 'echarts';
 import type { EventDetail } from '../api/EventDetail';
 import { api } from '../client';
 import { numberFor } from '../controls';
-import { esc, ratio, value } from '../format';
+import { esc, ratio, threadName, value } from '../format';
 import { type Panel, PanelView, SUPERSEDED } from '../panel';
 import { type Key, type State, store, touched } from '../state';
 
@@ -75,7 +75,7 @@ export class EventView extends PanelView {
     if (!d) return;
     const st = d.stats;
     const u = d.unit;
-    this.title.innerHTML = `<b>${esc(d.name)}</b>${d.source ? ` <small>${esc(d.source)}</small>` : ''} — ${d.kind} on ${d.threads.toLocaleString('en-US')} threads: mean ${value(st.mean, u)}, σ ${value(st.stddev, u)}, min ${value(st.min, u)} (${esc(st.min_thread ?? '')}), max ${value(st.max, u)} (${esc(st.max_thread ?? '')}), imbalance ${ratio(st.imbalance)}${d.downsampled ? ' · bars: max of each rank bucket' : ''}${d.attributes.length ? ` · ${d.attributes.map((a) => `${esc(a.name)} ${esc(a.value)}`).join(', ')}` : ''}`;
+    this.title.innerHTML = `<b>${esc(d.name)}</b>${d.source ? ` <small>${esc(d.source)}</small>` : ''} — ${d.kind} on ${d.threads.toLocaleString('en-US')} threads: mean ${value(st.mean, u)}, σ ${value(st.stddev, u)}, min ${value(st.min, u)} (${esc(threadName(st.min_thread))}), max ${value(st.max, u)} (${esc(threadName(st.max_thread))}), imbalance ${ratio(st.imbalance)}${d.downsampled ? ' · bars: max of each rank bucket' : ''}${d.attributes.length ? ` · ${d.attributes.map((a) => `${esc(a.name)} ${esc(a.value)}`).join(', ')}` : ''}`;
     const maxIdx = d.values.findIndex((v) => v.thread === st.max_thread);
     const minIdx = d.downsampled ? d.values.length - 1 : d.values.findIndex((v) => v.thread === st.min_thread);
     const selIdx = s.thread ? d.values.findIndex((v) => v.thread === s.thread) : -1;
@@ -91,7 +91,7 @@ export class EventView extends PanelView {
             if (!v) return '';
             const per = Math.ceil(d.threads / d.values.length);
             const place = d.downsampled ? `places ${q.dataIndex * per + 1}–${Math.min(d.threads, (q.dataIndex + 1) * per)} (the largest)` : `#${q.dataIndex + 1}`;
-            return `${place}: thread ${esc(v.thread)}<br/><b>${value(v.value, u)}</b><br/><small>click: select the thread</small>`;
+            return `${place}: ${esc(threadName(v.thread))}<br/><b>${value(v.value, u)}</b><br/><small>click: select the thread</small>`;
           },
         },
         xAxis: { type: 'category', data: d.values.map((v) => v.thread), name: 'threads, sorted', nameLocation: 'middle', nameGap: 22, axisLabel: { show: false } },
@@ -115,8 +115,8 @@ export class EventView extends PanelView {
               symbolSize: 40,
               label: { fontSize: 9, formatter: (p: unknown) => (p as { name: string }).name },
               data: [
-                ...(maxIdx >= 0 ? [{ name: `max ${st.max_thread}`, coord: [maxIdx, d.values[maxIdx].value] }] : []),
-                ...(minIdx >= 0 ? [{ name: `min ${st.min_thread}`, coord: [minIdx, d.values[minIdx].value], itemStyle: { color: '#15803d' } }] : []),
+                ...(maxIdx >= 0 ? [{ name: `max ${threadName(st.max_thread)}`, coord: [maxIdx, d.values[maxIdx].value] }] : []),
+                ...(minIdx >= 0 ? [{ name: `min ${threadName(st.min_thread)}`, coord: [minIdx, d.values[minIdx].value], itemStyle: { color: '#15803d' } }] : []),
               ],
             },
           },

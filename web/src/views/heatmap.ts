@@ -9,7 +9,7 @@ import type * as echarts from 'echarts';
 import type { MatrixResponse } from '../api/MatrixResponse';
 import { api } from '../client';
 import { numberFor, selectFor } from '../controls';
-import { compact, esc, percent, value } from '../format';
+import { compact, esc, percent, threadName, value } from '../format';
 import { type Panel, PanelView, SUPERSEDED } from '../panel';
 import { type Key, type State, axisChanged, store, touched } from '../state';
 import { HOT, type Scale, elideStart, labelInterval, linear, logarithmic, ticks, verticalLegend } from './colourscale';
@@ -204,7 +204,7 @@ export class HeatmapView extends PanelView {
         formatter: (p: unknown) => {
           const q = p as { data: number[] };
           const [c, r, , v] = q.data;
-          return `${esc(d.rows[r].label)}<br/>thread ${esc(d.cols[c].label)}<br/><b>${value(v, unit)}</b> (${d.reduce} of bin)`;
+          return `${esc(d.rows[r].label)}<br/>${esc(threadName(d.cols[c].label))}<br/><b>${value(v, unit)}</b> (${d.reduce} of bin)`;
         },
       },
       xAxis: {

@@ -11,7 +11,7 @@ import type { OverviewResponse } from '../api/OverviewResponse';
 import type { OverviewRowJson } from '../api/OverviewRowJson';
 import { api } from '../client';
 import { numberFor } from '../controls';
-import { esc, value } from '../format';
+import { esc, threadName, value } from '../format';
 import { type Panel, PanelView, SUPERSEDED } from '../panel';
 import { type Key, type State, axisChanged, store, touched } from '../state';
 import { HOT, elideStart, horizontalLegend, inks, labelInterval } from './colourscale';
@@ -174,7 +174,7 @@ export class OverviewView extends PanelView {
             const q = p as { seriesIndex: number; data: number[] };
             const row = d.strips[q.seriesIndex][q.data[1]];
             const span = row.first === row.last ? `row ${row.first}` : `rows ${row.first}–${row.last}`;
-            return `${esc(row.label)}<br/>${span}${row.skipped_before ? ` (after ${row.skipped_before} empty rows skipped)` : ''}<br/>threads ${esc(d.cols[q.data[0]].label)}<br/><b>${value(q.data[2], d.unit)}</b>`;
+            return `${esc(row.label)}<br/>${span}${row.skipped_before ? ` (after ${row.skipped_before} empty rows skipped)` : ''}<br/>${esc(threadName(d.cols[q.data[0]].label))}<br/><b>${value(q.data[2], d.unit)}</b>`;
           },
         },
         visualMap: { show: false, min: 0, max, inRange: { color: HOT }, seriesIndex: series.map((_, i) => i) },

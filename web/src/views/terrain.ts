@@ -9,7 +9,7 @@ import 'echarts-gl';
 import type { TerrainResponse } from '../api/TerrainResponse';
 import { api } from '../client';
 import { selectFor } from '../controls';
-import { esc, shorten, value } from '../format';
+import { esc, shorten, threadName, value } from '../format';
 import { type Panel, PanelView, SUPERSEDED } from '../panel';
 import { type Key, type State, axisChanged, store, touched } from '../state';
 import { HOT } from './heatmap';
@@ -224,7 +224,7 @@ export class TerrainView extends PanelView {
     };
     this.surface.setOption(option as unknown as echarts.EChartsOption, true);
     this.legend.innerHTML = t.peaks.length
-      ? `<b>Largest peaks</b><ol>${t.peaks.map((p, i) => `<li title="${esc(p.name)}" data-event="${p.event}"><b>${i + 1}</b> ${esc(shorten(p.name, 38))} · ${esc(p.thread)} · ${value(p.value, u)}</li>`).join('')}</ol>`
+      ? `<b>Largest peaks</b><ol>${t.peaks.map((p, i) => `<li title="${esc(p.name)}" data-event="${p.event}"><b>${i + 1}</b> ${esc(shorten(p.name, 38))} · ${esc(threadName(p.thread))} · ${value(p.value, u)}</li>`).join('')}</ol>`
       : '';
     this.legend.querySelectorAll<HTMLElement>('li').forEach((li) => li.addEventListener('click', () => store.set({ event: Number(li.dataset.event) })));
   }

@@ -10,7 +10,7 @@ import type * as echarts from 'echarts';
 import type { TimelineResponse } from '../api/TimelineResponse';
 import { api } from '../client';
 import { charts } from '../context';
-import { durationUs, esc, shorten } from '../format';
+import { durationUs, esc, shorten, threadName } from '../format';
 import { type Panel, PanelView, SUPERSEDED } from '../panel';
 import { type Key, type State, store, touched } from '../state';
 
@@ -284,7 +284,7 @@ export class TimelineView extends PanelView {
           if (p.seriesId === 'occupancy') return `${us(v[0])}: ${v[1].toFixed(2)} threads inside ${esc(flagged)}`;
           const lane = d.lanes[v[4]];
           const name = d.names[v[5]] ?? '';
-          return `<b>${esc(v[3] > 1 ? `${v[3]} intervals (shortest under a pixel), longest: ${name}` : name)}</b><br/>thread ${esc(lane?.thread ?? '')} (${esc(lane?.label ?? '')})<br/>${us(v[0])} – ${us(v[1])}: ${us(v[1] - v[0])}`;
+          return `<b>${esc(v[3] > 1 ? `${v[3]} intervals (shortest under a pixel), longest: ${name}` : name)}</b><br/>${esc(threadName(lane?.thread))} (${esc(lane?.label ?? '')})<br/>${us(v[0])} – ${us(v[1])}: ${us(v[1] - v[0])}`;
         },
       },
       graphic: [{ type: 'text', id: 'strip-title', left: 8, top: 6, style: { text: 'threads in the\nselected event', fontSize: 10, lineHeight: 13, fill: '#b91c1c' } }],

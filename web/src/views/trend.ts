@@ -6,7 +6,7 @@
 import type * as echarts from 'echarts';
 import type { TrendResponse } from '../api/TrendResponse';
 import { api } from '../client';
-import { esc, value } from '../format';
+import { esc, threadName, value } from '../format';
 import { type Panel, PanelView, SUPERSEDED } from '../panel';
 import { type Key, type State, store, touched } from '../state';
 
@@ -94,7 +94,7 @@ export class TrendView extends PanelView {
           const i = arr[0]?.dataIndex ?? 0;
           const p = t.points[i];
           if (!p) return '';
-          return `<b>${esc(names[i] ?? '')}</b> (${p.threads} threads)<br/>max ${fmt(p.max)} <small>${esc(p.max_thread ?? '')}</small><br/>mean ${fmt(p.mean)} ± ${fmt(p.stddev)}<br/>min ${fmt(p.min)}<br/>sum ${fmt(p.sum)}${this.thread ? `<br/>${esc(this.thread.name)}: ${fmt(this.thread.values[i])}` : ''}`;
+          return `<b>${esc(names[i] ?? '')}</b> (${p.threads} threads)<br/>max ${fmt(p.max)} <small>${esc(threadName(p.max_thread))}</small><br/>mean ${fmt(p.mean)} ± ${fmt(p.stddev)}<br/>min ${fmt(p.min)}<br/>sum ${fmt(p.sum)}${this.thread ? `<br/>${esc(this.thread.name)}: ${fmt(this.thread.values[i])}` : ''}`;
         },
       },
       xAxis: { type: 'category', data: names, boundaryGap: false, axisLabel: { fontSize: 10, hideOverlap: true } },
