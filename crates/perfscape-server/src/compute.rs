@@ -86,14 +86,19 @@ pub(crate) async fn json_on_pool<T: serde::Serialize + Send + 'static>(
     }
 }
 
-/// The process's resident memory in bytes (Linux: `/proc/self/statm`, resident pages × the
-/// page size); `None` elsewhere.
+/// The process's resident memory in bytes (Linux: `VmRSS` of `/proc/self/status`, in kB
+/// whatever the page size); `None` elsewhere.
 fn rss_bytes() -> Option<f64> {
-    let statm = std::fs::read_to_string("/proc/self/statm").ok()?;
-    let pages: f64 = statm.split_whitespace().nth(1)?.parse().ok()?;
-    // The page size of every Linux platform perfscape is built for but a few 16/64 KiB
-    // configurations (arm64, ppc64le), where the figure reads low.
-    Some(pages * 4096.0)
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmRSS:"))?;
+    let kb: f64 = line
+        .trim_start_matches("VmRSS:")
+        .trim()
+        .trim_end_matches("kB")
+        .trim()
+        .parse()
+        .ok()?;
+    Some(kb * 1024.0)
 }
 
 /// The answer of `GET /api/memory` for the cache's `stats` and the computation `slots`.
