@@ -182,10 +182,17 @@ impl AxisInfo {
 }
 
 /// Builds the axis `spec` names over the threads of `profile`. Deterministic (clustering uses a
-/// fixed seed and fixed-size chunks).
+/// fixed seed and fixed-size chunks). The same as [`subset_axis`] of [`order_axis`].
 pub fn build_axis(profile: &Profile, spec: &AxisSpec) -> AxisInfo {
+    subset_axis(profile, &order_axis(profile, spec.order), spec.order, spec.subset)
+}
+
+/// The whole axis of `order` (every thread; subset [`AxisSubset::All`]): the expensive part of
+/// an axis (a sort by value, a k-means clustering), which a server keeps once for all the
+/// subsets asked of it.
+pub fn order_axis(profile: &Profile, order: AxisOrder) -> AxisInfo {
     let n = profile.threads().len();
-    let (order, clustering, label) = match spec.order {
+    let (order, clustering, label) = match order {
         AxisOrder::Id => ((0..n).map(ThreadIndex::from).collect(), None, "id".to_string()),
         AxisOrder::Value { event, values } => (
             order_by_value(profile, event, values.kind, values.metric),
@@ -197,18 +204,33 @@ pub fn build_axis(profile: &Profile, spec: &AxisSpec) -> AxisInfo {
             (cluster_order(&c), Some(c), format!("{k} clusters"))
         }
     };
-    let (order, label) = match (spec.subset, &clustering, &spec.order) {
-        (AxisSubset::All, _, _) => (order, label),
+    with_order(n, order, clustering, label)
+}
+
+/// The `subset` of `full`, the whole axis of `order` made by [`order_axis`] over `profile`:
+/// its first `n` threads, or the min/median/max representatives of each cluster (for a cluster
+/// order; every thread otherwise). Linear in the threads.
+pub fn subset_axis(profile: &Profile, full: &AxisInfo, order: AxisOrder, subset: AxisSubset) -> AxisInfo {
+    let n = profile.threads().len();
+    let label = full.label.clone();
+    let (threads, label) = match (subset, &full.clustering, order) {
+        (AxisSubset::All, _, _) => return full.clone(),
         (AxisSubset::Top(t), _, _) => (
-            order.into_iter().take(t as usize).collect(),
+            full.axis.order.iter().copied().take(t as usize).collect(),
             format!("{label}, first {t}"),
         ),
         (AxisSubset::Reps, Some(c), AxisOrder::Cluster { values, .. }) => (
             representatives(profile, c, values.metric),
             format!("{label}, min/median/max of each"),
         ),
-        (AxisSubset::Reps, _, _) => (order, label),
+        (AxisSubset::Reps, _, _) => return full.clone(),
     };
+    with_order(n, threads, full.clustering.clone(), label)
+}
+
+/// An axis over `n` threads showing `order`, with the positions where `clustering`'s cluster
+/// number changes along it.
+fn with_order(n: usize, order: Vec<ThreadIndex>, clustering: Option<Clustering>, label: String) -> AxisInfo {
     let cluster_starts = match &clustering {
         Some(c) => {
             let mut starts = Vec::new();

@@ -117,6 +117,34 @@ impl MatrixSource for ProfileMatrix<'_> {
     }
 }
 
+/// Rows `rows` of a source as a source of their own: its row `r` is the source's row
+/// `rows.start + r`. A pyramid of a window answers requests about those rows alone, at the cost
+/// of reading only them ([`crate::answers::build_window_pyramid`]).
+pub struct RowWindow<'a> {
+    /// The whole source.
+    pub src: &'a dyn MatrixSource,
+    /// The rows of `src` seen (clamped to its rows by the caller).
+    pub rows: Range<usize>,
+}
+
+impl MatrixSource for RowWindow<'_> {
+    fn n_rows(&self) -> usize {
+        self.rows.len()
+    }
+    fn n_cols(&self) -> usize {
+        self.src.n_cols()
+    }
+    fn for_each_in_row(&self, r: usize, f: &mut dyn FnMut(usize, f64)) {
+        self.src.for_each_in_row(self.rows.start + r, f);
+    }
+    fn get(&self, r: usize, pos: usize) -> Option<f64> {
+        self.src.get(self.rows.start + r, pos)
+    }
+    fn fold_range(&self, r: usize, range: Range<usize>, reduce: Reduce) -> f64 {
+        self.src.fold_range(self.rows.start + r, range, reduce)
+    }
+}
+
 /// A dense in-memory matrix (NaN = no data), for synthetic benchmarks and tests.
 #[derive(Clone, Debug)]
 pub struct DenseMatrix {

@@ -1,8 +1,11 @@
 //! [`ViewCache`]: one memory budget for everything the server keeps between requests — sample
-//! profiles, ranked event tables, row sets, thread axes and pyramids — in one concurrent
-//! `moka` cache. Entries are weighed by their approximate heap bytes; when the total passes
-//! the budget the least recently used are evicted. Each key is computed once: concurrent
-//! requests missing the same key wait for the one computation (`try_get_with`).
+//! profiles, ranked event tables, row sets, thread axes and pyramids — in two concurrent
+//! `moka` caches: one for profiles and pyramids (large), one for tables, row sets and axes
+//! (small but dear to compute: a sixteenth of the budget), so that a stream of new pyramids
+//! does not evict the clusterings they are drawn over. Entries are weighed by their approximate
+//! heap bytes; when a part's total passes its share the least recently used are evicted. Each
+//! key is computed once: concurrent requests missing the same key wait for the one computation
+//! (`try_get_with`).
 //!
 //! The budget covers what is kept and what is being built: the cache holds at most three
 //! quarters of it, and pyramids being built (the large computations) at most a quarter — a
@@ -20,6 +23,9 @@ use perfscape_analysis::views::RowSet;
 use perfscape_model::{Profile, SampleMode};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
+
+/// The share of the budget kept for event tables, row sets and thread axes: one part in this.
+const INDEX_SHARE: u64 = 16;
 
 /// The smallest budget (bytes): below it nothing useful fits.
 pub const MIN_BUDGET: u64 = 1 << 16;
@@ -158,7 +164,12 @@ impl Drop for Reservation<'_> {
 
 /// The server's cache (see the module documentation).
 pub struct ViewCache {
-    cache: moka::sync::Cache<Key, Entry>,
+    /// Profiles and pyramids: large, and cheap for their size.
+    bulk: moka::sync::Cache<Key, Entry>,
+    /// Event tables, row sets and thread axes: small, and dear for their size (a clustering of
+    /// the threads takes tens of milliseconds for a few kilobytes); kept apart so that a stream
+    /// of new pyramids does not evict them.
+    index: moka::sync::Cache<Key, Entry>,
     budget: u64,
     computations: AtomicU64,
     building: Building,
@@ -176,13 +187,16 @@ impl ViewCache {
     /// A cache of `budget` bytes (at least [`MIN_BUDGET`]).
     pub fn new(budget: u64) -> Self {
         let budget = budget.max(MIN_BUDGET);
-        let cache = moka::sync::Cache::builder()
-            .max_capacity(budget / 4 * 3)
-            .weigher(|_: &Key, v: &Entry| u32::try_from(v.bytes()).unwrap_or(u32::MAX))
-            .eviction_policy(moka::policy::EvictionPolicy::lru())
-            .build();
+        let part = |bytes: u64| {
+            moka::sync::Cache::builder()
+                .max_capacity(bytes)
+                .weigher(|_: &Key, v: &Entry| u32::try_from(v.bytes()).unwrap_or(u32::MAX))
+                .eviction_policy(moka::policy::EvictionPolicy::lru())
+                .build()
+        };
         Self {
-            cache,
+            bulk: part(budget / 4 * 3 - budget / INDEX_SHARE),
+            index: part(budget / INDEX_SHARE),
             budget,
             computations: AtomicU64::new(0),
             building: Building::default(),
@@ -194,9 +208,18 @@ impl ViewCache {
         self.budget
     }
 
-    /// The bytes the cache keeps at most: three quarters of the budget.
+    /// The bytes the cache keeps at most for profiles and pyramids: three quarters of the
+    /// budget less the sixteenth kept for event tables, row sets and thread axes.
     pub fn capacity(&self) -> u64 {
-        self.budget / 4 * 3
+        self.budget / 4 * 3 - self.budget / INDEX_SHARE
+    }
+
+    /// The part of the cache `key` lives in.
+    fn part(&self, key: &Key) -> &moka::sync::Cache<Key, Entry> {
+        match key {
+            Key::Profile(_) | Key::Pyramid(..) => &self.bulk,
+            Key::Events(..) | Key::Rows(..) | Key::Axis(..) => &self.index,
+        }
     }
 
     /// Cells per stored pyramid level: at most an eighth of the budget at 16 bytes a cell (a
@@ -210,11 +233,12 @@ impl ViewCache {
 
     /// The sizes held and the computations run so far (pending evictions are done first).
     pub fn stats(&self) -> CacheStats {
-        self.cache.run_pending_tasks();
+        self.bulk.run_pending_tasks();
+        self.index.run_pending_tasks();
         CacheStats {
             budget: self.budget,
-            bytes: self.cache.weighted_size(),
-            entries: self.cache.entry_count(),
+            bytes: self.bulk.weighted_size() + self.index.weighted_size(),
+            entries: self.bulk.entry_count() + self.index.entry_count(),
             computations: self.computations.load(Ordering::Relaxed),
             building: self.building.held(),
         }
@@ -229,8 +253,8 @@ impl ViewCache {
         f: impl FnOnce() -> Result<T, ApiError>,
     ) -> Result<Arc<T>, ApiError> {
         let mut computed = false;
-        let entry = self
-            .cache
+        let part = self.part(&key);
+        let entry = part
             .try_get_with(key, || {
                 computed = true;
                 self.computations.fetch_add(1, Ordering::Relaxed);
@@ -240,7 +264,7 @@ impl ViewCache {
         if computed {
             // moka evicts in batches; a burst of new large entries would pass the budget
             // until the next batch: evict now.
-            self.cache.run_pending_tasks();
+            part.run_pending_tasks();
         }
         unwrap(entry).ok_or_else(|| ApiError::internal("a cache entry of the wrong kind"))
     }
@@ -332,16 +356,7 @@ impl ViewCache {
         f: impl FnOnce(usize) -> Pyramid,
     ) -> Result<Arc<Pyramid>, ApiError> {
         let cells = self.level_cells();
-        let need = Pyramid::estimated_heap_bytes(rows_n, cols, cells) as u64;
-        if need > self.capacity() {
-            return Err(ApiError::unavailable(format!(
-                "this view of {rows_n} rows × {cols} threads needs about {:.1} MiB of memory, more \
-                 than the {:.1} MiB the server's cache keeps: start perfscape serve with a larger \
-                 --cache-memory",
-                need as f64 / f64::from(1 << 20),
-                self.capacity() as f64 / f64::from(1 << 20)
-            )));
-        }
+        let need = self.affordable(rows_n, cols, cells)?;
         self.get(
             Key::Pyramid(slot, rows, axis),
             Entry::Pyramid,
@@ -354,6 +369,47 @@ impl ViewCache {
                 Ok(f(cells))
             },
         )
+    }
+
+    /// The bytes a pyramid of `rows_n` × `cols` with `cells` per level takes.
+    ///
+    /// # Errors
+    /// 503 when that is more than [`ViewCache::capacity`].
+    fn affordable(&self, rows_n: usize, cols: usize, cells: usize) -> Result<u64, ApiError> {
+        let need = Pyramid::estimated_heap_bytes(rows_n, cols, cells) as u64;
+        if need > self.capacity() {
+            return Err(ApiError::unavailable(format!(
+                "this view of {rows_n} rows × {cols} threads needs about {:.1} MiB of memory, more \
+                 than the {:.1} MiB the server's cache keeps: start perfscape serve with a larger \
+                 --cache-memory",
+                need as f64 / f64::from(1 << 20),
+                self.capacity() as f64 / f64::from(1 << 20)
+            )));
+        }
+        Ok(need)
+    }
+
+    /// True when the pyramid of `rows` × `axis` of the profile in `slot` is held now.
+    pub fn has_pyramid(&self, slot: Slot, rows: RowSpec, axis: AxisSpec) -> bool {
+        self.bulk.contains_key(&Key::Pyramid(slot, rows, axis))
+    }
+
+    /// A pyramid of `rows_n` rows × `cols` threads built by `f` with
+    /// [`ViewCache::level_cells`] for one request and not kept: it counts as a computation and
+    /// as memory being built while it is made (waiting like [`ViewCache::pyramid`]).
+    ///
+    /// # Errors
+    /// 503 when it would need more than [`ViewCache::capacity`].
+    pub fn window_pyramid(
+        &self,
+        (rows_n, cols): (usize, usize),
+        f: impl FnOnce(usize) -> Pyramid,
+    ) -> Result<Pyramid, ApiError> {
+        let cells = self.level_cells();
+        let need = self.affordable(rows_n, cols, cells)?;
+        self.computations.fetch_add(1, Ordering::Relaxed);
+        let _reserved = self.building.reserve(need, self.budget / 4);
+        Ok(f(cells))
     }
 }
 
@@ -413,7 +469,7 @@ mod tests {
         assert_eq!(default_budget(10 << 20), 1 << 30);
         assert_eq!(default_budget(1 << 30), 4 << 30);
         assert_eq!(ViewCache::new(2 << 30).level_cells(), DEFAULT_LEVEL_CELLS);
-        assert_eq!(ViewCache::new(1 << 30).capacity(), 3 << 28);
+        assert_eq!(ViewCache::new(1 << 30).capacity(), (3 << 28) - (1 << 26));
         assert_eq!(ViewCache::new(0).budget(), MIN_BUDGET);
     }
 }

@@ -599,3 +599,84 @@ fn overview_and_terrain_follow_the_thread_axis() {
     .unwrap();
     assert_eq!(t.grid.thread_count, 16);
 }
+
+/// A zoomed matrix over a few rows is answered from a pyramid of those rows alone while the
+/// whole pyramid is not cached: its answers equal those of the whole pyramid, for every thread
+/// order, reduction and region, and nothing of the size of the whole pyramid is kept.
+#[test]
+fn a_matrix_from_a_window_of_rows_equals_the_whole_pyramid_answer() {
+    let l = example();
+    let p = &l.profile;
+    let base = MatrixRequest {
+        callpaths: Some(true),
+        ..Default::default()
+    };
+    let n_rows = matrix::rows(
+        view(p, &cache()),
+        &RowsRequest {
+            callpaths: Some(true),
+            ..Default::default()
+        },
+    )
+    .unwrap()
+    .rows
+    .len() as u32;
+    assert!(n_rows >= 32, "{n_rows} rows: too few for windows of a quarter");
+    let orders = [
+        (ThreadOrder::Id, None, None),
+        (ThreadOrder::Cluster, Some(4), None),
+        (ThreadOrder::Value, None, Some(Subset::Top)),
+    ];
+    let mut checked = 0;
+    for (threads, clusters, subset) in orders {
+        for reduce in [Reduce::Max, Reduce::Sum] {
+            for (r0, r1, t0, t1, h, w) in [
+                (0, 3, 0, 64, 3, 64),
+                (5, 12, 3, 50, 2, 7),
+                (n_rows - 4, n_rows + 9, 10, 11, 9, 9),
+            ] {
+                let q = MatrixRequest {
+                    threads: Some(threads),
+                    clusters,
+                    subset,
+                    top: subset.map(|_| 20),
+                    by_event: (threads == ThreadOrder::Value).then_some(3),
+                    reduce: Some(reduce),
+                    r0: Some(r0),
+                    r1: Some(r1),
+                    t0: Some(t0),
+                    t1: Some(t1),
+                    h: Some(h),
+                    w: Some(w),
+                    ..base.clone()
+                };
+                // A fresh cache: the window's own pyramid.
+                let fresh = cache();
+                let windowed = matrix::matrix(view(p, &fresh), &q).unwrap();
+                // A cache holding the whole pyramid (built by a request over every row).
+                let warm = cache();
+                let all_rows = MatrixRequest {
+                    r0: None,
+                    r1: None,
+                    ..q.clone()
+                };
+                matrix::matrix(view(p, &warm), &all_rows).unwrap();
+                let whole = matrix::matrix(view(p, &warm), &q).unwrap();
+                assert_eq!(
+                    serde_json::to_value(&windowed).unwrap(),
+                    serde_json::to_value(&whole).unwrap(),
+                    "{q:?}"
+                );
+                assert!(!windowed.rows.is_empty());
+                assert!(
+                    fresh.stats().bytes < warm.stats().bytes,
+                    "the window's pyramid is not kept: {} vs {} bytes",
+                    fresh.stats().bytes,
+                    warm.stats().bytes
+                );
+                checked += 1;
+            }
+        }
+    }
+    assert_eq!(checked, 18);
+}

@@ -5,7 +5,7 @@
 use crate::axis::AxisInfo;
 use crate::error::ViewError;
 use crate::params::Values;
-use crate::pyramid::{ProfileMatrix, Pyramid};
+use crate::pyramid::{ProfileMatrix, Pyramid, RowWindow};
 use crate::views::{OverviewParams, Reduce, RowKind, RowOrder, RowSet, ThreadAxis};
 use perfscape_model::{Profile, ThreadId};
 use serde::Serialize;
@@ -222,11 +222,20 @@ pub struct MatrixInput<'a> {
     pub rows: &'a RowSet,
     /// The thread axis.
     pub axis: &'a AxisInfo,
-    /// The pyramid of `rows` × `axis`.
+    /// The pyramid of `rows` × `axis` ([`build_pyramid`]), or of a window of the rows
+    /// starting at `first_row` ([`build_window_pyramid`]: for [`matrix`] without the whole
+    /// run's range only, over a region within the window).
     pub pyramid: &'a Pyramid,
+    /// The first row the pyramid covers: 0 for a pyramid of all rows.
+    pub first_row: usize,
 }
 
 impl<'a> MatrixInput<'a> {
+    /// True when the pyramid covers every row.
+    fn whole(&self) -> bool {
+        self.first_row == 0 && self.pyramid.rows() == self.rows.len()
+    }
+
     fn source(&self) -> ProfileMatrix<'a> {
         ProfileMatrix {
             profile: self.profile,
@@ -256,6 +265,40 @@ pub fn build_pyramid(
         metric: values.metric,
     };
     Pyramid::build(&src, level_cells)
+}
+
+/// The rows `region` reads of a matrix of `rows` rows (its `r0`..`r1`, clamped): the window a
+/// pyramid for [`matrix`] must cover.
+pub fn region_rows(region: &Region, rows: usize) -> Range<usize> {
+    clamp_range(region.r0, region.r1, rows)
+}
+
+/// The pyramid of the rows `window` only (see [`build_pyramid`]): reads `window.len()` rows ×
+/// the axis instead of every row, for a [`matrix`] request over a region within the window
+/// while the whole pyramid is not at hand. Use it with `first_row: window.start`.
+pub fn build_window_pyramid(
+    profile: &Profile,
+    values: Values,
+    rows: &RowSet,
+    axis: &AxisInfo,
+    window: Range<usize>,
+    level_cells: usize,
+) -> Pyramid {
+    let src = ProfileMatrix {
+        profile,
+        rows,
+        axis: &axis.axis,
+        kind: values.kind,
+        metric: values.metric,
+    };
+    let window = window.start.min(rows.len())..window.end.min(rows.len());
+    Pyramid::build(
+        &RowWindow {
+            src: &src,
+            rows: window,
+        },
+        level_cells,
+    )
 }
 
 /// A region of the matrix and the resolution asked for (the `r0`, `r1`, `t0`, `t1`, `h`, `w`
@@ -326,7 +369,23 @@ fn matrix_with(
     let tr = clamp_range(region.t0, region.t1, axis.len());
     let h = region.h.unwrap_or(h_default).clamp(1, BINS_MAX) as usize;
     let w = region.w.unwrap_or(w_default).clamp(1, BINS_MAX) as usize;
-    let g = m.pyramid.grid(&src, rr, tr, h, w, reduce);
+    let g = if m.whole() {
+        m.pyramid.grid(&src, rr, tr, h, w, reduce)
+    } else {
+        // A window pyramid: the region in the window's rows, the row bins back in the matrix's.
+        let first = m.first_row;
+        debug_assert!(rr.start >= first && rr.end <= first + m.pyramid.rows() || rr.is_empty());
+        let window = RowWindow {
+            src: &src,
+            rows: first..first + m.pyramid.rows(),
+        };
+        let local = rr.start.saturating_sub(first)..rr.end.saturating_sub(first);
+        let mut g = m.pyramid.grid(&window, local, tr, h, w, reduce);
+        for b in &mut g.row_bins {
+            *b = b.start + first..b.end + first;
+        }
+        g
+    };
     let min = g.values.iter().flatten().copied().reduce(f64::min);
     let max = g.values.iter().flatten().copied().reduce(f64::max);
     let thread_position = thread
@@ -416,6 +475,11 @@ pub fn matrix(
     run: Option<RunResolution>,
 ) -> Result<MatrixResponse, ViewError> {
     let reduce = m.values.check_reduce(m.profile.metrics(), reduce)?;
+    if run.is_some() && !m.whole() {
+        return Err(ViewError::invalid(
+            "the whole run's colour range needs the pyramid of every row, not of a window",
+        ));
+    }
     let mut g = matrix_with(m, region, reduce, thread, (200, 400));
     g.run = run.map(|res| run_range(m, &g, res, reduce));
     Ok(g)
@@ -434,7 +498,8 @@ pub struct OverviewOptions {
     pub w: Option<u32>,
 }
 
-/// `GET /api/overview`: seed 000's overview of all rows × all threads of the axis.
+/// `GET /api/overview`: seed 000's overview of all rows × all threads of the axis. `m.pyramid`
+/// must cover every row ([`build_pyramid`], not a window).
 ///
 /// # Errors
 /// [`ViewError::Invalid`] for `reduce=sum` over a metric that does not add up
@@ -486,7 +551,8 @@ pub const PEAKS_MAX: u32 = 50;
 
 /// `GET /api/terrain`: a MAX grid (default 40 event bins × 64 thread bins) and the `peaks`
 /// (default 5, at most 50) largest cells, at most one per event, largest first (seed 001's
-/// TerrainDenotator). `m.pyramid` must have been built over `m`'s rows and axis.
+/// TerrainDenotator). `m.pyramid` must have been built over all of `m`'s rows and its axis
+/// ([`build_pyramid`], not a window).
 pub fn terrain(
     m: &MatrixInput<'_>,
     region: &Region,

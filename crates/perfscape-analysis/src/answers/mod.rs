@@ -54,8 +54,8 @@ pub use event::{
 pub use events::{EventRow, EventsResponse, events, ranked_events};
 pub use matrix::{
     Bin, MatrixInput, MatrixResponse, OverviewOptions, OverviewResponse, OverviewRowJson, PeakJson, Region,
-    RowJson, RowSpec, RowsResponse, RunRange, RunResolution, TerrainResponse, build_pyramid, matrix,
-    overview, rows, terrain,
+    RowJson, RowSpec, RowsResponse, RunRange, RunResolution, TerrainResponse, build_pyramid,
+    build_window_pyramid, matrix, overview, region_rows, rows, terrain,
 };
 pub use series::{
     KiviatParams, KiviatResponse, KiviatThread, PointCloudResponse, SampleJson, SeriesResponse, TrendPoint,

@@ -20,13 +20,19 @@ pub fn rows(v: View<'_>, q: &RowsRequest) -> Result<RowsResponse, ApiError> {
 pub fn matrix(v: View<'_>, q: &MatrixRequest) -> Result<MatrixResponse, ApiError> {
     let values = q.values(v.profile.metrics())?;
     let reduce = values.check_reduce(v.profile.metrics(), q.reduce.unwrap_or_default())?;
-    let parts = v.matrix_input(q.row_spec(values), q.axis())?;
+    let run = q.wh.zip(q.ww).map(|(h, w)| RunResolution { h, w });
+    let region = q.region();
+    let parts = if run.is_some() {
+        v.matrix_input(q.row_spec(values), q.axis())?
+    } else {
+        v.matrix_region_input(q.row_spec(values), q.axis(), &region)?
+    };
     Ok(answers::matrix(
         &parts.input(v.profile),
-        &q.region(),
+        &region,
         reduce,
         q.thread.map(|t| t.0),
-        q.wh.zip(q.ww).map(|(h, w)| RunResolution { h, w }),
+        run,
     )?)
 }
 

@@ -17,8 +17,10 @@ pub mod timeline;
 
 use crate::cache::{Slot, ViewCache};
 use crate::error::ApiError;
-use perfscape_analysis::answers::{MatrixInput, RowSpec, build_pyramid};
-use perfscape_analysis::axis::{AxisInfo, AxisParams, AxisSpec, build_axis};
+use perfscape_analysis::answers::{
+    MatrixInput, Region, RowSpec, build_pyramid, build_window_pyramid, region_rows,
+};
+use perfscape_analysis::axis::{AxisInfo, AxisParams, AxisSpec, AxisSubset, order_axis, subset_axis};
 use perfscape_analysis::params::Values;
 use perfscape_analysis::pyramid::Pyramid;
 use perfscape_analysis::views::RowSet;
@@ -42,7 +44,12 @@ pub struct MatrixParts {
     rows: Arc<RowSet>,
     axis: Arc<AxisInfo>,
     pyramid: Arc<Pyramid>,
+    first_row: usize,
 }
+
+/// A matrix request over at most one row in this many is answered from a pyramid of its own
+/// rows when the whole pyramid is not cached (see [`View::matrix_region_input`]).
+const WINDOW_SHARE: usize = 4;
 
 impl MatrixParts {
     /// The inputs of the analysis' matrix views.
@@ -53,6 +60,7 @@ impl MatrixParts {
             rows: &self.rows,
             axis: &self.axis,
             pyramid: &self.pyramid,
+            first_row: self.first_row,
         }
     }
 }
@@ -73,17 +81,76 @@ impl<'a> View<'a> {
         self.axis_of(params.resolve(self.profile, values)?)
     }
 
+    /// The axis of `spec`, cached. A subset is cut from its order's whole axis, itself cached,
+    /// so that the first 8, 9, ... 512 threads of one clustering cluster the threads once.
     fn axis_of(&self, spec: AxisSpec) -> Result<Arc<AxisInfo>, ApiError> {
-        self.cache
-            .axis(self.slot, spec, || build_axis(self.profile, &spec))
+        let whole = AxisSpec {
+            order: spec.order,
+            subset: AxisSubset::All,
+        };
+        let full = self
+            .cache
+            .axis(self.slot, whole, || order_axis(self.profile, spec.order))?;
+        if spec.subset == AxisSubset::All {
+            return Ok(full);
+        }
+        self.cache.axis(self.slot, spec, || {
+            subset_axis(self.profile, &full, spec.order, spec.subset)
+        })
     }
 
     /// The rows, the thread axis and their pyramid (each cached).
     pub fn matrix_input(&self, rows: RowSpec, axis: AxisParams) -> Result<MatrixParts, ApiError> {
+        let spec = axis.resolve(self.profile, rows.values)?;
+        let set = self.rows(rows)?;
+        let info = self.axis_of(spec)?;
+        self.whole_pyramid(rows, spec, set, info)
+    }
+
+    /// The inputs of a `GET /api/matrix` over `region` (without the whole run's range): the
+    /// rows and the thread axis (cached), and the whole pyramid when it is cached or the region
+    /// reads more than a quarter of the rows (then built and cached); else a pyramid of the
+    /// region's rows alone, built for this request and not kept — a zoomed heat map of 60 of
+    /// 5,000 source lines reads 60 rows, not 5,000. The answers are the same either way.
+    pub fn matrix_region_input(
+        &self,
+        rows: RowSpec,
+        axis: AxisParams,
+        region: &Region,
+    ) -> Result<MatrixParts, ApiError> {
         let values = rows.values;
         let spec = axis.resolve(self.profile, values)?;
         let set = self.rows(rows)?;
         let info = self.axis_of(spec)?;
+        let window = region_rows(region, set.len());
+        if window.len().saturating_mul(WINDOW_SHARE) > set.len()
+            || self.cache.has_pyramid(self.slot, rows, spec)
+        {
+            return self.whole_pyramid(rows, spec, set, info);
+        }
+        let pyramid = self
+            .cache
+            .window_pyramid((window.len(), info.axis.len()), |cells| {
+                build_window_pyramid(self.profile, values, &set, &info, window.clone(), cells)
+            })?;
+        Ok(MatrixParts {
+            values,
+            rows: set,
+            axis: info,
+            pyramid: Arc::new(pyramid),
+            first_row: window.start,
+        })
+    }
+
+    /// The whole pyramid of `rows` × `spec` (cached) and its inputs.
+    fn whole_pyramid(
+        &self,
+        rows: RowSpec,
+        spec: AxisSpec,
+        set: Arc<RowSet>,
+        info: Arc<AxisInfo>,
+    ) -> Result<MatrixParts, ApiError> {
+        let values = rows.values;
         let pyramid = self
             .cache
             .pyramid(self.slot, (rows, set.len()), (spec, info.axis.len()), |cells| {
@@ -94,6 +161,7 @@ impl<'a> View<'a> {
             rows: set,
             axis: info,
             pyramid,
+            first_row: 0,
         })
     }
 }
