@@ -31,6 +31,13 @@ pub trait MatrixSource: Sync {
     fn for_each_in_row(&self, r: usize, f: &mut dyn FnMut(usize, f64));
     /// The value of one cell, if it has data.
     fn get(&self, r: usize, pos: usize) -> Option<f64>;
+    /// Writes row `r` into `row` (`n_cols` long): each cell's value, NaN where it has no data.
+    /// The default goes through [`MatrixSource::for_each_in_row`]; sources override it to skip
+    /// a call per cell.
+    fn fill_row(&self, r: usize, row: &mut [f64]) {
+        row.fill(f64::NAN);
+        self.for_each_in_row(r, &mut |p, v| row[p] = v);
+    }
     /// The reduction of row `r` over positions `range` (NaN when no cell has data). The
     /// default reads cell by cell; dense sources override it with a slice scan.
     fn fold_range(&self, r: usize, range: Range<usize>, reduce: Reduce) -> f64 {
@@ -105,6 +112,21 @@ impl MatrixSource for ProfileMatrix<'_> {
             f(p, c.finish().unwrap_or(f64::NAN));
         }
     }
+    fn fill_row(&self, r: usize, row: &mut [f64]) {
+        let events = &self.rows.rows[r].events;
+        if events.len() != 1 {
+            row.fill(f64::NAN);
+            self.for_each_in_row(r, &mut |p, v| row[p] = v);
+            return;
+        }
+        row.fill(f64::NAN);
+        let col = self.profile.interval(events[0]);
+        for (t, &v) in col.threads().iter().zip(col.values(self.kind, self.metric)) {
+            if let Some(p) = self.axis.position(*t) {
+                row[p] = v;
+            }
+        }
+    }
     fn get(&self, r: usize, pos: usize) -> Option<f64> {
         let t = *self.axis.order.get(pos)?;
         let mut c = Combiner::new(self.rule());
@@ -142,6 +164,9 @@ impl MatrixSource for RowWindow<'_> {
     }
     fn fold_range(&self, r: usize, range: Range<usize>, reduce: Reduce) -> f64 {
         self.src.fold_range(self.rows.start + r, range, reduce)
+    }
+    fn fill_row(&self, r: usize, row: &mut [f64]) {
+        self.src.fill_row(self.rows.start + r, row);
     }
 }
 
@@ -201,6 +226,17 @@ pub struct Pyramid {
     row_nonzero: Vec<bool>,
 }
 
+/// The largest value of `row` that is not NaN and its position (the first on ties).
+fn largest(row: &[f64]) -> Option<(usize, f64)> {
+    let mut best: Option<(usize, f64)> = None;
+    for (p, &v) in row.iter().enumerate() {
+        if !v.is_nan() && best.is_none_or(|(_, bv)| v > bv) {
+            best = Some((p, v));
+        }
+    }
+    best
+}
+
 /// Combines two partial reductions; NaN stands for "no data".
 pub fn combine(a: f64, b: f64, reduce: Reduce) -> f64 {
     match (a.is_nan(), b.is_nan()) {
@@ -251,22 +287,33 @@ impl Pyramid {
             let mut max = vec![f64::NAN; rows * c];
             let mut sum = vec![f64::NAN; rows * c];
             // Rows are independent: one task per row, each reducing its row in position order,
-            // so the result does not depend on the number of workers.
+            // so the result does not depend on the number of workers. A row is read whole
+            // into a buffer (NaN = no data), then reduced block by block.
+            let width = 1usize << first;
             max.par_chunks_mut(c)
                 .zip(sum.par_chunks_mut(c))
                 .zip(row_max.par_iter_mut().zip(row_nonzero.par_iter_mut()))
                 .enumerate()
-                .for_each(|(r, ((mx, sm), (best, nz)))| {
-                    src.for_each_in_row(r, &mut |p, v| {
-                        *nz |= v != 0.0;
-                        let b = p >> first;
-                        mx[b] = combine(mx[b], v, Reduce::Max);
-                        sm[b] = combine(sm[b], v, Reduce::Sum);
-                        if best.is_none_or(|(bp, bv)| v > bv || (v == bv && p < bp)) {
-                            *best = Some((p, v));
+                .for_each_init(
+                    || vec![f64::NAN; cols],
+                    |row, (r, ((mx, sm), (best, nz)))| {
+                        src.fill_row(r, row);
+                        for (b, block) in row.chunks(width).enumerate() {
+                            // Branch-free: `f64::max` ignores a NaN operand; the sum adds 0 for
+                            // a cell without data and is NaN when no cell has any.
+                            let (mut m, mut s, mut any) = (f64::NAN, 0.0, false);
+                            for &v in block {
+                                m = m.max(v);
+                                s += if v.is_nan() { 0.0 } else { v };
+                                any |= !v.is_nan();
+                            }
+                            mx[b] = m;
+                            sm[b] = if any { s } else { f64::NAN };
                         }
-                    });
-                });
+                        *nz = row.iter().any(|&v| v != 0.0 && !v.is_nan());
+                        *best = largest(row);
+                    },
+                );
             levels.push(Level {
                 log2: first,
                 cols: c,
@@ -300,13 +347,11 @@ impl Pyramid {
                 });
             }
         } else {
+            let mut row = vec![f64::NAN; cols];
             for (r, (best, nz)) in row_max.iter_mut().zip(row_nonzero.iter_mut()).enumerate() {
-                src.for_each_in_row(r, &mut |p, v| {
-                    *nz |= v != 0.0;
-                    if best.is_none_or(|(bp, bv)| v > bv || (v == bv && p < bp)) {
-                        *best = Some((p, v));
-                    }
-                });
+                src.fill_row(r, &mut row);
+                *nz = row.iter().any(|&v| v != 0.0 && !v.is_nan());
+                *best = largest(&row);
             }
         }
         Pyramid {

@@ -57,10 +57,10 @@ pub struct ServeArgs {
     /// accepted (any IP address when bound to 0.0.0.0 or ::). Repeatable.
     #[arg(long, value_name = "NAME")]
     allow_host: Vec<String>,
-    /// Memory for the views kept between requests (pyramids, row sets, thread axes, sample
-    /// profiles), least recently used dropped: bytes, or with a suffix K, M, G, T (powers of
-    /// 1024), e.g. 512M or 2G. Default: 4 times the profile's size or 1G, whichever is
-    /// larger.
+    /// The server's memory budget: the loaded runs, the views kept between requests
+    /// (pyramids, row sets, thread axes, sample profiles; least recently used dropped) and
+    /// those being computed: bytes, or with a suffix K, M, G, T (powers of 1024), e.g. 512M or
+    /// 2G. Default: 4 times the profile's size or 1G, whichever is larger.
     #[arg(long, value_name = "BYTES", value_parser = parse_bytes)]
     cache_memory: Option<u64>,
     /// Do not try to open the URL in a browser (it is opened on a desktop session otherwise).

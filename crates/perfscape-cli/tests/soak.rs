@@ -1,14 +1,15 @@
 //! A short load test of `perfscape serve` (issue "hardening"): `bench/soak.mjs` with 20
 //! clients for 10 s on loopback, asking the view endpoints with varied parameters (every new
 //! combination is a new cache entry) on a 4,096-rank run under a small memory budget
-//! (`--cache-memory 192M`). Asserts that every request succeeded, that the cache filled its
-//! budget (else the check below proves nothing), and that the server's RSS grew beyond what the
-//! loaded run took by no more than the budget plus 96 MiB for the answers being computed (one
-//! per core) and the allocator's arenas (API.md, "Memory"). Before the computations were
-//! limited to one per core and jemalloc gave freed memory back, 20 clients grew it by about
-//! three times a 96 MiB budget. The long version (100 clients × 60 s, default budget) is a
-//! benchmark, in BENCHMARKS.md. Needs Node.js (the front end's build needs it anyway).
-
+//! (`--cache-memory 192M`). Asserts that every request succeeded, that the cache filled half
+//! its part of the budget (else the check below proves nothing), and that the server's peak
+//! RSS stayed within the budget plus 96 MiB: a debug build's own code, runtime and unoptimized
+//! loading take about 85 MiB more than the loaded profile the budget counts (API.md,
+//! "Memory"). Measured when written: 114 MiB after loading, a peak of 259 MiB. Before the
+//! computations were limited to one per core and jemalloc gave freed memory back, 20 clients
+//! grew it by about three times a 96 MiB budget. The long version (100 clients × 60 s, release
+//! build, default budget, no allowance) is a benchmark, in BENCHMARKS.md. Needs Node.js (the
+//! front end's build needs it anyway).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
@@ -63,10 +64,14 @@ fn twenty_clients_for_ten_seconds_get_answers_within_the_memory_budget() {
         "too few requests to mean anything: {r}"
     );
     assert_eq!(r["server_ok"], true, "the server did not answer after the load");
-    let budget = r["budget_bytes"].as_f64().unwrap();
     let kept = &r["server_kept_max"];
+    let cache_budget = kept["cache_budget_bytes"].as_f64().unwrap();
     assert!(
-        kept["held_bytes"].as_f64().unwrap() + kept["building_bytes"].as_f64().unwrap() >= 0.5 * budget,
+        cache_budget > 0.25 * r["budget_bytes"].as_f64().unwrap(),
+        "the loaded run left the cache little of the budget: {r}"
+    );
+    assert!(
+        kept["held_bytes"].as_f64().unwrap() + kept["building_bytes"].as_f64().unwrap() >= 0.5 * cache_budget,
         "the cache did not fill half its budget: the load proves nothing about it: {r}"
     );
     assert_eq!(

@@ -100,13 +100,19 @@ pub struct RunInfo {
 #[derive(Debug, Clone, Serialize, TS)]
 #[ts(export)]
 pub struct MemoryInfo {
-    /// The budget of everything kept between requests.
+    /// The server's memory budget: the loaded runs, what the cache keeps and builds, and the
+    /// answers being computed.
     pub budget_bytes: f64,
+    /// Approximate bytes of the loaded runs' profiles (held outside the cache).
+    pub loaded_bytes: f64,
+    /// The cache's part of the budget: the budget less the loaded runs. The cache keeps at most
+    /// half of it and builds at most a quarter.
+    pub cache_budget_bytes: f64,
     /// Bytes kept now: profiles of samples, ranked tables, row sets, thread axes, pyramids.
     pub held_bytes: f64,
     /// Entries kept now.
     pub entries: f64,
-    /// Bytes reserved by the pyramids being built now (at most a quarter of the budget).
+    /// Bytes reserved by the pyramids being built now (at most a quarter of the cache's budget).
     pub building_bytes: f64,
     /// Computations run since the start (identical concurrent requests count once).
     pub computations: f64,

@@ -7,9 +7,12 @@
 //! key is computed once: concurrent requests missing the same key wait for the one computation
 //! (`try_get_with`).
 //!
-//! The budget covers what is kept and what is being built: the cache holds at most three
-//! quarters of it, and pyramids being built (the large computations) at most a quarter — a
-//! build that would pass that waits for the others to finish (one build always runs). A
+//! The cache's budget (the server's budget less the loaded runs: see
+//! [`crate::AppState`]) covers what is kept and what is being built: the cache holds at most
+//! half of it, and pyramids being built (the large computations) at most a quarter — a build
+//! that would pass that waits for the others to finish (one build always runs); the last
+//! quarter is left to the answers being computed and the allocator's own pages, so that the
+//! process's resident memory stays within the server's budget. A
 //! pyramid's levels are sized so that a whole pyramid fits that quarter (finer blocks are read
 //! from the profile, the answers are the same); one that could not be kept even then is
 //! refused with a 503 before it is built.
@@ -195,7 +198,7 @@ impl ViewCache {
                 .build()
         };
         Self {
-            bulk: part(budget / 4 * 3 - budget / INDEX_SHARE),
+            bulk: part(budget / 2 - budget / INDEX_SHARE),
             index: part(budget / INDEX_SHARE),
             budget,
             computations: AtomicU64::new(0),
@@ -208,10 +211,10 @@ impl ViewCache {
         self.budget
     }
 
-    /// The bytes the cache keeps at most for profiles and pyramids: three quarters of the
-    /// budget less the sixteenth kept for event tables, row sets and thread axes.
+    /// The bytes the cache keeps at most for profiles and pyramids: half the budget less the
+    /// sixteenth kept for event tables, row sets and thread axes.
     pub fn capacity(&self) -> u64 {
-        self.budget / 4 * 3 - self.budget / INDEX_SHARE
+        self.budget / 2 - self.budget / INDEX_SHARE
     }
 
     /// The part of the cache `key` lives in.
@@ -469,7 +472,7 @@ mod tests {
         assert_eq!(default_budget(10 << 20), 1 << 30);
         assert_eq!(default_budget(1 << 30), 4 << 30);
         assert_eq!(ViewCache::new(2 << 30).level_cells(), DEFAULT_LEVEL_CELLS);
-        assert_eq!(ViewCache::new(1 << 30).capacity(), (3 << 28) - (1 << 26));
+        assert_eq!(ViewCache::new(1 << 30).capacity(), (1 << 29) - (1 << 26));
         assert_eq!(ViewCache::new(0).budget(), MIN_BUDGET);
     }
 }

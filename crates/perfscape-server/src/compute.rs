@@ -101,10 +101,13 @@ fn rss_bytes() -> Option<f64> {
     Some(kb * 1024.0)
 }
 
-/// The answer of `GET /api/memory` for the cache's `stats` and the computation `slots`.
-pub(crate) fn memory(stats: CacheStats, slots: &Slots) -> MemoryInfo {
+/// The answer of `GET /api/memory` for the server's `budget` with the `loaded` runs' bytes,
+/// the cache's `stats` and the computation `slots`.
+pub(crate) fn memory((budget, loaded): (u64, u64), stats: CacheStats, slots: &Slots) -> MemoryInfo {
     MemoryInfo {
-        budget_bytes: stats.budget as f64,
+        budget_bytes: budget as f64,
+        loaded_bytes: loaded as f64,
+        cache_budget_bytes: stats.budget as f64,
         held_bytes: stats.bytes as f64,
         entries: stats.entries as f64,
         building_bytes: stats.building as f64,

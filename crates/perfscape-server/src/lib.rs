@@ -162,7 +162,7 @@ async fn answer<T: serde::Serialize + Send + 'static>(
 
 /// `GET /api/memory`: what the server keeps against its budget, and its computations.
 async fn get_memory(State(s): State<Shared>) -> Response {
-    axum::Json(compute::memory(s.cache_stats(), &s.compute)).into_response()
+    axum::Json(compute::memory(s.memory_budget(), s.cache_stats(), &s.compute)).into_response()
 }
 
 async fn get_run(State(s): State<Shared>) -> Response {

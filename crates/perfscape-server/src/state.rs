@@ -92,6 +92,11 @@ pub struct AppState {
     pub(crate) path: String,
     pub(crate) run: Result<Run, String>,
     pub(crate) cache: ViewCache,
+    /// The server's memory budget (bytes): the loaded runs and the cache together.
+    pub(crate) budget: u64,
+    /// Approximate bytes of the loaded runs' profiles (the run's and those compared with it),
+    /// held outside the cache.
+    pub(crate) loaded_bytes: u64,
     pub(crate) hub: share::Hub,
     pub(crate) shared: bool,
     pub(crate) series: SeriesState,
@@ -202,11 +207,20 @@ impl AppState {
     ) -> Arc<Self> {
         let bytes = run.as_ref().map_or(0, |r| profile_bytes(&r.profile));
         let budget = options.cache_memory.unwrap_or_else(|| default_budget(bytes));
+        // The budget holds the loaded runs too: the cache has what they leave.
+        let loaded_bytes = bytes
+            + compared
+                .iter()
+                .filter_map(|c| c.run.as_ref().ok())
+                .map(|r| profile_bytes(&r.profile))
+                .sum::<u64>();
 
         let state = Arc::new(Self {
             path,
             run,
-            cache: ViewCache::new(budget),
+            cache: ViewCache::new(budget.saturating_sub(loaded_bytes)),
+            budget,
+            loaded_bytes,
             compute: crate::compute::Slots::per_core(),
             hub: share::Hub::default(),
             shared: options.shared,
@@ -266,6 +280,13 @@ impl AppState {
     /// The cache's budget, size and computations so far.
     pub fn cache_stats(&self) -> CacheStats {
         self.cache.stats()
+    }
+
+    /// The server's memory budget (bytes) and the approximate bytes of the loaded runs in it;
+    /// the cache has the rest ([`AppState::cache_stats`]), at least
+    /// [`crate::cache::MIN_BUDGET`].
+    pub fn memory_budget(&self) -> (u64, u64) {
+        (self.budget, self.loaded_bytes)
     }
 }
 

@@ -137,10 +137,16 @@ async fn computations_run_at_most_one_per_core_and_memory_tells_the_cache() {
     let slots = m["slots"].as_u64().unwrap();
     let cores = std::thread::available_parallelism().unwrap().get() as u64;
     assert_eq!(slots, cores);
+    // The budget holds the loaded run and the cache.
+    let (budget, loaded) = state.memory_budget();
+    assert!(loaded > 100_000, "the 64-rank example weighs {loaded} bytes");
+    assert_eq!(m["budget_bytes"].as_f64().unwrap(), budget as f64);
+    assert_eq!(m["loaded_bytes"].as_f64().unwrap(), loaded as f64);
     assert_eq!(
-        m["budget_bytes"].as_f64().unwrap(),
+        m["cache_budget_bytes"].as_f64().unwrap(),
         state.cache_stats().budget as f64
     );
+    assert_eq!(state.cache_stats().budget, budget - loaded);
     let tasks: Vec<_> = (1..=24u32)
         .map(|k| {
             let app = app.clone();

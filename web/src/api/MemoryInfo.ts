@@ -7,9 +7,19 @@
  */
 export type MemoryInfo = { 
 /**
- * The budget of everything kept between requests.
+ * The server's memory budget: the loaded runs, what the cache keeps and builds, and the
+ * answers being computed.
  */
 budget_bytes: number, 
+/**
+ * Approximate bytes of the loaded runs' profiles (held outside the cache).
+ */
+loaded_bytes: number, 
+/**
+ * The cache's part of the budget: the budget less the loaded runs. The cache keeps at most
+ * half of it and builds at most a quarter.
+ */
+cache_budget_bytes: number, 
 /**
  * Bytes kept now: profiles of samples, ranked tables, row sets, thread axes, pyramids.
  */
@@ -19,7 +29,7 @@ held_bytes: number,
  */
 entries: number, 
 /**
- * Bytes reserved by the pyramids being built now (at most a quarter of the budget).
+ * Bytes reserved by the pyramids being built now (at most a quarter of the cache's budget).
  */
 building_bytes: number, 
 /**
