@@ -207,6 +207,9 @@ async function main() {
       req.on('error', reject);
     });
   const times = new Map();
+  // (start, ms) of every request, for the latencies per 10-second window (the first one is
+  // the cold start: every cache empty).
+  const all = [];
   const statuses = new Map();
   const failures = [];
   let sent = 0;
@@ -226,6 +229,7 @@ async function main() {
         if (failures.length < 10) failures.push(`${e.message} ${p}`);
       }
       const ms = performance.now() - t0;
+      all.push([t0, ms]);
       if (!times.has(name)) times.set(name, []);
       times.get(name).push(ms);
       statuses.set(status, (statuses.get(status) ?? 0) + 1);
@@ -249,6 +253,11 @@ async function main() {
     p99_ms: pct(xs, 99),
     max_ms: Math.max(...xs),
   }));
+  const windows = [];
+  for (const [t, ms] of all) {
+    const k = Math.max(0, Math.floor((t - started) / 10_000));
+    (windows[k] ??= []).push(ms);
+  }
   const result = {
     run: a.run,
     clients: a.clients,
@@ -269,6 +278,7 @@ async function main() {
     server_kept_max: kept,
     load_average: readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' '),
     endpoints,
+    windows: windows.map((xs, k) => ({ from_s: 10 * k, requests: xs.length, p50_ms: pct(xs, 50), p99_ms: pct(xs, 99), max_ms: Math.max(...xs) })),
     server_ok: stats !== null,
   };
   if (a.json) {
@@ -283,6 +293,7 @@ async function main() {
     for (const e of endpoints.sort((x, y) => x.endpoint.localeCompare(y.endpoint))) {
       console.log(`| ${e.endpoint} | ${e.requests} | ${e.p50_ms.toFixed(1)} | ${e.p99_ms.toFixed(1)} | ${e.max_ms.toFixed(1)} |`);
     }
+    console.log(`every endpoint, per 10 s: ${result.windows.map((w) => `${w.from_s}s p50 ${w.p50_ms.toFixed(0)} p99 ${w.p99_ms.toFixed(0)}`).join(' · ')}`);
     for (const f of failures) console.log(`failed: ${f}`);
   }
   process.exit(errors === 0 && result.within_budget_and_allowance && result.server_ok ? 0 : 1);

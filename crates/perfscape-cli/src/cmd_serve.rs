@@ -305,6 +305,7 @@ pub fn run(args: &ServeArgs) -> anyhow::Result<ExitCode> {
             shared: args.share,
             access: cfg.access(addr),
             cache_memory: args.cache_memory,
+            resident_bytes: perfscape_server::resident_bytes(),
             #[cfg(feature = "sql")]
             store: args.store.clone(),
             #[cfg(not(feature = "sql"))]

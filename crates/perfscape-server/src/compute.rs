@@ -1,13 +1,71 @@
 //! Where view computations run: on tokio's blocking pool, at most one per core at a time
 //! ([`Slots`], [`blocking`]), their answers serialized there too; and `GET /api/memory`, what the server
 //! keeps against its budget and how many computations run and wait ([`memory`]).
+//!
+//! A computation whose client goes away stops at its next stage: each cached intermediate
+//! (row set, thread axis, pyramid, sample profile) is a stage, and [`check`] before each one
+//! finds the request's flag raised ([`blocking`] raises it when the request is dropped). A
+//! stage already running finishes and is cached — another request may be waiting for it — but
+//! no new one starts for a client that left.
 
 use crate::api::MemoryInfo;
 use crate::cache::CacheStats;
 use crate::error::ApiError;
 use axum::response::{IntoResponse, Response};
+use std::cell::RefCell;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+
+thread_local! {
+    /// The flag of the request whose computation runs on this thread, raised when its client
+    /// goes away.
+    static GONE: RefCell<Option<Arc<AtomicBool>>> = const { RefCell::new(None) };
+}
+
+/// Before a stage of a computation: an error when the request it runs for was dropped (its
+/// client went away). Outside [`blocking`] (tests, the report's in-process requests through
+/// it aside) always `Ok`.
+///
+/// # Errors
+/// 499 "client closed request" (nginx's code; nobody reads it: the client is gone).
+pub(crate) fn check() -> Result<(), ApiError> {
+    let gone = GONE.with(|g| g.borrow().as_ref().is_some_and(|f| f.load(Ordering::Relaxed)));
+    if gone {
+        return Err(ApiError {
+            status: 499,
+            message: "the client went away: the computation stopped".into(),
+        });
+    }
+    Ok(())
+}
+
+/// Raises its flag when dropped armed: when the request future holding it is dropped before
+/// the computation ended.
+struct RaiseOnDrop(Option<Arc<AtomicBool>>);
+
+impl Drop for RaiseOnDrop {
+    fn drop(&mut self) {
+        if let Some(flag) = &self.0 {
+            flag.store(true, Ordering::Relaxed);
+        }
+    }
+}
+
+/// Sets this thread's [`GONE`] flag for its lifetime (also when the computation panics).
+struct Watching;
+
+impl Watching {
+    fn new(flag: Arc<AtomicBool>) -> Self {
+        GONE.with(|g| *g.borrow_mut() = Some(flag));
+        Watching
+    }
+}
+
+impl Drop for Watching {
+    fn drop(&mut self) {
+        GONE.with(|g| *g.borrow_mut() = None);
+    }
+}
 
 /// The view computations that may run at once: one per core. More would only share the cores
 /// while each holds its working memory, which the cache's budget does not see (a clustering, a
@@ -66,7 +124,16 @@ pub(crate) async fn blocking<T: serde::Serialize + Send + 'static>(
     };
     drop(waiting);
     let _running = Count::new(&slots.0.running);
-    json_on_pool(f).await
+    let gone = Arc::new(AtomicBool::new(false));
+    let mut raise = RaiseOnDrop(Some(gone.clone()));
+    let answer = json_on_pool(move || {
+        let _watching = Watching::new(gone);
+        f()
+    })
+    .await;
+    // Answered: nothing to stop.
+    raise.0 = None;
+    answer
 }
 
 /// Runs `f` on the blocking pool at once (for SQL, which has its own time and memory limits
@@ -88,7 +155,7 @@ pub(crate) async fn json_on_pool<T: serde::Serialize + Send + 'static>(
 
 /// The process's resident memory in bytes (Linux: `VmRSS` of `/proc/self/status`, in kB
 /// whatever the page size); `None` elsewhere.
-fn rss_bytes() -> Option<f64> {
+pub(crate) fn rss_bytes() -> Option<f64> {
     let status = std::fs::read_to_string("/proc/self/status").ok()?;
     let line = status.lines().find(|l| l.starts_with("VmRSS:"))?;
     let kb: f64 = line
@@ -116,5 +183,69 @@ pub(crate) fn memory((budget, loaded): (u64, u64), stats: CacheStats, slots: &Sl
         computing: slots.0.running.load(Ordering::Relaxed),
         waiting: slots.0.waiting.load(Ordering::Relaxed),
         rss_bytes: rss_bytes(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::mpsc;
+
+    /// Sends on its channel when dropped: the computation ended, however.
+    struct Ended(mpsc::Sender<()>);
+    impl Drop for Ended {
+        fn drop(&mut self) {
+            let _ = self.0.send(());
+        }
+    }
+
+    /// A computation of two stages: the first waits for `go`; the second records that it ran.
+    /// With `leave`, the request is dropped (its client went away) during the first stage.
+    async fn two_stages(leave: bool) -> bool {
+        let slots = Slots::per_core();
+        let (started_tx, started_rx) = mpsc::channel();
+        let (go_tx, go_rx) = mpsc::channel::<()>();
+        let (ended_tx, ended_rx) = mpsc::channel();
+        let second = Arc::new(AtomicBool::new(false));
+        let ran = second.clone();
+        let request = tokio::spawn(async move {
+            blocking(&slots, move || {
+                let _ended = Ended(ended_tx);
+                check()?;
+                started_tx.send(()).unwrap();
+                go_rx.recv().unwrap();
+                check()?;
+                ran.store(true, Ordering::Relaxed);
+                Ok(1u32)
+            })
+            .await
+            .status()
+        });
+        tokio::task::spawn_blocking(move || started_rx.recv().unwrap())
+            .await
+            .unwrap();
+        if leave {
+            request.abort();
+            assert!(request.await.unwrap_err().is_cancelled());
+            go_tx.send(()).unwrap();
+        } else {
+            go_tx.send(()).unwrap();
+            assert_eq!(request.await.unwrap(), 200);
+        }
+        tokio::task::spawn_blocking(move || ended_rx.recv().unwrap())
+            .await
+            .unwrap();
+        second.load(Ordering::Relaxed)
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_computation_whose_client_left_starts_no_new_stage() {
+        assert!(two_stages(false).await, "with its client there, both stages run");
+        assert!(
+            !two_stages(true).await,
+            "the client left in stage 1: stage 2 never starts"
+        );
+        // Outside a request nothing is ever cancelled.
+        assert!(check().is_ok());
     }
 }

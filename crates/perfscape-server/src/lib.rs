@@ -43,6 +43,12 @@ pub use access::Access;
 pub use error::ApiError;
 pub use state::{AppState, ComparedRun, Run, StateOptions};
 
+/// The process's resident memory in bytes (Linux: `VmRSS` of `/proc/self/status`); `None`
+/// elsewhere. `serve` gives it as [`StateOptions::resident_bytes`] once the runs are loaded.
+pub fn resident_bytes() -> Option<u64> {
+    compute::rss_bytes().map(|b| b as u64)
+}
+
 use axum::Router;
 use axum::extract::{Path, State};
 use axum::middleware;
