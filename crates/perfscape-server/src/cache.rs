@@ -255,8 +255,8 @@ impl ViewCache {
         unwrap: fn(Entry) -> Option<Arc<T>>,
         f: impl FnOnce() -> Result<T, ApiError>,
     ) -> Result<Arc<T>, ApiError> {
-        // A client that went away starts no new stage (see `compute`).
-        crate::compute::check()?;
+        // A client that went away starts no new stage (see `cancel`).
+        crate::cancel::check()?;
         let mut computed = false;
         let part = self.part(&key);
         let entry = part
@@ -410,7 +410,7 @@ impl ViewCache {
         (rows_n, cols): (usize, usize),
         f: impl FnOnce(usize) -> Pyramid,
     ) -> Result<Pyramid, ApiError> {
-        crate::compute::check()?;
+        crate::cancel::check()?;
         let cells = self.level_cells();
         let need = self.affordable(rows_n, cols, cells)?;
         self.computations.fetch_add(1, Ordering::Relaxed);

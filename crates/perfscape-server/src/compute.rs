@@ -1,71 +1,15 @@
 //! Where view computations run: on tokio's blocking pool, at most one per core at a time
 //! ([`Slots`], [`blocking`]), their answers serialized there too; and `GET /api/memory`, what the server
 //! keeps against its budget and how many computations run and wait ([`memory`]).
-//!
-//! A computation whose client goes away stops at its next stage: each cached intermediate
-//! (row set, thread axis, pyramid, sample profile) is a stage, and [`check`] before each one
-//! finds the request's flag raised ([`blocking`] raises it when the request is dropped). A
-//! stage already running finishes and is cached — another request may be waiting for it — but
-//! no new one starts for a client that left.
+//! A computation whose client goes away stops at its next stage ([`crate::cancel`]).
 
 use crate::api::MemoryInfo;
 use crate::cache::CacheStats;
+use crate::cancel::{RaiseOnDrop, Watching};
 use crate::error::ApiError;
 use axum::response::{IntoResponse, Response};
-use std::cell::RefCell;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
-
-thread_local! {
-    /// The flag of the request whose computation runs on this thread, raised when its client
-    /// goes away.
-    static GONE: RefCell<Option<Arc<AtomicBool>>> = const { RefCell::new(None) };
-}
-
-/// Before a stage of a computation: an error when the request it runs for was dropped (its
-/// client went away). Outside [`blocking`] (tests, the report's in-process requests through
-/// it aside) always `Ok`.
-///
-/// # Errors
-/// 499 "client closed request" (nginx's code; nobody reads it: the client is gone).
-pub(crate) fn check() -> Result<(), ApiError> {
-    let gone = GONE.with(|g| g.borrow().as_ref().is_some_and(|f| f.load(Ordering::Relaxed)));
-    if gone {
-        return Err(ApiError {
-            status: 499,
-            message: "the client went away: the computation stopped".into(),
-        });
-    }
-    Ok(())
-}
-
-/// Raises its flag when dropped armed: when the request future holding it is dropped before
-/// the computation ended.
-struct RaiseOnDrop(Option<Arc<AtomicBool>>);
-
-impl Drop for RaiseOnDrop {
-    fn drop(&mut self) {
-        if let Some(flag) = &self.0 {
-            flag.store(true, Ordering::Relaxed);
-        }
-    }
-}
-
-/// Sets this thread's [`GONE`] flag for its lifetime (also when the computation panics).
-struct Watching;
-
-impl Watching {
-    fn new(flag: Arc<AtomicBool>) -> Self {
-        GONE.with(|g| *g.borrow_mut() = Some(flag));
-        Watching
-    }
-}
-
-impl Drop for Watching {
-    fn drop(&mut self) {
-        GONE.with(|g| *g.borrow_mut() = None);
-    }
-}
 
 /// The view computations that may run at once: one per core. More would only share the cores
 /// while each holds its working memory, which the cache's budget does not see (a clustering, a
@@ -125,14 +69,14 @@ pub(crate) async fn blocking<T: serde::Serialize + Send + 'static>(
     drop(waiting);
     let _running = Count::new(&slots.0.running);
     let gone = Arc::new(AtomicBool::new(false));
-    let mut raise = RaiseOnDrop(Some(gone.clone()));
+    let mut raise = RaiseOnDrop::armed(gone.clone());
     let answer = json_on_pool(move || {
         let _watching = Watching::new(gone);
         f()
     })
     .await;
     // Answered: nothing to stop.
-    raise.0 = None;
+    raise.disarm();
     answer
 }
 
@@ -189,6 +133,7 @@ pub(crate) fn memory((budget, loaded): (u64, u64), stats: CacheStats, slots: &Sl
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::cancel::check;
     use std::sync::mpsc;
 
     /// Sends on its channel when dropped: the computation ended, however.

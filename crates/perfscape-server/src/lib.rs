@@ -28,6 +28,7 @@ pub mod access;
 pub mod api;
 mod assets;
 pub mod cache;
+mod cancel;
 mod compute;
 pub mod dashboard;
 pub mod endpoints;

@@ -1,0 +1,73 @@
+//! Stopping computations whose client went away. Each cached intermediate of a view (row set,
+//! thread axis, pyramid, sample profile) is a stage; [`check`] before each one finds the
+//! request's flag raised when the request was dropped (`compute::blocking` arms a
+//! [`RaiseOnDrop`] for the request and sets the flag for the computation's thread with
+//! [`Watching`]). A stage already running finishes and is cached — another request may be
+//! waiting for it — but no new one starts for a client that left.
+
+use crate::error::ApiError;
+use std::cell::RefCell;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+thread_local! {
+    /// The flag of the request whose computation runs on this thread, raised when its client
+    /// goes away.
+    static GONE: RefCell<Option<Arc<AtomicBool>>> = const { RefCell::new(None) };
+}
+
+/// Before a stage of a computation: an error when the request it runs for was dropped (its
+/// client went away). Outside a computation `compute::blocking` runs, always `Ok`.
+///
+/// # Errors
+/// 499 "client closed request" (nginx's code; nobody reads it: the client is gone).
+pub(crate) fn check() -> Result<(), ApiError> {
+    let gone = GONE.with(|g| g.borrow().as_ref().is_some_and(|f| f.load(Ordering::Relaxed)));
+    if gone {
+        return Err(ApiError {
+            status: 499,
+            message: "the client went away: the computation stopped".into(),
+        });
+    }
+    Ok(())
+}
+
+/// Raises its flag when dropped armed: when the request future holding it is dropped before
+/// the computation ended.
+pub(crate) struct RaiseOnDrop(Option<Arc<AtomicBool>>);
+
+impl RaiseOnDrop {
+    /// Raises `flag` when dropped, unless [`RaiseOnDrop::disarm`]ed first.
+    pub(crate) fn armed(flag: Arc<AtomicBool>) -> Self {
+        RaiseOnDrop(Some(flag))
+    }
+
+    /// The computation ended: nothing to raise.
+    pub(crate) fn disarm(&mut self) {
+        self.0 = None;
+    }
+}
+
+impl Drop for RaiseOnDrop {
+    fn drop(&mut self) {
+        if let Some(flag) = &self.0 {
+            flag.store(true, Ordering::Relaxed);
+        }
+    }
+}
+
+/// Sets this thread's [`GONE`] flag for its lifetime (also when the computation panics).
+pub(crate) struct Watching;
+
+impl Watching {
+    pub(crate) fn new(flag: Arc<AtomicBool>) -> Self {
+        GONE.with(|g| *g.borrow_mut() = Some(flag));
+        Watching
+    }
+}
+
+impl Drop for Watching {
+    fn drop(&mut self) {
+        GONE.with(|g| *g.borrow_mut() = None);
+    }
+}
