@@ -183,6 +183,25 @@ export function threadNaming(run: { threads: number; nodes: number; thread_ids: 
   ranksOnly = run.threads === run.nodes && run.thread_ids.every((t) => /^\d+\.0\.0$/.test(t));
 }
 
+/** What the threads of the loaded run are called on axes: `ranks` (one thread per rank) or
+ * `threads`. */
+export function threadsNoun(): 'ranks' | 'threads' {
+  return ranksOnly ? 'ranks' : 'threads';
+}
+
+/** A thread label as an axis tick, short: `12` in a run of one thread per rank (the axis is
+ * named `ranks`), a bin `0.0.0 – 15.0.0` as `0–15` there; else as {@link threadName}. */
+export function threadTick(label: string | null | undefined): string {
+  if (!label) return '';
+  if (ranksOnly) {
+    const one = /^(\d+)\.0\.0$/.exec(label);
+    if (one) return one[1];
+    const bin = /^(\d+)\.0\.0 – (\d+)\.0\.0$/.exec(label);
+    if (bin) return `${bin[1]}–${bin[2]}`;
+  }
+  return threadName(label);
+}
+
 /** A thread label `N.C.T` (node.context.thread) as the page shows it: `rank 12` in a run of
  * one thread per rank, else `rank 12, thread 3` (`rank 12, context 1, thread 3` when the
  * context is not 0). Other labels are shown as they are; URLs, the API and CSV keep `N.C.T`. */

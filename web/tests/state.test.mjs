@@ -225,6 +225,13 @@ describe('state and panels on the 64-rank run', () => {
     // Every panel is shown and drew.
     assert.equal((await page.$$('#panel-ranked tbody tr')).length, 18);
     assert.equal((await option(page, 'heatmap')).xAxis[0].data.length, 64);
+    // The thread axis speaks of ranks (one thread per rank here): ticks `12`, not `12.0.0`.
+    assert.match((await option(page, 'heatmap')).xAxis[0].name, /^ranks 0–63 of 64/);
+    const ticks = await page.evaluate(() => {
+      const f = window.perfscape.charts.get('heatmap').getOption().xAxis[0].axisLabel.formatter;
+      return [f('12.0.0'), f('0.0.0 – 15.0.0')];
+    });
+    assert.deepEqual(ticks, ['12', '0–15']);
     assert.equal((await option(page, 'event-bars')).series[0].data.length, 64);
     assert.ok(await page.isVisible('#panel-terrain'));
     assert.equal(await page.$$eval('.panel-error:not([hidden])', (e) => e.length), 0);

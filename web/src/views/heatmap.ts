@@ -9,7 +9,7 @@ import type * as echarts from 'echarts';
 import type { MatrixResponse } from '../api/MatrixResponse';
 import { api } from '../client';
 import { numberFor, selectFor } from '../controls';
-import { compact, esc, percent, threadName, value } from '../format';
+import { compact, esc, percent, threadName, threadTick, threadsNoun, value } from '../format';
 import { type Panel, PanelView, SUPERSEDED } from '../panel';
 import { type Key, type State, axisChanged, store, touched } from '../state';
 import { HOT, type Scale, elideStart, labelInterval, linear, logarithmic, ticks, verticalLegend } from './colourscale';
@@ -210,10 +210,11 @@ export class HeatmapView extends PanelView {
       xAxis: {
         type: 'category',
         data: d.cols.map((b) => b.label),
-        name: `threads ${this.region.t0}–${this.region.t1 - 1} of ${d.thread_count} (${d.thread_order})`,
+        name: `${threadsNoun()} ${this.region.t0}–${this.region.t1 - 1} of ${d.thread_count} (${d.thread_order})`,
         nameLocation: 'middle',
         nameGap: 24,
-        axisLabel: { hideOverlap: true, fontSize: 10 },
+        // `12` (or `rank 12, thread 3`), not the `12.0.0` of the API.
+        axisLabel: { hideOverlap: true, fontSize: 10, formatter: (l: string) => threadTick(l) },
         splitArea: { show: false },
       },
       yAxis: {
