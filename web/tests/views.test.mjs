@@ -319,6 +319,9 @@ test('a run observed over time: sample slider, trend, Kiviat tube and point clou
     // Kiviat tube: polygons (line3D) stacked along the samples; point cloud of the 8 threads.
     const kv = await option(page, 'kiviat');
     assert.ok(kv.series.filter((s) => s.type === 'line3D').length > 21);
+    // Its tooltip names the thread as the page does: `rank 3`, not `3.0.0`.
+    const tip = await page.evaluate(() => window.perfscape.charts.get('kiviat').getOption().tooltip[0].formatter({ seriesName: '3.0.0 (vertices)' }));
+    assert.match(tip, /<b>rank 3<\/b> \(vertices\)/);
     const kvPix = await drawn(page, '#panel-kiviat .chart');
     assert.ok(kvPix.ink > 0.02 && kvPix.colours > 10, JSON.stringify(kvPix));
     const pc = await option(page, 'pointcloud');

@@ -9,7 +9,7 @@ import 'echarts-gl';
 import type { KiviatResponse } from '../api/KiviatResponse';
 import { api } from '../client';
 import { selectFor } from '../controls';
-import { esc, shorten, value } from '../format';
+import { esc, shorten, threadName, value } from '../format';
 import { type Panel, PanelView, SUPERSEDED } from '../panel';
 import { type Key, type State, store, touched } from '../state';
 import { AXIS_LABEL, AXIS_NAME } from './terrain';
@@ -74,7 +74,8 @@ export class KiviatView extends PanelView {
       const option = {
         animation: false,
         tooltip: {},
-        legend: { bottom: 0, type: 'scroll', textStyle: { fontSize: 10 } },
+        // Series are named `N.C.T` (a click selects that thread); the legend reads `rank N`.
+        legend: { bottom: 0, type: 'scroll', textStyle: { fontSize: 10 }, formatter: (n: string) => threadName(n) },
         title: { text: `sample ${k.samples[idx]}: ${names[k.samples[idx]] ?? ''}`, textStyle: { fontSize: 11 }, left: 'center', top: 0 },
         radar: { indicator: axes.map((n) => ({ name: n, max: 1, min: 0 })), radius: '62%', axisName: { fontSize: 11, color: '#1f2937' } },
         series: k.threads.map((t, i) => ({
@@ -143,7 +144,7 @@ export class KiviatView extends PanelView {
     });
     const option = {
       animation: false,
-      tooltip: { formatter: (p: { seriesName?: string }) => `thread <b>${esc((p.seriesName ?? '').split(' ')[0])}</b> ${esc((p.seriesName ?? '').split(' ').slice(1).join(' '))}<br/><small>click: select the thread</small>` },
+      tooltip: { formatter: (p: { seriesName?: string }) => `<b>${esc(threadName((p.seriesName ?? '').split(' ')[0]))}</b> ${esc((p.seriesName ?? '').split(' ').slice(1).join(' '))}<br/><small>click: select the thread</small>` },
       // The radial plane has no axes of its own (the event axes are drawn at the tube's end).
       xAxis3D: { type: 'value', min: -1.2, max: 1.2, name: '', axisLabel: { show: false }, axisTick: { show: false } },
       yAxis3D: { type: 'value', min: -1.2, max: 1.2, name: '', axisLabel: { show: false }, axisTick: { show: false } },
