@@ -31,6 +31,8 @@ export function serve(run, extra = []) {
     // Profile caches go to a temporary directory (the Rust test's, else a new one removed when
     // the server stops), never the user's.
     const ownCache = process.env.PERFSCAPE_CACHE_DIR ? null : mkdtempSync(path.join(tmpdir(), 'perfscape-browser-cache-'));
+    // Also when a test ends without stopping its server.
+    if (ownCache) process.on('exit', () => rmSync(ownCache, { recursive: true, force: true }));
     const env = { ...process.env, PERFSCAPE_CACHE_DIR: process.env.PERFSCAPE_CACHE_DIR ?? ownCache };
     const child = spawn(binary(), ['serve', run, '--no-open', ...extra], { stdio: ['ignore', 'pipe', 'pipe'], env });
     let out = '';

@@ -17,9 +17,10 @@ describe('a store of runs served beside the run', () => {
   let server;
   let br;
   let dir;
+  let cache;
   before(async () => {
     dir = mkdtempSync(path.join(tmpdir(), 'perfscape-store-'));
-    const cache = mkdtempSync(path.join(tmpdir(), 'perfscape-store-cache-'));
+    cache = mkdtempSync(path.join(tmpdir(), 'perfscape-store-cache-'));
     const env = { ...process.env, PERFSCAPE_CACHE_DIR: cache };
     execFileSync(binary(), ['store', 'add', np64, '--tag', 'build=baseline', '--store', dir], { env });
     execFileSync(binary(), ['store', 'add', np8, '--tag', 'build=opt', '--store', dir], { env });
@@ -30,6 +31,7 @@ describe('a store of runs served beside the run', () => {
     await br?.close();
     server?.stop();
     if (dir) rmSync(dir, { recursive: true, force: true });
+    if (cache) rmSync(cache, { recursive: true, force: true });
   });
 
   for (const viewport of [{ width: 1600, height: 1000 }, { width: 1280, height: 800 }]) {
