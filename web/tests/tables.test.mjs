@@ -158,11 +158,23 @@ describe('tables on the 64-rank run', () => {
       await page.close();
     });
 
-    test(`call tree at ${size}: the name column is wide, resizable by dragging, the width kept in the URL`, async () => {
+    test(`call tree at ${size}: the name column fitted, resizable by dragging, the width kept in the URL`, async () => {
       const { page, errors } = await open(br, server.url, viewport);
       const th = page.locator('#panel-calltree thead th.name');
       const w0 = (await th.boundingBox()).width;
-      assert.ok(w0 >= 239, `default name width ${w0}`);
+      // Fitted: the numbers in view without scrolling, no name cut by more than a quarter.
+      const fit = await page.evaluate(() => {
+        const s = document.querySelector('#panel-calltree .scroll');
+        const range = document.createRange();
+        const worst = Math.max(...[...document.querySelectorAll('#panel-calltree td.name')].map((td) => {
+          range.selectNodeContents(td);
+          const pad = parseFloat(getComputedStyle(td).paddingLeft);
+          return (range.getBoundingClientRect().width + pad) / td.clientWidth;
+        }));
+        return { overflow: s.scrollWidth - s.clientWidth, worst };
+      });
+      assert.ok(fit.overflow <= 0, `the call tree scrolls by ${fit.overflow} px`);
+      assert.ok(fit.worst <= 1.34, `a name needs ${fit.worst.toFixed(2)} times its cell`);
       // A node's whole callpath on hover.
       const title = await page.getAttribute('#panel-calltree tbody tr:has-text("timestep_loop") td.name', 'title');
       assert.equal(title, '.TAU application => main int (int, char **) => timestep_loop');

@@ -55,8 +55,9 @@ export class CallTreeView extends PanelView {
   }
 
   /** Sets the width of the name column: the user's (`ctw`), else what the panel leaves
-   * beside the other columns, and at least 180 px of text beside the deepest indent shown
-   * (240–600 px; the column stays in place when the table scrolls right). */
+   * beside the other columns. When that cuts the names shown (each beside its indent, up to
+   * 180 px of text) by more than a quarter, the column gets their width instead and the table
+   * scrolls right (the column stays in place); cut names are whole in their tooltip. 120–600 px. */
   private sizeName(s: State): void {
     const table = this.scroll.querySelector<HTMLElement>('table.calltree');
     const th = table?.querySelector<HTMLElement>('th.name');
@@ -65,9 +66,16 @@ export class CallTreeView extends PanelView {
     if (w === 0) {
       const rest = table.offsetWidth - th.offsetWidth;
       const room = this.scroll.clientWidth - rest - 2;
-      let indent = 0;
-      table.querySelectorAll<HTMLElement>('td[data-depth]').forEach((td) => (indent = Math.max(indent, indentOf(Number(td.dataset.depth)))));
-      w = this.scroll.clientWidth > 0 ? Math.round(Math.min(600, Math.max(240, room, indent + 180))) : 320;
+      // The widest name beside its indent, as laid out (a range over the cell's text).
+      let need = 0;
+      const range = document.createRange();
+      table.querySelectorAll<HTMLElement>('td[data-depth]').forEach((td) => {
+        range.selectNodeContents(td);
+        const text = range.getBoundingClientRect().width;
+        need = Math.max(need, indentOf(Number(td.dataset.depth)) + Math.min(180, text) + 12);
+      });
+      const fit = room >= 0.75 * need ? room : need;
+      w = this.scroll.clientWidth > 0 ? Math.round(Math.min(600, Math.max(120, fit))) : 320;
     }
     table.style.setProperty('--name-w', `${w}px`);
   }
