@@ -6,6 +6,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { after, before } from 'node:test';
 import { chromium } from 'playwright-core';
 import { PNG } from 'pngjs';
 
@@ -53,6 +54,22 @@ export function serve(run, extra = []) {
     child.stderr.on('data', (d) => (err += d));
     child.on('exit', (code) => reject(new Error(`server exited (${code}): ${out}${err}`)));
   });
+}
+
+/** For the enclosing `describe` block: `before` serves the run `run()` names (with `extra`
+ * arguments) and starts a browser, `after` closes both. Returns `{ server, br }`, filled
+ * once `before` has run. */
+export function servedForSuite(run, extra = []) {
+  const s = { server: null, br: null };
+  before(async () => {
+    s.server = await serve(run(), extra);
+    s.br = await browser();
+  });
+  after(async () => {
+    await s.br?.close();
+    s.server?.stop();
+  });
+  return s;
 }
 
 /** A large run made by ../shared/tools/tau_scale.py: 4,096 ranks in $PERFSCAPE_BIG_RUN, 65,536

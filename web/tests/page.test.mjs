@@ -4,9 +4,9 @@
 // Run: `PERFSCAPE_BIN=... node --test tests/page.test.mjs` (needs the debug binary and chromium).
 
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import path from 'node:path';
-import { browser, drawn, open, repo, selection, serve, shared } from './harness.mjs';
+import { browser, drawn, open, repo, selection, serve, shared, servedForSuite } from './harness.mjs';
 
 const np64 = path.join(repo, 'examples/tau/mpi-stencil-np64-callpath-commmatrix');
 const np8 = path.join(shared, 'corpus/tau-real/mpi-stencil-np8-snapshot');
@@ -57,29 +57,20 @@ function axisNames(page) {
 }
 
 describe('the page around the views (64-rank run)', () => {
-  let server;
-  let br;
-  before(async () => {
-    server = await serve(np64);
-    br = await browser();
-  });
-  after(async () => {
-    await br?.close();
-    server?.stop();
-  });
+  const s = servedForSuite(() => np64);
 
   for (const size of SIZES) {
     const at = `${size.width}×${size.height}`;
 
     test(`${at}: a loading message names the run and what is fetched; panels say loading until they draw`, async () => {
-      const page = await br.newPage({ viewport: size });
+      const page = await s.br.newPage({ viewport: size });
       const errors = [];
       page.on('pageerror', (e) => errors.push(e.message));
       const run = await hold(page, '/api/run');
       const layout = await hold(page, '/api/layout');
       const events = await hold(page, '/api/events');
       const overview = await hold(page, '/api/overview');
-      await page.goto(server.url);
+      await page.goto(s.server.url);
       // Before the run information arrives: never a blank page.
       await page.waitForSelector('#page-loading');
       assert.ok(await page.isVisible('#page-loading'));
@@ -114,7 +105,7 @@ describe('the page around the views (64-rank run)', () => {
     });
 
     test(`${at}: the help opens from the header, explains blank cells and skip marks, and closes with Escape`, async () => {
-      const { page, errors } = await open(br, server.url, size);
+      const { page, errors } = await open(s.br, s.server.url, size);
       assert.equal(await page.$eval('#help', (d) => d.open), false);
       await page.click('#help-button');
       assert.equal(await page.$eval('#help', (d) => d.open), true);
@@ -136,7 +127,7 @@ describe('the page around the views (64-rank run)', () => {
     });
 
     test(`${at}: Tab reaches the ranked table with a visible ring; ↑/↓ step through the events; Escape restores a maximized panel`, async () => {
-      const { page, errors } = await open(br, server.url, size);
+      const { page, errors } = await open(s.br, s.server.url, size);
       await page.locator('body').click({ position: { x: 2, y: 2 } }).catch(() => {});
       const order = [];
       let ring = null;
@@ -183,7 +174,7 @@ describe('the page around the views (64-rank run)', () => {
     });
 
     test(`${at}: every panel head keeps to one line (tools that do not fit in a ⋯ menu) and axis names are inside their charts`, async () => {
-      const { page, errors } = await open(br, server.url, size);
+      const { page, errors } = await open(s.br, s.server.url, size);
       const heads = await page.$$eval('section.panel .panel-head', (hs) =>
         hs.filter((h) => h.offsetParent).map((h) => ({ panel: h.parentElement.id, height: h.getBoundingClientRect().height, crowded: h.parentElement.classList.contains('crowded') })),
       );
@@ -216,7 +207,7 @@ describe('the page around the views (64-rank run)', () => {
     });
 
     test(`${at}: the dark theme redefines the colours, reaches the charts and is kept in the URL`, async () => {
-      const { page, errors } = await open(br, server.url, size);
+      const { page, errors } = await open(s.br, s.server.url, size);
       const look = () =>
         page.evaluate(() => {
           const root = getComputedStyle(document.documentElement);
@@ -250,7 +241,7 @@ describe('the page around the views (64-rank run)', () => {
       assert.ok(pix.ink > 0.9, JSON.stringify(pix));
       assert.match(page.url(), /theme=dark/);
       // Kept: the URL reopens it dark; a page without the key follows this browser's choice.
-      const again = await open(br, page.url(), size);
+      const again = await open(s.br, page.url(), size);
       assert.equal(await again.page.evaluate(() => document.documentElement.dataset.theme), 'dark');
       await again.page.close();
       await page.click('#theme-toggle');

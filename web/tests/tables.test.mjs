@@ -5,9 +5,9 @@
 // read "rank N". At 1600×1000 and 1280×800.
 
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import path from 'node:path';
-import { browser, open, repo, selection, serve, shared } from './harness.mjs';
+import { browser, open, repo, selection, serve, shared, servedForSuite } from './harness.mjs';
 
 const np64 = path.join(repo, 'examples/tau/mpi-stencil-np64-callpath-commmatrix');
 const ALL = 'rank,name,source,sum,percent,mean,min,max,imbalance,calls';
@@ -21,22 +21,13 @@ function inside(inner, outer) {
 }
 
 describe('tables on the 64-rank run', () => {
-  let server;
-  let br;
-  before(async () => {
-    server = await serve(np64);
-    br = await browser();
-  });
-  after(async () => {
-    await br?.close();
-    server?.stop();
-  });
+  const s = servedForSuite(() => np64);
 
   for (const viewport of [{ width: 1600, height: 1000 }, { width: 1280, height: 800 }]) {
     const size = `${viewport.width}×${viewport.height}`;
 
     test(`ranked table at ${size}: Max, Imbalance and Calls visible without scrolling; Max names the rank`, async () => {
-      const { page, errors } = await open(br, server.url, viewport);
+      const { page, errors } = await open(s.br, s.server.url, viewport);
       const box = await page.locator('#panel-ranked .scroll').boundingBox();
       for (const key of ['name', 'max', 'imbalance', 'calls']) {
         const th = await page.locator(`#panel-ranked thead th[data-key="${key}"]`).boundingBox();
@@ -69,7 +60,7 @@ describe('tables on the 64-rank run', () => {
 
     test(`ranked table at ${size}: scrolled right, the event names stay in view`, async () => {
       // Every column shown: the table is wider than the panel.
-      const { page, errors } = await open(br, `${server.url}?cols=${ALL}`, viewport);
+      const { page, errors } = await open(s.br, `${s.server.url}?cols=${ALL}`, viewport);
       assert.deepEqual(await headers(page), ['rank', 'name', 'sum', 'percent', 'mean', 'min', 'max', 'imbalance', 'calls']);
       const scroll = page.locator('#panel-ranked .scroll');
       const wide = await scroll.evaluate((e) => e.scrollWidth - e.clientWidth);
@@ -97,7 +88,7 @@ describe('tables on the 64-rank run', () => {
     });
 
     test(`ranked table at ${size}: the columns control hides and shows columns, kept in the URL`, async () => {
-      const { page, errors } = await open(br, server.url, viewport);
+      const { page, errors } = await open(s.br, s.server.url, viewport);
       const fitted = await headers(page);
       assert.ok(!fitted.includes('min'));
       await page.click('#panel-ranked .colpick summary');
@@ -129,7 +120,7 @@ describe('tables on the 64-rank run', () => {
     });
 
     test(`callpaths at ${size}: labels end with their leaf, tell rows apart, the whole path on hover`, async () => {
-      const { page, errors } = await open(br, `${server.url}?callpaths=1`, viewport);
+      const { page, errors } = await open(s.br, `${s.server.url}?callpaths=1`, viewport);
       const rows = await page.$$eval('#panel-ranked tbody tr', (trs) =>
         trs.slice(0, 30).map((tr) => ({ text: tr.querySelector('td.name').textContent, title: tr.querySelector('td.name').title })),
       );
@@ -159,7 +150,7 @@ describe('tables on the 64-rank run', () => {
     });
 
     test(`call tree at ${size}: the name column fitted, resizable by dragging, the width kept in the URL`, async () => {
-      const { page, errors } = await open(br, server.url, viewport);
+      const { page, errors } = await open(s.br, s.server.url, viewport);
       const th = page.locator('#panel-calltree thead th.name');
       const w0 = (await th.boundingBox()).width;
       // Fitted: the numbers in view without scrolling, no name cut by more than a quarter.
@@ -195,7 +186,7 @@ describe('tables on the 64-rank run', () => {
       assert.ok(Math.abs(ctw - w1) <= 2, `ctw ${ctw}`);
       assert.equal(new URL(page.url()).searchParams.get('ctw'), String(ctw));
       // A page opened at that URL has the width; scrolled right, the names stay.
-      const { page: p2 } = await open(br, page.url(), viewport);
+      const { page: p2 } = await open(s.br, page.url(), viewport);
       const w2 = (await p2.locator('#panel-calltree thead th.name').boundingBox()).width;
       assert.ok(Math.abs(w2 - w1) <= 2, `reopened: ${w2}`);
       const scroll = p2.locator('#panel-calltree .scroll');

@@ -7,8 +7,8 @@
 
 import assert from 'node:assert/strict';
 import path from 'node:path';
-import { after, before, describe, test } from 'node:test';
-import { bigRun, browser, open, option, repo, selection, serve, shared } from './harness.mjs';
+import { describe, test } from 'node:test';
+import { bigRun, open, option, repo, selection, shared, servedForSuite } from './harness.mjs';
 
 const np64 = path.join(repo, 'examples/tau/mpi-stencil-np64-callpath-commmatrix');
 const np8 = path.join(shared, 'corpus/tau-real/mpi-stencil-np8-snapshot');
@@ -87,20 +87,11 @@ async function clear(page, keepEvent = false) {
 }
 
 describe('3-D views: a click selects what is drawn there (64 ranks)', () => {
-  let server;
-  let br;
-  before(async () => {
-    server = await serve(np64);
-    br = await browser();
-  });
-  after(async () => {
-    await br?.close();
-    server?.stop();
-  });
+  const s = servedForSuite(() => np64);
 
   for (const size of SIZES) {
     test(`terrain: a cell, a peak, and from above (${size.width}×${size.height})`, async () => {
-      const { page, errors } = await open(br, server.url, size);
+      const { page, errors } = await open(s.br, s.server.url, size);
       // Ask again (the first answer came before we listened): another resolution.
       const answer = page.waitForResponse((r) => /\/api\/terrain\?/.test(r.url()));
       await page.evaluate(() => window.perfscape.store.set({ ty: window.perfscape.store.get().ty === 64 ? 128 : 64 }));
@@ -155,7 +146,7 @@ describe('3-D views: a click selects what is drawn there (64 ranks)', () => {
     });
 
     test(`point cloud: a click on a point selects its thread (${size.width}×${size.height})`, async () => {
-      const { page, errors } = await open(br, server.url, size);
+      const { page, errors } = await open(s.br, s.server.url, size);
       const answer = page.waitForResponse((r) => /\/api\/pointcloud\?/.test(r.url()));
       await page.evaluate(() => window.perfscape.store.set({ event: null, thread: null }));
       const cloud = await (await answer).json();
@@ -182,7 +173,7 @@ describe('3-D views: a click selects what is drawn there (64 ranks)', () => {
     });
 
     test(`event view: a click selects the thread of the bar under the cursor (${size.width}×${size.height})`, async () => {
-      const { page, errors } = await open(br, server.url, size);
+      const { page, errors } = await open(s.br, s.server.url, size);
       await clickBars(page, false);
       assert.deepEqual(errors, []);
       await page.close();
@@ -230,19 +221,10 @@ async function clickBars(page, downsampled) {
 }
 
 describe('event view on 4,096 ranks', () => {
-  let server;
-  let br;
-  before(async () => {
-    server = await serve(bigRun(4096));
-    br = await browser();
-  });
-  after(async () => {
-    await br?.close();
-    server?.stop();
-  });
+  const s = servedForSuite(() => bigRun(4096));
   for (const size of SIZES) {
     test(`sub-pixel bars: a click selects the thread under the cursor (${size.width}×${size.height})`, { timeout: 240000 }, async () => {
-      const { page, errors } = await open(br, server.url, size);
+      const { page, errors } = await open(s.br, s.server.url, size);
       await page.waitForFunction(() => (window.perfscape.charts.get('event-bars')?.getOption()?.series?.[0]?.data?.length ?? 0) > 0, null, { timeout: 120000 });
       await clickBars(page, true);
       assert.deepEqual(errors, []);
@@ -252,19 +234,10 @@ describe('event view on 4,096 ranks', () => {
 });
 
 describe('Kiviat tube (8-rank snapshot run)', () => {
-  let server;
-  let br;
-  before(async () => {
-    server = await serve(np8);
-    br = await browser();
-  });
-  after(async () => {
-    await br?.close();
-    server?.stop();
-  });
+  const s = servedForSuite(() => np8);
   for (const size of SIZES) {
     test(`a click on a tube's vertex selects its thread; the labels are readable (${size.width}×${size.height})`, async () => {
-      const { page, errors } = await open(br, server.url, size);
+      const { page, errors } = await open(s.br, s.server.url, size);
       await page.evaluate(() => window.perfscape.store.set({ thread: null }));
       await page.waitForTimeout(1200);
       const box = await chartBox(page, 'kiviat');
@@ -310,19 +283,10 @@ async function drawnWindow(page, before) {
 }
 
 describe('timeline (np4 Chrome trace)', () => {
-  let server;
-  let br;
-  before(async () => {
-    server = await serve(trace);
-    br = await browser();
-  });
-  after(async () => {
-    await br?.close();
-    server?.stop();
-  });
+  const s = servedForSuite(() => trace);
   for (const size of SIZES) {
     test(`the wheel and W/S zoom about the cursor, A/D pan, labels fit their slices, the strip title's lines apart (${size.width}×${size.height})`, async () => {
-      const { page, errors } = await open(br, server.url, size);
+      const { page, errors } = await open(s.br, s.server.url, size);
       const box = await chartBox(page, 'timeline');
       const y = box.height * 0.5;
       const data = () => page.evaluate(() => ({ from: window.perfscape.charts.get('timeline-data').from_ns, to: window.perfscape.charts.get('timeline-data').to_ns }));
