@@ -35,8 +35,7 @@ pub trait MatrixSource: Sync {
     /// The default goes through [`MatrixSource::for_each_in_row`]; sources override it to skip
     /// a call per cell.
     fn fill_row(&self, r: usize, row: &mut [f64]) {
-        row.fill(f64::NAN);
-        self.for_each_in_row(r, &mut |p, v| row[p] = v);
+        fill_row_by_cells(self, r, row);
     }
     /// The reduction of row `r` over positions `range` (NaN when no cell has data). The
     /// default reads cell by cell; dense sources override it with a slice scan.
@@ -49,6 +48,12 @@ pub trait MatrixSource: Sync {
         }
         acc
     }
+}
+
+/// [`MatrixSource::fill_row`] through [`MatrixSource::for_each_in_row`], a call per cell.
+fn fill_row_by_cells<S: MatrixSource + ?Sized>(src: &S, r: usize, row: &mut [f64]) {
+    row.fill(f64::NAN);
+    src.for_each_in_row(r, &mut |p, v| row[p] = v);
 }
 
 /// A profile seen as a matrix: rows of a [`RowSet`] × threads of a [`ThreadAxis`], one value
@@ -115,9 +120,8 @@ impl MatrixSource for ProfileMatrix<'_> {
     fn fill_row(&self, r: usize, row: &mut [f64]) {
         let events = &self.rows.rows[r].events;
         if events.len() != 1 {
-            row.fill(f64::NAN);
-            self.for_each_in_row(r, &mut |p, v| row[p] = v);
-            return;
+            // A source line: its events combined per thread first.
+            return fill_row_by_cells(self, r, row);
         }
         row.fill(f64::NAN);
         let col = self.profile.interval(events[0]);
