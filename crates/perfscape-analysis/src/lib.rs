@@ -31,6 +31,7 @@ pub mod compare;
 mod derived;
 mod error;
 mod filter;
+pub mod findings;
 mod histogram;
 pub mod params;
 pub mod pyramid;

@@ -1,0 +1,288 @@
+//! Findings: what is wrong with a run, ranked by the time it costs.
+//!
+//! [`findings`] looks at one metric of a profile and reports, each with its cost (in the
+//! metric's unit and as a percent of a typical thread's time), its evidence and the view that
+//! shows it:
+//!
+//! - **Stragglers** ([`FindingKind::Straggler`], `stragglers.rs`): a thread whose value in an
+//!   event (exclusive or inclusive) is at least [`FindingOptions::straggler_ratio`] times the
+//!   median over the threads that have the event, when only a few threads
+//!   ([`FindingOptions::straggler_max_share`]) are that far off: when many are, they are a
+//!   class of threads that behave differently (the root of a gather, the boundary ranks of a
+//!   stencil), not stragglers. One finding per thread (its costliest event; the others are
+//!   evidence). Cost: value − median.
+//! - **Load imbalance** ([`FindingKind::Imbalance`], `balance.rs`): an event of useful work (a
+//!   flat event whose category counts as useful, see [`findings`]) whose largest exclusive
+//!   value exceeds the mean over all threads by at least [`FindingOptions::imbalance_min`].
+//!   Cost: max − mean (the time the others wait for the slowest; ParaProf's and the POP
+//!   Centre's definition). The evidence says how the values run along the ranks (the
+//!   correlation of value with rank: a ramp, or noise). Waiting in communication is not
+//!   reported as imbalance of its own: it is the symptom of imbalance in the work before it.
+//! - **Communication-bound threads** ([`FindingKind::CommunicationBound`]): a thread whose
+//!   share of time outside useful work is at least [`FindingOptions::idle_share_gap`] above
+//!   the median thread's share.
+//! - **Low parallel efficiency** ([`FindingKind::Efficiency`]): the POP metrics of the run
+//!   (load balance = mean(useful) / max(useful), communication efficiency = max(useful) /
+//!   runtime, parallel efficiency = their product; POP Centre of Excellence, "POP standard
+//!   metrics for parallel performance analysis") below [`FindingOptions::efficiency_min`]
+//!   (POP reports call an efficiency under 0.8 worth improving).
+//! - **Hot spots** ([`FindingKind::HotSpot`]): flat events whose exclusive time is at least
+//!   [`FindingOptions::hot_spot_share`] of all thread time (where to look first, not a fault).
+//!
+//! Costs are compared with the **median thread total** (the median over threads of each
+//! thread's total, [`crate::thread_totals`]): a straggler's own total would otherwise shrink
+//! every other percentage. Thresholds are options with documented defaults; the CLI and the
+//! server expose them.
+
+mod balance;
+mod stragglers;
+
+use crate::stats::thread_totals;
+use perfscape_model::{EventId, MetricId, Profile, ThreadIndex};
+use serde::Serialize;
+
+/// What a finding is about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(rename_all = "snake_case")]
+pub enum FindingKind {
+    /// One thread far above the others in an event.
+    Straggler,
+    /// An event of useful work unevenly spread over the threads.
+    Imbalance,
+    /// A thread spending far more of its time outside useful work than the others.
+    CommunicationBound,
+    /// The run's POP efficiencies below the threshold.
+    Efficiency,
+    /// An event taking a large share of all thread time.
+    HotSpot,
+}
+
+impl FindingKind {
+    /// The kind's name in the CLI and the API (`straggler`, `imbalance`, ...).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FindingKind::Straggler => "straggler",
+            FindingKind::Imbalance => "imbalance",
+            FindingKind::CommunicationBound => "communication_bound",
+            FindingKind::Efficiency => "efficiency",
+            FindingKind::HotSpot => "hot_spot",
+        }
+    }
+}
+
+/// One finding.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Finding {
+    /// What it is about.
+    pub kind: FindingKind,
+    /// One line saying what was found, with names and numbers.
+    pub title: String,
+    /// Time lost, in the metric's unit (see each kind for how it is counted); 0 for kinds
+    /// without a cost of their own ([`FindingKind::HotSpot`] gives the event's total).
+    pub cost: f64,
+    /// `cost` as a percent of the median thread total.
+    pub cost_percent: f64,
+    /// The numbers behind it, one statement each.
+    pub evidence: Vec<String>,
+    /// The event the view should select, if any.
+    pub event: Option<EventId>,
+    /// The thread the view should select, if any.
+    pub thread: Option<ThreadIndex>,
+}
+
+/// Thresholds of [`findings`]; [`Default`] gives the documented defaults.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct FindingOptions {
+    /// A straggler's value is at least this many times the event's median (default 2).
+    pub straggler_ratio: f64,
+    /// At most this share of the threads may be that far off in one event for them to be
+    /// stragglers (default 0.001, i.e. 1 in 1,000; always at least one thread).
+    pub straggler_max_share: f64,
+    /// Smallest cost of a straggler, as a share of the median thread total (default 0.0001).
+    pub straggler_min_cost: f64,
+    /// Smallest imbalance `max / mean − 1` reported (default 0.10).
+    pub imbalance_min: f64,
+    /// Smallest imbalance cost `max − mean`, as a share of the median thread total (default
+    /// 0.0001).
+    pub imbalance_min_cost: f64,
+    /// A communication-bound thread's non-useful share exceeds the median thread's by at least
+    /// this (default 0.25, i.e. 25 percentage points).
+    pub idle_share_gap: f64,
+    /// POP efficiencies under this are reported (default 0.8).
+    pub efficiency_min: f64,
+    /// Hot spots take at least this share of all thread time (default 0.10).
+    pub hot_spot_share: f64,
+    /// At most this many findings of each kind (default 20), costliest first.
+    pub max_per_kind: usize,
+}
+
+impl Default for FindingOptions {
+    fn default() -> Self {
+        FindingOptions {
+            straggler_ratio: 2.0,
+            straggler_max_share: 0.001,
+            straggler_min_cost: 0.0001,
+            imbalance_min: 0.10,
+            imbalance_min_cost: 0.0001,
+            idle_share_gap: 0.25,
+            efficiency_min: 0.8,
+            hot_spot_share: 0.10,
+            max_per_kind: 20,
+        }
+    }
+}
+
+/// The findings of a run in one metric.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Findings {
+    /// The median over threads of each thread's total: the basis of every percent.
+    pub median_thread_total: f64,
+    /// The POP metrics, when some events count as useful and the metric adds up.
+    pub pop: Option<PopMetrics>,
+    /// Every finding, costliest first within the order straggler, imbalance,
+    /// communication-bound, efficiency, hot spot.
+    pub findings: Vec<Finding>,
+}
+
+/// The POP Centre of Excellence's efficiency metrics of one run, from a profile: per thread
+/// `useful` = exclusive time of the events counted as useful.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct PopMetrics {
+    /// mean(useful) / max(useful) over the threads.
+    pub load_balance: f64,
+    /// max(useful) / runtime, runtime being the largest thread total.
+    pub communication_efficiency: f64,
+    /// load_balance × communication_efficiency.
+    pub parallel_efficiency: f64,
+    /// The largest thread total (the metric's unit).
+    pub runtime: f64,
+    /// The largest per-thread useful time.
+    pub max_useful: f64,
+    /// The mean per-thread useful time.
+    pub mean_useful: f64,
+}
+
+/// Finds what is wrong with metric `m` of `profile` (see the module documentation).
+///
+/// `useful[e]` says whether event `e`'s exclusive time is useful work (its category is not
+/// communication, synchronization or idle); a slice of the wrong length, or a metric that does
+/// not add up, leaves out the kinds that need it (imbalance, communication-bound, efficiency).
+/// Runs with fewer than three threads have no stragglers.
+pub fn findings(profile: &Profile, m: MetricId, useful: &[bool], opts: &FindingOptions) -> Findings {
+    let totals: Vec<f64> = thread_totals(profile, m).iter().map(|t| t.inclusive).collect();
+    let median_thread_total = median(&mut totals.iter().copied().filter(|v| !v.is_nan()).collect::<Vec<_>>());
+    let additive = profile.metric(m).combine.is_additive();
+    let useful = (useful.len() == profile.events().len() && additive).then_some(useful);
+    let ctx = Context {
+        profile,
+        m,
+        totals: &totals,
+        basis: median_thread_total,
+        opts,
+        ranks_only: profile.threads().iter().all(|t| t.context == 0 && t.thread == 0),
+    };
+    let mut out = Vec::new();
+    let mut push = |mut v: Vec<Finding>| {
+        v.sort_by(|a, b| crate::stats::larger_first(a.cost, b.cost));
+        v.truncate(opts.max_per_kind);
+        out.extend(v);
+    };
+    push(stragglers::stragglers(&ctx));
+    let mut pop = None;
+    if let Some(useful) = useful {
+        push(balance::imbalance(&ctx, useful));
+        let per_thread = balance::useful_per_thread(profile, m, useful);
+        push(balance::communication_bound(&ctx, &per_thread));
+        pop = balance::pop_metrics(&per_thread, &totals);
+        push(pop.map(|p| balance::efficiency(&ctx, &p)).unwrap_or_default());
+    }
+    if additive {
+        push(balance::hot_spots(&ctx));
+    }
+    Findings {
+        median_thread_total,
+        pop,
+        findings: out,
+    }
+}
+
+/// What every finder reads.
+struct Context<'a> {
+    profile: &'a Profile,
+    m: MetricId,
+    /// Each thread's total (NaN: none).
+    totals: &'a [f64],
+    /// The median thread total (the percent basis).
+    basis: f64,
+    opts: &'a FindingOptions,
+    /// Every thread is thread 0 of context 0: threads are named by rank.
+    ranks_only: bool,
+}
+
+impl Context<'_> {
+    /// `cost` as a percent of the median thread total (0 when that is 0).
+    fn percent(&self, cost: f64) -> f64 {
+        if self.basis > 0.0 {
+            100.0 * cost / self.basis
+        } else {
+            0.0
+        }
+    }
+
+    /// The unit symbol of the metric, for titles.
+    fn unit(&self) -> &str {
+        self.profile.metric(self.m).unit.symbol()
+    }
+
+    /// An event's display name.
+    fn name(&self, e: EventId) -> String {
+        self.profile.event_name(e)
+    }
+
+    /// A thread's address (`rank 3` when every thread is a rank's only one, `n.c.t`
+    /// otherwise).
+    fn thread(&self, t: ThreadIndex) -> String {
+        let id = self.profile.thread(t);
+        if self.ranks_only {
+            format!("rank {}", id.node)
+        } else {
+            id.to_string()
+        }
+    }
+}
+
+/// The median of `v` (the mean of the two middle values for an even count; 0 when empty).
+/// Reorders `v`.
+pub(crate) fn median(v: &mut [f64]) -> f64 {
+    let n = v.len();
+    if n == 0 {
+        return 0.0;
+    }
+    let cmp = |a: &f64, b: &f64| a.total_cmp(b);
+    let (_, &mut hi, _) = v.select_nth_unstable_by(n / 2, cmp);
+    if n % 2 == 1 {
+        hi
+    } else {
+        let lo = v[..n / 2].iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        (lo + hi) / 2.0
+    }
+}
+
+/// A value with its unit, three significant digits (`1.23 s`, `456 us`).
+fn show(v: f64, unit: &str) -> String {
+    let (v, unit) = match unit {
+        "us" | "µs" if v.abs() >= 1e6 => (v / 1e6, "s"),
+        "us" | "µs" if v.abs() >= 1e3 => (v / 1e3, "ms"),
+        _ => (v, unit),
+    };
+    let digits = if v.abs() >= 100.0 {
+        0
+    } else if v.abs() >= 10.0 {
+        1
+    } else {
+        2
+    };
+    format!("{v:.digits$} {unit}")
+}
