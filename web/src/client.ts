@@ -15,6 +15,10 @@ import type { TimelineResponse } from './api/TimelineResponse';
 import type { TerrainResponse } from './api/TerrainResponse';
 import type { ThreadsResponse } from './api/ThreadsResponse';
 import type { CallTreeRequest } from './api/CallTreeRequest';
+import type { UserEventsResponse } from './api/UserEventsResponse';
+import type { UserEventsRequest } from './api/UserEventsRequest';
+import type { UserEventDetail } from './api/UserEventDetail';
+import type { UserEventRequest } from './api/UserEventRequest';
 import type { EventRequest } from './api/EventRequest';
 import type { EventsRequest } from './api/EventsRequest';
 import type { KiviatRequest } from './api/KiviatRequest';
@@ -161,6 +165,12 @@ export const api = {
   /** `/api/calltree` in the state's scope (the selected thread for `thread`). */
   calltree: (s: State, signal?: Signal) =>
     get<CallTreeResponse, CallTreeRequest>('calltree', { ...at(s), metric: s.metric, scope: s.scope === 'thread' ? s.thread ?? 'total' : s.scope }, signal),
+  /** `/api/userevents`: every user event, with the selected thread's own statistics. */
+  userEvents: (s: State, signal?: Signal) =>
+    get<UserEventsResponse, UserEventsRequest>('userevents', { ...at(s), thread: s.thread }, signal),
+  /** `/api/userevent/{id}`: one user event on every thread (at most `points`). */
+  userEvent: (s: State, id: number, points: number, signal?: Signal) =>
+    get<UserEventDetail, UserEventRequest>(`userevent/${id}`, { ...at(s), points }, signal),
   /** `/api/terrain` at the terrain's resolution. */
   terrain: (s: State, signal?: Signal) => get<TerrainResponse, TerrainRequest>('terrain', { ...common(s), h: s.ty, w: s.tx, peaks: s.peaks }, signal),
   /** `/api/series`: the samples of a run observed over time. */

@@ -13,7 +13,8 @@ pub use perfscape_analysis::answers::{
     EventsResponse, HistogramJson, KiviatResponse, KiviatThread, MatrixResponse, OverviewResponse,
     OverviewRowJson, PeakJson, PointCloudResponse, RowJson, RowsResponse, SampleJson, ScalingResponse,
     ScalingRowJson, SeriesResponse, SummaryJson, TerrainResponse, ThreadValue, ThreadsResponse, TimelineLane,
-    TimelineResponse, TreeNodeJson, TrendPoint, TrendResponse,
+    TimelineResponse, TreeNodeJson, TrendPoint, TrendResponse, UserEventDetail, UserEventRow, UserEventStats,
+    UserEventThread, UserEventsResponse,
 };
 use perfscape_model::Combine;
 use serde::Serialize;
@@ -259,6 +260,8 @@ mod tests {
             TerrainResponse,
             ThreadsResponse,
             TimelineResponse,
+            UserEventsResponse,
+            UserEventDetail,
             TrendResponse,
             DiffResponse,
             DiffThreadsResponse,

@@ -59,7 +59,8 @@ use endpoints::View;
 use request::{
     At, CallTreeRequest, DiffMatrixRequest, DiffRequest, DiffThreadsRequest, DiffTreeRequest, EventRequest,
     EventsRequest, KiviatRequest, MatrixRequest, OverviewRequest, Params, PointCloudRequest, RowsRequest,
-    ScalingRequest, TerrainRequest, ThreadsRequest, TimelineRequest, TrendRequest,
+    ScalingRequest, TerrainRequest, ThreadsRequest, TimelineRequest, TrendRequest, UserEventRequest,
+    UserEventsRequest,
 };
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::sync::Arc;
@@ -363,6 +364,18 @@ async fn get_event(
     answer(s, q.at(), move |v| endpoints::event::get(v, id, &q)).await
 }
 
+async fn get_user_events(State(s): State<Shared>, Params(q): Params<UserEventsRequest>) -> Response {
+    answer(s, q.at(), move |v| endpoints::user_events::list(v, &q)).await
+}
+
+async fn get_user_event(
+    State(s): State<Shared>,
+    Path(id): Path<u32>,
+    Params(q): Params<UserEventRequest>,
+) -> Response {
+    answer(s, q.at(), move |v| endpoints::user_events::detail(v, id, &q)).await
+}
+
 async fn get_calltree(State(s): State<Shared>, Params(q): Params<CallTreeRequest>) -> Response {
     answer(s, q.at(), move |v| endpoints::calltree::get(v, &q)).await
 }
@@ -460,6 +473,8 @@ pub fn router(state: Shared) -> Router {
         .route("/overview", get(get_overview))
         .route("/event/{id}", get(get_event))
         .route("/calltree", get(get_calltree))
+        .route("/userevents", get(get_user_events))
+        .route("/userevent/{id}", get(get_user_event))
         .route("/terrain", get(get_terrain))
         .route("/rows", get(get_rows))
         .route("/threads", get(get_threads))

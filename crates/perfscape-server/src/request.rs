@@ -387,6 +387,30 @@ pub struct EventRequest {
     pub mode: Option<SampleMode>,
 }
 
+/// `GET /api/userevents`: every user (atomic) event.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, TS)]
+#[ts(export, optional_fields)]
+pub struct UserEventsRequest {
+    /// A thread `N.C.T` whose own statistics each row also gives.
+    pub thread: Option<ThreadAddr>,
+    /// Runs observed over time: the sample read; default the final state.
+    pub sample: Option<u32>,
+    /// `cumulative` (default) or `delta`.
+    pub mode: Option<SampleMode>,
+}
+
+/// `GET /api/userevent/{id}`: one user event on every thread.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, TS)]
+#[ts(export, optional_fields)]
+pub struct UserEventRequest {
+    /// Most threads listed (default 4096, 16..=100,000; beyond that every n-th thread).
+    pub points: Option<u32>,
+    /// Runs observed over time: the sample read; default the final state.
+    pub sample: Option<u32>,
+    /// `cumulative` (default) or `delta`.
+    pub mode: Option<SampleMode>,
+}
+
 /// `GET /api/calltree`: the call tree in a scope.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, TS)]
 #[ts(export, optional_fields)]
@@ -516,7 +540,7 @@ macro_rules! groups {
 }
 
 groups!(at: EventsRequest, RowsRequest, MatrixRequest, OverviewRequest, TerrainRequest, ThreadsRequest,
-    EventRequest, CallTreeRequest, PointCloudRequest);
+    EventRequest, CallTreeRequest, PointCloudRequest, UserEventsRequest, UserEventRequest);
 groups!(values: DiffRequest, DiffThreadsRequest, DiffMatrixRequest, ScalingRequest, EventsRequest, RowsRequest, MatrixRequest, OverviewRequest, TerrainRequest, ThreadsRequest,
     EventRequest, TrendRequest, KiviatRequest, PointCloudRequest);
 groups!(rows: RowsRequest, MatrixRequest, OverviewRequest, TerrainRequest);

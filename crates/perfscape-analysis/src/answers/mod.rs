@@ -27,19 +27,21 @@
 //! | diff heat map of two runs | [`diff_matrix`] | [`DiffMatrixResponse`] |
 //! | scaling study of the served runs | [`scaling_view`] | [`ScalingResponse`] |
 //! | two runs' call trees as one | [`diff_call_tree`] | [`DiffTreeResponse`] |
-//! | diff heat map of two runs | [`diff_matrix`] | [`DiffMatrixResponse`] |
-//! | scaling study of the served runs | [`scaling_view`] | [`ScalingResponse`] |
-//! | two runs' call trees as one | [`diff_call_tree`] | [`DiffTreeResponse`] |
+//! | user (atomic) events | [`user_events`] | [`UserEventsResponse`] |
+//! | one user event per thread | [`user_event_detail`] | [`UserEventDetail`] |
+//! | findings | [`findings_view`] | [`FindingsResponse`] |
 
 mod calltree;
 mod compare;
 mod compare_tree;
 mod event;
 mod events;
+mod findings;
 mod matrix;
 mod series;
 mod threads;
 mod timeline;
+mod user_events;
 
 pub use calltree::{CallTreeResponse, MAX_TREE_NODES, Scope, TreeNodeJson, call_tree_table};
 pub use compare::{
@@ -52,6 +54,7 @@ pub use event::{
     EVENT_POINTS_DEFAULT, EventAttribute, EventDetail, HistogramJson, ThreadValue, event_detail,
 };
 pub use events::{EventRow, EventsResponse, events, ranked_events};
+pub use findings::{FindingJson, FindingsResponse, findings_view};
 pub use matrix::{
     Bin, MatrixInput, MatrixResponse, OverviewOptions, OverviewResponse, OverviewRowJson, PeakJson, Region,
     RowJson, RowSpec, RowsResponse, RunRange, RunResolution, TerrainResponse, build_pyramid,
@@ -63,6 +66,10 @@ pub use series::{
 };
 pub use threads::{ClusterJson, ThreadsResponse, threads};
 pub use timeline::{TimelineLane, TimelineParams, TimelineResponse, TraceIndex, timeline};
+pub use user_events::{
+    UserEventDetail, UserEventRow, UserEventStats, UserEventThread, UserEventsResponse, user_event_detail,
+    user_events,
+};
 
 use crate::stats::Summary;
 use perfscape_model::{Combine, EventId, Profile, ThreadIndex};

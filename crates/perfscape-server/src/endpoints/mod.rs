@@ -14,6 +14,7 @@ pub mod series;
 #[cfg(feature = "sql")]
 pub mod sql;
 pub mod timeline;
+pub mod user_events;
 
 use crate::cache::{Slot, ViewCache};
 use crate::error::ApiError;

@@ -1,0 +1,80 @@
+//! Findings (`/api/findings`): [`crate::findings::findings`] as the findings panel shows them,
+//! each with the selection that opens the view showing it.
+
+use crate::findings::{FindingKind, FindingOptions, PopMetrics, findings};
+use perfscape_model::{MetricId, Profile};
+use serde::Serialize;
+
+/// One finding, as the API answers it.
+#[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct FindingJson {
+    /// What it is about.
+    pub kind: FindingKind,
+    /// One line with names and numbers.
+    pub title: String,
+    /// Time lost, in `unit` (see [`crate::findings`] for each kind).
+    pub cost: f64,
+    /// `cost` as a percent of the median thread total.
+    pub cost_percent: f64,
+    /// The numbers behind it.
+    pub evidence: Vec<String>,
+    /// The event to select (its id), if any.
+    pub event: Option<u32>,
+    /// The thread to select (`N.C.T`), if any.
+    pub thread: Option<String>,
+    /// The panel that shows it: `event` (one event across threads, with the thread marked),
+    /// `heatmap` (threads × events), `calltree`.
+    pub view: String,
+}
+
+/// `GET /api/findings`.
+#[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct FindingsResponse {
+    /// Metric index the findings are in.
+    pub metric: u32,
+    /// Its unit.
+    pub unit: String,
+    /// The median thread total, the basis of every percent.
+    pub median_thread_total: f64,
+    /// The POP metrics, when the run has useful work and the metric adds up.
+    pub pop: Option<PopMetrics>,
+    /// The findings, by kind, costliest first within a kind.
+    pub findings: Vec<FindingJson>,
+}
+
+/// The findings of metric `m` (see [`crate::findings::findings`] for `useful` and the options).
+pub fn findings_view(
+    profile: &Profile,
+    m: MetricId,
+    useful: &[bool],
+    opts: &FindingOptions,
+) -> FindingsResponse {
+    let f = findings(profile, m, useful, opts);
+    FindingsResponse {
+        metric: m.0,
+        unit: profile.metric(m).unit.symbol().to_string(),
+        median_thread_total: f.median_thread_total,
+        pop: f.pop,
+        findings: f
+            .findings
+            .into_iter()
+            .map(|x| FindingJson {
+                view: match (x.kind, x.event) {
+                    (_, Some(_)) => "event",
+                    (FindingKind::CommunicationBound, None) => "heatmap",
+                    _ => "calltree",
+                }
+                .to_string(),
+                kind: x.kind,
+                title: x.title,
+                cost: x.cost,
+                cost_percent: x.cost_percent,
+                evidence: x.evidence,
+                event: x.event.map(|e| e.0),
+                thread: x.thread.map(|t| profile.thread(t).to_string()),
+            })
+            .collect(),
+    }
+}
