@@ -24,6 +24,7 @@ import { OverviewView } from './views/overview';
 import { PointCloudView } from './views/pointcloud';
 import { RankedView } from './views/ranked';
 import { RunInfoView } from './views/runinfo';
+import { UserEventsView } from './views/userevents';
 import { ScalingView } from './views/scaling';
 import { TerrainView } from './views/terrain';
 import { TimelineView } from './views/timeline';
@@ -45,6 +46,7 @@ const PANELS: PanelDef[] = [
   { id: 'event', title: 'Event across threads', view: EventView },
   { id: 'calltree', title: 'Call tree', view: CallTreeView },
   { id: 'terrain', title: '3D terrain', view: TerrainView },
+  { id: 'userevents', title: 'User events', view: UserEventsView, when: (c) => c.run.user_events > 0 },
   { id: 'runinfo', title: 'Run information', view: RunInfoView },
   { id: 'trend', title: 'Over time: event across threads', view: TrendView, when: hasSamples },
   { id: 'kiviat', title: 'Kiviat tube', view: KiviatView, when: hasSamples },

@@ -73,6 +73,11 @@ export const SCHEMA = {
       strips: int(1, { min: 1, max: 16 }, { label: 'strips' }),
     },
     event: { bins: int(0, { min: 0, max: 60 }, { label: 'histogram bins', title: '0 = automatic (Sturges)' }) },
+    /** The user-events panel: the user event drawn per thread (its id) and the statistic drawn. */
+    userevents: {
+      uevent: optionalIndex({}, (v, e) => v === null || v < e.run.user_events),
+      ustat: choice({ mean: 'mean', max: 'max', min: 'min', count: 'count', stddev: 'std. dev.' }, 'mean', { title: 'statistic drawn per thread' }),
+    },
     calltree: {
       scope: choice(
         { total: 'total over threads', mean: 'mean over threads having it', mean_all: 'mean over all threads', thread: 'selected thread' },

@@ -110,6 +110,8 @@ pub enum View {
     Compare,
     /// The scaling study of the served runs.
     Scaling,
+    /// The user (atomic) events.
+    Userevents,
 }
 
 impl View {
