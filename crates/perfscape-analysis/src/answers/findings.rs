@@ -40,15 +40,19 @@ pub struct FindingsResponse {
     pub median_thread_total: f64,
     /// The POP metrics, when the run has useful work and the metric adds up.
     pub pop: Option<PopMetrics>,
+    /// The categories whose time counted as useful work (POP's "useful").
+    pub useful_categories: Vec<String>,
     /// The findings, by kind, costliest first within a kind.
     pub findings: Vec<FindingJson>,
 }
 
-/// The findings of metric `m` (see [`crate::findings::findings`] for `useful` and the options).
+/// The findings of metric `m` (see [`crate::findings::findings`] for `useful` and the options);
+/// `useful_categories` names the categories `useful` counts.
 pub fn findings_view(
     profile: &Profile,
     m: MetricId,
     useful: &[bool],
+    useful_categories: Vec<String>,
     opts: &FindingOptions,
 ) -> FindingsResponse {
     let f = findings(profile, m, useful, opts);
@@ -57,6 +61,7 @@ pub fn findings_view(
         unit: profile.metric(m).unit.symbol().to_string(),
         median_thread_total: f.median_thread_total,
         pop: f.pop,
+        useful_categories,
         findings: f
             .findings
             .into_iter()

@@ -4,7 +4,7 @@
 
 use super::{Context, Finding, FindingKind, PopMetrics, median, show};
 use crate::stats::{Summary, larger_first};
-use perfscape_model::{Combine, EventId, MetricId, Profile, ThreadIndex, ValueKind};
+use perfscape_model::{Combine, EventId, EventKind, MetricId, Profile, ThreadIndex, ValueKind};
 
 /// Flat events of useful work whose largest exclusive value is far above the mean.
 pub(super) fn imbalance(ctx: &Context<'_>, useful: &[bool]) -> Vec<Finding> {
@@ -14,7 +14,7 @@ pub(super) fn imbalance(ctx: &Context<'_>, useful: &[bool]) -> Vec<Finding> {
     let unit = ctx.unit();
     let mut out = Vec::new();
     for e in p.event_ids() {
-        if !useful[e.index()] || p.event(e).is_callpath() {
+        if !useful[e.index()] || !flat_timer(p, e) {
             continue;
         }
         let col = p.interval(e);
@@ -63,6 +63,13 @@ pub(super) fn imbalance(ctx: &Context<'_>, useful: &[bool]) -> Vec<Finding> {
     out
 }
 
+/// A flat (not callpath) timer: its exclusive values add up to the thread's time once. Sampled
+/// source lines (`[SAMPLE]`, ...) estimate time the timers already hold, with sampling noise.
+fn flat_timer(p: &Profile, e: EventId) -> bool {
+    let ev = p.event(e);
+    !ev.is_callpath() && ev.kind == EventKind::Timer
+}
+
 /// How the values run along the thread order: the Pearson correlation of value with thread
 /// index, in words.
 fn trend(threads: &[ThreadIndex], values: &[f64]) -> String {
@@ -100,7 +107,7 @@ fn trend(threads: &[ThreadIndex], values: &[f64]) -> String {
 pub(super) fn useful_per_thread(p: &Profile, m: MetricId, useful: &[bool]) -> Vec<f64> {
     let mut out = vec![0.0; p.threads().len()];
     for e in p.event_ids() {
-        if !useful[e.index()] || p.event(e).is_callpath() {
+        if !useful[e.index()] || !flat_timer(p, e) {
             continue;
         }
         let col = p.interval(e);
@@ -195,7 +202,7 @@ pub(super) fn efficiency(ctx: &Context<'_>, pop: &PopMetrics) -> Vec<Finding> {
             pop.parallel_efficiency, pop.load_balance, pop.communication_efficiency
         ),
         cost,
-        cost_percent: ctx.percent(cost),
+        cost_percent: 100.0 * (1.0 - pop.parallel_efficiency),
         evidence: vec![
             format!(
                 "useful work per thread: mean {}, largest {}; runtime (largest thread total) {}",
@@ -233,7 +240,7 @@ pub(super) fn hot_spots(ctx: &Context<'_>) -> Vec<Finding> {
     let unit = ctx.unit();
     let mut out: Vec<(EventId, Summary)> = p
         .event_ids()
-        .filter(|&e| !p.event(e).is_callpath())
+        .filter(|&e| flat_timer(p, e))
         .map(|e| {
             let col = p.interval(e);
             (

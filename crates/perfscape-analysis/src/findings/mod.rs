@@ -25,9 +25,15 @@
 //!   (load balance = mean(useful) / max(useful), communication efficiency = max(useful) /
 //!   runtime, parallel efficiency = their product; POP Centre of Excellence, "POP standard
 //!   metrics for parallel performance analysis") below [`FindingOptions::efficiency_min`]
-//!   (POP reports call an efficiency under 0.8 worth improving).
+//!   (POP reports call an efficiency under 0.8 worth improving). Cost: `runtime × (1 −
+//!   parallel efficiency)`, the time each thread loses on average; its percent is `100 × (1 −
+//!   parallel efficiency)`, the share of the run's thread time that is not useful work.
 //! - **Hot spots** ([`FindingKind::HotSpot`]): flat events whose exclusive time is at least
 //!   [`FindingOptions::hot_spot_share`] of all thread time (where to look first, not a fault).
+//!
+//! Only timers are looked at ([`perfscape_model::EventKind::Timer`]: instrumented routines and
+//! regions, and the frames of sampled call trees): sampled source lines (`[SAMPLE]`, ...) are
+//! estimates, with sampling noise, of time the timers already hold.
 //!
 //! Costs are compared with the **median thread total** (the median over threads of each
 //! thread's total, [`crate::thread_totals`]): a straggler's own total would otherwise shrink
@@ -81,7 +87,8 @@ pub struct Finding {
     /// Time lost, in the metric's unit (see each kind for how it is counted); 0 for kinds
     /// without a cost of their own ([`FindingKind::HotSpot`] gives the event's total).
     pub cost: f64,
-    /// `cost` as a percent of the median thread total.
+    /// `cost` as a percent of the median thread total (for [`FindingKind::Efficiency`], of the
+    /// runtime).
     pub cost_percent: f64,
     /// The numbers behind it, one statement each.
     pub evidence: Vec<String>,
@@ -285,4 +292,75 @@ fn show(v: f64, unit: &str) -> String {
         2
     };
     format!("{v:.digits$} {unit}")
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+    use perfscape_model::{Metric, ProfileBuilder, ThreadData, ThreadId};
+
+    /// Four ranks: `main` holds `work` (useful) and `MPI_Wait` (not); rank 3's work is 4x.
+    fn run() -> Profile {
+        let mut b = ProfileBuilder::new(vec![Metric::tau("TIME")]);
+        for rank in 0..4u32 {
+            let work = if rank == 3 { 40.0 } else { 10.0 };
+            let wait = 50.0 - work;
+            let mut d = ThreadData::new(1);
+            d.push_timer("main", "TAU_DEFAULT", 1.0, 2.0, &[0.0], &[50.0])
+                .unwrap();
+            d.push_timer("work", "TAU_USER", 1.0, 0.0, &[work], &[work])
+                .unwrap();
+            d.push_timer("MPI_Wait()", "MPI", 1.0, 0.0, &[wait], &[wait])
+                .unwrap();
+            b.add_thread(ThreadId::new(rank, 0, 0), d).unwrap();
+        }
+        b.finish().0
+    }
+
+    #[test]
+    fn pop_metrics_and_imbalance_by_hand() {
+        let p = run();
+        let useful: Vec<bool> = p.event_ids().map(|e| p.event_name(e) != "MPI_Wait()").collect();
+        let f = findings(&p, MetricId(0), &useful, &FindingOptions::default());
+        let pop = f.pop.unwrap();
+        // useful per rank: 10, 10, 10, 40; runtime 50.
+        assert_eq!(pop.max_useful, 40.0);
+        assert_eq!(pop.mean_useful, 17.5);
+        assert_eq!(pop.load_balance, 17.5 / 40.0);
+        assert_eq!(pop.communication_efficiency, 40.0 / 50.0);
+        assert!((pop.parallel_efficiency - 0.35).abs() < 1e-12);
+        let imb: Vec<_> = f
+            .findings
+            .iter()
+            .filter(|x| x.kind == FindingKind::Imbalance)
+            .collect();
+        assert_eq!(imb.len(), 1, "{:#?}", f.findings);
+        assert_eq!(p.event_name(imb[0].event.unwrap()), "work");
+        assert_eq!(imb[0].cost, 40.0 - 17.5);
+        assert_eq!(imb[0].thread, Some(ThreadIndex::from(3)));
+        // Rank 3 is 4x the median in `work` and 1 thread in 4 exceeds the share of 1 in 1,000,
+        // but at least one thread may always be a straggler.
+        let st: Vec<_> = f
+            .findings
+            .iter()
+            .filter(|x| x.kind == FindingKind::Straggler)
+            .collect();
+        assert_eq!(st.len(), 1);
+        assert_eq!(st[0].thread, Some(ThreadIndex::from(3)));
+        assert_eq!(st[0].cost, 30.0);
+        // The MPI wait is not reported as imbalance: it is the symptom.
+        assert!(!imb.iter().any(|x| p.event_name(x.event.unwrap()) == "MPI_Wait()"));
+        // Without useful events, no POP and no imbalance.
+        let none = findings(&p, MetricId(0), &[], &FindingOptions::default());
+        assert!(none.pop.is_none());
+        assert!(!none.findings.iter().any(|x| x.kind == FindingKind::Imbalance));
+    }
+
+    #[test]
+    fn median_of_odd_and_even_counts() {
+        assert_eq!(median(&mut [3.0, 1.0, 2.0]), 2.0);
+        assert_eq!(median(&mut [4.0, 1.0, 3.0, 2.0]), 2.5);
+        assert_eq!(median(&mut []), 0.0);
+    }
 }

@@ -2,7 +2,7 @@
 //! documentation of `findings`).
 
 use super::{Context, Finding, FindingKind, median, show};
-use perfscape_model::{EventId, ThreadIndex, ValueKind};
+use perfscape_model::{EventId, EventKind, ThreadIndex, ValueKind};
 use rayon::prelude::*;
 use std::collections::BTreeMap;
 
@@ -27,6 +27,7 @@ pub(super) fn stragglers(ctx: &Context<'_>) -> Vec<Finding> {
     let min_cost = o.straggler_min_cost * ctx.basis;
     let candidates: Vec<Candidate> = p
         .event_ids()
+        .filter(|&e| p.event(e).kind == EventKind::Timer)
         .collect::<Vec<_>>()
         .par_iter()
         .flat_map_iter(|&e| {
