@@ -30,7 +30,9 @@
 //! | user (atomic) events | [`user_events`] | [`UserEventsResponse`] |
 //! | one user event per thread | [`user_event_detail`] | [`UserEventDetail`] |
 //! | findings | [`findings_view`] | [`FindingsResponse`] |
+//! | processes and channels | [`architecture`] | [`ArchitectureResponse`] |
 
+mod architecture;
 mod calltree;
 mod compare;
 mod compare_tree;
@@ -43,6 +45,9 @@ mod threads;
 mod timeline;
 mod user_events;
 
+pub use architecture::{
+    ArchChannel, ArchProcess, ArchitectureResponse, MAX_PROCESSES, RankChannel, architecture,
+};
 pub use calltree::{CallTreeResponse, MAX_TREE_NODES, Scope, TreeNodeJson, call_tree_table};
 pub use compare::{
     DiffMatrixResponse, DiffMatrixRow, DiffParams, DiffResponse, DiffRowJson, DiffShow, DiffThreadJson,
