@@ -695,3 +695,22 @@ fn compressed_perf_script_output_reads_like_the_plain_text() {
     );
     assert!(!l.profile.threads().is_empty());
 }
+
+/// A perf.data file found by the fuzzer (`fuzz-build-id-len.perf.data`): an MMAP2 record
+/// claiming a build id longer than 20 bytes, on which linux-perf-event-reader 0.10 asserts. The
+/// reading stops there like at any damaged record: the records before are kept and the file is
+/// reported as read in part, naming the decoder's complaint.
+#[test]
+fn a_record_the_decoder_asserts_on_ends_the_reading_in_part() {
+    let bytes = std::fs::read(fixture("fuzz-build-id-len.perf.data")).unwrap();
+    match data::parse_perf_data(&bytes) {
+        Ok(p) => assert!(
+            p.partial
+                .iter()
+                .any(|w| w.message.contains("record decoder") && w.message.contains("build_id_len")),
+            "{:?}",
+            p.partial
+        ),
+        Err(e) => assert!(e.message.contains("build_id_len"), "{e}"),
+    }
+}
