@@ -27,6 +27,7 @@
 pub mod answers;
 pub mod axis;
 mod calltree;
+pub mod comm;
 pub mod compare;
 mod derived;
 mod error;
