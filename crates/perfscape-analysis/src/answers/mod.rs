@@ -30,8 +30,10 @@
 //! | diff heat map of two runs | [`diff_matrix`] | [`DiffMatrixResponse`] |
 //! | scaling study of the served runs | [`scaling_view`] | [`ScalingResponse`] |
 //! | two runs' call trees as one | [`diff_call_tree`] | [`DiffTreeResponse`] |
+//! | communication matrix (ranks × ranks) | [`comm_view`] | [`CommResponse`] |
 
 mod calltree;
+mod comm;
 mod compare;
 mod compare_tree;
 mod event;
@@ -42,6 +44,7 @@ mod threads;
 mod timeline;
 
 pub use calltree::{CallTreeResponse, MAX_TREE_NODES, Scope, TreeNodeJson, call_tree_table};
+pub use comm::{CommParams, CommPathJson, CommResponse, CommStat, comm_view};
 pub use compare::{
     DiffMatrixResponse, DiffMatrixRow, DiffParams, DiffResponse, DiffRowJson, DiffShow, DiffThreadJson,
     DiffThreadsResponse, ScalingResponse, ScalingRowJson, diff_matrix, diff_table, diff_threads,
