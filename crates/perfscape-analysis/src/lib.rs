@@ -28,6 +28,7 @@ pub mod answers;
 pub mod axis;
 mod calltree;
 pub mod categories;
+pub mod comm;
 pub mod compare;
 mod derived;
 mod error;

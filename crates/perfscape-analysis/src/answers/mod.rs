@@ -31,9 +31,11 @@
 //! | one user event per thread | [`user_event_detail`] | [`UserEventDetail`] |
 //! | findings | [`findings_view`] | [`FindingsResponse`] |
 //! | processes and channels | [`architecture`] | [`ArchitectureResponse`] |
+//! | communication matrix (ranks × ranks) | [`comm_view`] | [`CommResponse`] |
 
 mod architecture;
 mod calltree;
+mod comm;
 mod compare;
 mod compare_tree;
 mod event;
@@ -49,6 +51,7 @@ pub use architecture::{
     ArchChannel, ArchProcess, ArchitectureResponse, MAX_PROCESSES, RankChannel, architecture,
 };
 pub use calltree::{CallTreeResponse, MAX_TREE_NODES, Scope, TreeNodeJson, call_tree_table};
+pub use comm::{CommParams, CommPathJson, CommResponse, CommStat, comm_view};
 pub use compare::{
     DiffMatrixResponse, DiffMatrixRow, DiffParams, DiffResponse, DiffRowJson, DiffShow, DiffThreadJson,
     DiffThreadsResponse, ScalingResponse, ScalingRowJson, diff_matrix, diff_table, diff_threads,
