@@ -17,6 +17,7 @@
 //! | thread axis and clusters | [`threads`] | [`ThreadsResponse`] |
 //! | one event across threads | [`event_detail`] | [`EventDetail`] |
 //! | call tree | [`call_tree_table`] | [`CallTreeResponse`] |
+//! | categories and POP metrics | [`categories_view`] | [`CategoriesResponse`] |
 //! | samples of a run over time | [`samples`] | [`SeriesResponse`] |
 //! | one event over the samples | [`trend`] | [`TrendResponse`] |
 //! | Kiviat tube | [`kiviat`] | [`KiviatResponse`] |
@@ -32,6 +33,7 @@
 //! | two runs' call trees as one | [`diff_call_tree`] | [`DiffTreeResponse`] |
 
 mod calltree;
+mod categories;
 mod compare;
 mod compare_tree;
 mod event;
@@ -42,6 +44,10 @@ mod threads;
 mod timeline;
 
 pub use calltree::{CallTreeResponse, MAX_TREE_NODES, Scope, TreeNodeJson, call_tree_table};
+pub use categories::{
+    CATEGORY_POINTS_DEFAULT, CategoriesResponse, CategoryBin, CategoryJson, ProcessCategories,
+    categories_view,
+};
 pub use compare::{
     DiffMatrixResponse, DiffMatrixRow, DiffParams, DiffResponse, DiffRowJson, DiffShow, DiffThreadJson,
     DiffThreadsResponse, ScalingResponse, ScalingRowJson, diff_matrix, diff_table, diff_threads,
