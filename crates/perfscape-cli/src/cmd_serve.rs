@@ -37,6 +37,10 @@ pub struct ServeArgs {
     /// a dashboard file: `GET /api/layout`, README "Dashboards"); watched as `--dashboard`.
     #[arg(long, value_name = "FILE")]
     layout: Option<std::path::PathBuf>,
+    /// A category rule file for the categories panel (`perfscape categories --rules`): its
+    /// rules before the defaults.
+    #[arg(long, value_name = "FILE")]
+    rules: Option<std::path::PathBuf>,
     /// Port to listen on (default: a free port chosen by the system).
     #[arg(long)]
     port: Option<u16>,
@@ -297,6 +301,10 @@ pub fn run(args: &ServeArgs) -> anyhow::Result<ExitCode> {
         Live::Watched(run) => Some(run.dir().to_path_buf()),
         Live::Replayed(r) => r.dir(),
     });
+    let category_rules = match &args.rules {
+        Some(_) => Some(crate::cmd_categories::rules(args.rules.as_ref())?),
+        None => None,
+    };
     let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
     let follower = rt.block_on(async {
         let listener = bind(&cfg).await?;
@@ -315,6 +323,7 @@ pub fn run(args: &ServeArgs) -> anyhow::Result<ExitCode> {
             derived,
             underived,
             filter,
+            category_rules: category_rules.clone(),
         };
         let (state, follower) = match (&live_run, opened) {
             (Some(Live::Watched(run)), _) => {

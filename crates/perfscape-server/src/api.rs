@@ -8,8 +8,8 @@
 //! `N.C.T`; `null` marks a cell without data.
 
 pub use perfscape_analysis::answers::{
-    Bin, CallTreeResponse, ClusterJson, DiffMatrixResponse, DiffMatrixRow, DiffResponse, DiffRowJson,
-    DiffThreadJson, DiffThreadsResponse, DiffTreeNode, DiffTreeResponse, EventDetail, EventRow,
+    Bin, CallTreeResponse, CategoriesResponse, ClusterJson, DiffMatrixResponse, DiffMatrixRow, DiffResponse,
+    DiffRowJson, DiffThreadJson, DiffThreadsResponse, DiffTreeNode, DiffTreeResponse, EventDetail, EventRow,
     EventsResponse, HistogramJson, KiviatResponse, KiviatThread, MatrixResponse, OverviewResponse,
     OverviewRowJson, PeakJson, PointCloudResponse, RowJson, RowsResponse, SampleJson, ScalingResponse,
     ScalingRowJson, SeriesResponse, SummaryJson, TerrainResponse, ThreadValue, ThreadsResponse, TimelineLane,
@@ -249,6 +249,7 @@ mod tests {
         }
         export!(
             CallTreeResponse,
+            CategoriesResponse,
             EventDetail,
             EventsResponse,
             KiviatResponse,

@@ -57,10 +57,10 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use endpoints::View;
 use request::{
-    At, CallTreeRequest, DiffMatrixRequest, DiffRequest, DiffThreadsRequest, DiffTreeRequest, EventRequest,
-    EventsRequest, KiviatRequest, MatrixRequest, OverviewRequest, Params, PointCloudRequest, RowsRequest,
-    ScalingRequest, TerrainRequest, ThreadsRequest, TimelineRequest, TrendRequest, UserEventRequest,
-    UserEventsRequest,
+    At, CallTreeRequest, CategoriesRequest, DiffMatrixRequest, DiffRequest, DiffThreadsRequest,
+    DiffTreeRequest, EventRequest, EventsRequest, KiviatRequest, MatrixRequest, OverviewRequest, Params,
+    PointCloudRequest, RowsRequest, ScalingRequest, TerrainRequest, ThreadsRequest, TimelineRequest,
+    TrendRequest, UserEventRequest, UserEventsRequest,
 };
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::sync::Arc;
@@ -356,6 +356,11 @@ async fn get_threads(State(s): State<Shared>, Params(q): Params<ThreadsRequest>)
     answer(s, q.at(), move |v| endpoints::matrix::threads(v, &q)).await
 }
 
+async fn get_categories(State(s): State<Shared>, Params(q): Params<CategoriesRequest>) -> Response {
+    let rules = s.category_rules.clone();
+    answer(s, q.at(), move |v| endpoints::categories::get(v, &q, &rules)).await
+}
+
 async fn get_event(
     State(s): State<Shared>,
     Path(id): Path<u32>,
@@ -478,6 +483,7 @@ pub fn router(state: Shared) -> Router {
         .route("/terrain", get(get_terrain))
         .route("/rows", get(get_rows))
         .route("/threads", get(get_threads))
+        .route("/categories", get(get_categories))
         .route("/ws", get(get_ws))
         .route("/series", get(get_series))
         .route("/trend", get(get_trend))

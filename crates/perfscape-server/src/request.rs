@@ -411,6 +411,26 @@ pub struct UserEventRequest {
     pub mode: Option<SampleMode>,
 }
 
+/// `GET /api/categories`: the time per category of the run, its processes and its threads,
+/// and POP's efficiency metrics.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, TS)]
+#[ts(export, optional_fields)]
+pub struct CategoriesRequest {
+    /// Metric index; default 0 (a metric that adds up).
+    pub metric: Option<u32>,
+    /// Order the threads by their time in this category (index into the answer's
+    /// `categories`), largest first; default thread order.
+    pub sort: Option<u32>,
+    /// Most bins of threads (default 2048, 16..=100,000).
+    pub points: Option<u32>,
+    /// A thread `N.C.T` whose times are given too (the selection).
+    pub thread: Option<ThreadAddr>,
+    /// Runs observed over time: the sample read; default the final state.
+    pub sample: Option<u32>,
+    /// `cumulative` (default) or `delta`.
+    pub mode: Option<SampleMode>,
+}
+
 /// `GET /api/calltree`: the call tree in a scope.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, TS)]
 #[ts(export, optional_fields)]
@@ -540,7 +560,7 @@ macro_rules! groups {
 }
 
 groups!(at: EventsRequest, RowsRequest, MatrixRequest, OverviewRequest, TerrainRequest, ThreadsRequest,
-    EventRequest, CallTreeRequest, PointCloudRequest, UserEventsRequest, UserEventRequest);
+    EventRequest, CallTreeRequest, PointCloudRequest, UserEventsRequest, UserEventRequest, CategoriesRequest);
 groups!(values: DiffRequest, DiffThreadsRequest, DiffMatrixRequest, ScalingRequest, EventsRequest, RowsRequest, MatrixRequest, OverviewRequest, TerrainRequest, ThreadsRequest,
     EventRequest, TrendRequest, KiviatRequest, PointCloudRequest);
 groups!(rows: RowsRequest, MatrixRequest, OverviewRequest, TerrainRequest);

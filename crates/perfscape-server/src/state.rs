@@ -91,6 +91,9 @@ pub struct StateOptions {
     pub underived: Vec<(String, String)>,
     /// What `--filter` hid from the run (every view says so in its head).
     pub filter: Option<crate::api::FilterInfo>,
+    /// The category rules of `GET /api/categories` (`serve --rules FILE`: the file's rules
+    /// before the defaults); `None`: the defaults.
+    pub category_rules: Option<perfscape_analysis::categories::RuleSet>,
 }
 
 /// The state every request reads (see the module documentation).
@@ -116,6 +119,8 @@ pub struct AppState {
     pub(crate) compute: crate::compute::Slots,
     /// The replay feeding the series (`serve --replay`).
     pub(crate) replay: Option<Arc<crate::replay::Replay>>,
+    /// The rules of `GET /api/categories`.
+    pub(crate) category_rules: Arc<perfscape_analysis::categories::RuleSet>,
     access: Access,
 }
 
@@ -242,6 +247,11 @@ impl AppState {
                 options.underived,
             ),
             filter: options.filter,
+            category_rules: Arc::new(
+                options
+                    .category_rules
+                    .unwrap_or_else(perfscape_analysis::categories::RuleSet::defaults),
+            ),
             replay,
             access: options.access,
         });

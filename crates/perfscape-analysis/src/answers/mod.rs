@@ -17,6 +17,7 @@
 //! | thread axis and clusters | [`threads`] | [`ThreadsResponse`] |
 //! | one event across threads | [`event_detail`] | [`EventDetail`] |
 //! | call tree | [`call_tree_table`] | [`CallTreeResponse`] |
+//! | categories and POP metrics | [`categories_view`] | [`CategoriesResponse`] |
 //! | samples of a run over time | [`samples`] | [`SeriesResponse`] |
 //! | one event over the samples | [`trend`] | [`TrendResponse`] |
 //! | Kiviat tube | [`kiviat`] | [`KiviatResponse`] |
@@ -35,6 +36,7 @@
 
 mod architecture;
 mod calltree;
+mod categories;
 mod comm;
 mod compare;
 mod compare_tree;
@@ -51,6 +53,10 @@ pub use architecture::{
     ArchChannel, ArchProcess, ArchitectureResponse, MAX_PROCESSES, RankChannel, architecture,
 };
 pub use calltree::{CallTreeResponse, MAX_TREE_NODES, Scope, TreeNodeJson, call_tree_table};
+pub use categories::{
+    CATEGORY_POINTS_DEFAULT, CategoriesResponse, CategoryBin, CategoryJson, ProcessCategories,
+    categories_view,
+};
 pub use comm::{CommParams, CommPathJson, CommResponse, CommStat, comm_view};
 pub use compare::{
     DiffMatrixResponse, DiffMatrixRow, DiffParams, DiffResponse, DiffRowJson, DiffShow, DiffThreadJson,
