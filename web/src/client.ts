@@ -16,6 +16,10 @@ import type { TerrainResponse } from './api/TerrainResponse';
 import type { ThreadsResponse } from './api/ThreadsResponse';
 import type { CallTreeRequest } from './api/CallTreeRequest';
 import type { UserEventsResponse } from './api/UserEventsResponse';
+import type { FindingsResponse } from './api/FindingsResponse';
+import type { FindingsRequest } from './api/FindingsRequest';
+import type { ArchitectureResponse } from './api/ArchitectureResponse';
+import type { ArchitectureRequest } from './api/ArchitectureRequest';
 import type { UserEventsRequest } from './api/UserEventsRequest';
 import type { UserEventDetail } from './api/UserEventDetail';
 import type { UserEventRequest } from './api/UserEventRequest';
@@ -171,6 +175,10 @@ export const api = {
   /** `/api/userevent/{id}`: one user event on every thread (at most `points`). */
   userEvent: (s: State, id: number, points: number, signal?: Signal) =>
     get<UserEventDetail, UserEventRequest>(`userevent/${id}`, { ...at(s), points }, signal),
+  /** `/api/findings`: what is wrong with the run, ranked by the time it costs. */
+  findings: (s: State, signal?: Signal) => get<FindingsResponse, FindingsRequest>('findings', { ...at(s), metric: s.metric }, signal),
+  /** `/api/architecture`: processes with their time per category and the channels between them. */
+  architecture: (s: State, signal?: Signal) => get<ArchitectureResponse, ArchitectureRequest>('architecture', { ...at(s), metric: s.metric }, signal),
   /** `/api/terrain` at the terrain's resolution. */
   terrain: (s: State, signal?: Signal) => get<TerrainResponse, TerrainRequest>('terrain', { ...common(s), h: s.ty, w: s.tx, peaks: s.peaks }, signal),
   /** `/api/series`: the samples of a run observed over time. */

@@ -25,6 +25,8 @@ import { PointCloudView } from './views/pointcloud';
 import { RankedView } from './views/ranked';
 import { RunInfoView } from './views/runinfo';
 import { UserEventsView } from './views/userevents';
+import { FindingsView } from './views/findings';
+import { ArchitectureView } from './views/architecture';
 import { ScalingView } from './views/scaling';
 import { TerrainView } from './views/terrain';
 import { TimelineView } from './views/timeline';
@@ -46,6 +48,8 @@ const PANELS: PanelDef[] = [
   { id: 'event', title: 'Event across threads', view: EventView },
   { id: 'calltree', title: 'Call tree', view: CallTreeView },
   { id: 'terrain', title: '3D terrain', view: TerrainView },
+  { id: 'findings', title: 'Findings: what costs time, and why', view: FindingsView },
+  { id: 'architecture', title: 'Processes and channels', view: ArchitectureView, when: (c) => c.run.nodes > 1 },
   { id: 'userevents', title: 'User events', view: UserEventsView, when: (c) => c.run.user_events > 0 },
   { id: 'runinfo', title: 'Run information', view: RunInfoView },
   { id: 'trend', title: 'Over time: event across threads', view: TrendView, when: hasSamples },

@@ -55,3 +55,57 @@ describe('user events on the 64-rank run', () => {
     });
   }
 });
+
+describe('findings and the architecture view on the 64-rank run', () => {
+  const s = servedForSuite(() => np64);
+
+  for (const viewport of [{ width: 1600, height: 1000 }, { width: 1280, height: 800 }]) {
+    const size = `${viewport.width}×${viewport.height}`;
+
+    test(`findings at ${size}: the list is the API's, a finding's show link selects its event and thread`, async () => {
+      const { page, errors } = await open(s.br, s.server.url, viewport);
+      const api = await page.evaluate(async () => (await fetch(`/api/findings${window.location.search}`)).json());
+      assert.ok(api.findings.length > 0, 'the example has findings');
+      await page.locator('#panel-findings').scrollIntoViewIfNeeded();
+      await until(page, (n) => document.querySelectorAll('#panel-findings li.finding').length === n, api.findings.length);
+      const titles = await page.$$eval('#panel-findings .finding-title', (els) => els.map((e) => e.textContent));
+      assert.deepEqual(titles, api.findings.map((f) => f.title));
+      assert.match(await page.textContent('#panel-findings .pop'), /parallel [0-9.]+ = load balance [0-9.]+ × communication [0-9.]+/);
+      // The first finding with an event and a thread: its link selects both.
+      const i = api.findings.findIndex((f) => f.event !== null && f.thread !== null);
+      assert.ok(i >= 0, JSON.stringify(api.findings.map((f) => f.kind)));
+      await page.click(`#panel-findings button.show[data-finding="${i}"]`);
+      await until(page, (f) => window.perfscape.store.get().event === f.event && window.perfscape.store.get().thread === f.thread, api.findings[i]);
+      // The view that shows it follows: the event view names the event.
+      const name = await page.evaluate(async (e) => (await (await fetch(`/api/event/${e}${window.location.search}`)).json()).name, api.findings[i].event);
+      await until(page, (n) => document.querySelector('#panel-event .event-title')?.textContent.includes(n), name);
+      assert.deepEqual(errors, []);
+      await page.close();
+    });
+
+    test(`architecture at ${size}: one donut per rank, arrows for the channels, a click selects the rank`, async () => {
+      const { page, errors } = await open(s.br, s.server.url, viewport);
+      const api = await page.evaluate(async () => (await fetch(`/api/architecture${window.location.search}`)).json());
+      assert.equal(api.grouped_by, 'rank');
+      assert.equal(api.processes.length, 64);
+      assert.ok(api.channels.length > 0);
+      await page.locator('#panel-architecture').scrollIntoViewIfNeeded();
+      await until(page, () => (window.perfscape.charts.get('architecture')?.getOption()?.series?.length ?? 0) > 1);
+      const drawn = await page.evaluate(() => {
+        const o = window.perfscape.charts.get('architecture').getOption();
+        return { pies: o.series.filter((x) => x.type === 'pie').length, links: o.series[0].links.length, centers: o.series.filter((x) => x.type === 'pie').map((x) => x.center) };
+      });
+      assert.equal(drawn.pies, 64);
+      assert.equal(drawn.links, api.channels.length);
+      // Every donut inside the chart.
+      const box = await page.locator('#panel-architecture .chart').boundingBox();
+      for (const [x, y] of drawn.centers) assert.ok(x > 0 && y > 0 && x < box.width && y < box.height, `${x},${y} in ${box.width}×${box.height}`);
+      // A click on rank 5's donut selects rank 5.
+      const [x, y] = drawn.centers[5];
+      await page.mouse.click(box.x + x, box.y + y - 0.8 * 7);
+      await until(page, () => window.perfscape.store.get().thread === '5.0.0');
+      assert.deepEqual(errors, []);
+      await page.close();
+    });
+  }
+});

@@ -12,6 +12,7 @@
 
 mod common;
 
+use perfscape_analysis::categories::{Categorized, RuleSet, categorize};
 use perfscape_analysis::findings::{FindingKind, FindingOptions, findings};
 use perfscape_formats::{OpenOptions, open};
 use perfscape_model::event::{normalize_timer_name, routine_name};
@@ -40,11 +41,16 @@ fn planted_run(seed: u32, dir: &Path) -> serde_json::Value {
     serde_json::from_str(&std::fs::read_to_string(truth).unwrap()).unwrap()
 }
 
-/// Useful work in this program: every timer that is not an MPI call.
+/// Useful work in this program, written here: every timer that is not an MPI call.
 fn useful_mask(p: &Profile) -> Vec<bool> {
     p.event_ids()
         .map(|e| !routine_name(p.event(e).leaf()).starts_with("MPI_"))
         .collect()
+}
+
+/// The run's categories by the default rules.
+fn categorized(p: &Profile) -> Categorized {
+    categorize(p, MetricId(0), &RuleSet::defaults()).unwrap()
 }
 
 /// Whether the planted value stands out as the options define it, computed here from the
@@ -80,7 +86,8 @@ fn check_seed(seed: u32) {
         .profile;
     assert_eq!(p.threads().len(), 4096);
     let opts = FindingOptions::default();
-    let f = findings(&p, MetricId(0), &useful_mask(&p), &opts);
+    let cat = categorized(&p);
+    let f = findings(&p, MetricId(0), Some(&cat), &opts);
 
     let planted: Vec<(usize, String)> = truth["stragglers"]
         .as_array()

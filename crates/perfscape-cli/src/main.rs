@@ -8,6 +8,7 @@ mod cmd_cache;
 mod cmd_categories;
 mod cmd_compare;
 mod cmd_diff;
+mod cmd_findings;
 #[cfg(feature = "sql")]
 mod cmd_report;
 mod cmd_scaling;
@@ -73,6 +74,9 @@ enum Command {
     /// defaults) of the run, each process or each thread, and POP's efficiency metrics (load
     /// balance, communication and parallel efficiency) with the categories counted as useful.
     Categories(cmd_categories::CategoriesArgs),
+    /// What is wrong with the run, ranked by the time it costs: stragglers, load imbalance of
+    /// useful work, communication-bound threads, POP efficiencies, hot spots.
+    Findings(cmd_findings::FindingsArgs),
     /// Compare two runs event by event (B − A, B / A, share of A's run), or one event thread
     /// by thread (--threads EVENT).
     Diff(cmd_diff::DiffArgs),
@@ -138,6 +142,7 @@ fn main() -> ExitCode {
         Command::Top(a) => cmd_top::run(a, &mut out),
         Command::Stats(a) => cmd_stats::run(a, &mut out),
         Command::Categories(a) => cmd_categories::run(a, &mut out),
+        Command::Findings(a) => cmd_findings::run(a, &mut out),
         Command::Diff(a) => cmd_diff::run(a, &mut out),
         Command::Compare(a) => cmd_compare::run(a, &cmd_compare::groups(&matches), &mut out),
         Command::Scaling(a) => cmd_scaling::run(a, &mut out),

@@ -8,13 +8,14 @@
 //! `N.C.T`; `null` marks a cell without data.
 
 pub use perfscape_analysis::answers::{
-    Bin, CallTreeResponse, CategoriesResponse, ClusterJson, DiffMatrixResponse, DiffMatrixRow, DiffResponse,
-    DiffRowJson, DiffThreadJson, DiffThreadsResponse, DiffTreeNode, DiffTreeResponse, EventDetail, EventRow,
-    EventsResponse, HistogramJson, KiviatResponse, KiviatThread, MatrixResponse, OverviewResponse,
-    OverviewRowJson, PeakJson, PointCloudResponse, RowJson, RowsResponse, SampleJson, ScalingResponse,
-    ScalingRowJson, SeriesResponse, SummaryJson, TerrainResponse, ThreadValue, ThreadsResponse, TimelineLane,
-    TimelineResponse, TreeNodeJson, TrendPoint, TrendResponse, UserEventDetail, UserEventRow, UserEventStats,
-    UserEventThread, UserEventsResponse,
+    ArchChannel, ArchProcess, ArchitectureResponse, Bin, CallTreeResponse, CategoriesResponse, ClusterJson,
+    DiffMatrixResponse, DiffMatrixRow, DiffResponse, DiffRowJson, DiffThreadJson, DiffThreadsResponse,
+    DiffTreeNode, DiffTreeResponse, EventDetail, EventRow, EventsResponse, FindingJson, FindingsResponse,
+    HistogramJson, KiviatResponse, KiviatThread, MatrixResponse, OverviewResponse, OverviewRowJson, PeakJson,
+    PointCloudResponse, RowJson, RowsResponse, SampleJson, ScalingResponse, ScalingRowJson, SeriesResponse,
+    SummaryJson, TerrainResponse, ThreadValue, ThreadsResponse, TimelineLane, TimelineResponse, TreeNodeJson,
+    TrendPoint, TrendResponse, UserEventDetail, UserEventRow, UserEventStats, UserEventThread,
+    UserEventsResponse,
 };
 use perfscape_model::Combine;
 use serde::Serialize;
@@ -263,6 +264,8 @@ mod tests {
             TimelineResponse,
             UserEventsResponse,
             UserEventDetail,
+            FindingsResponse,
+            ArchitectureResponse,
             TrendResponse,
             DiffResponse,
             DiffThreadsResponse,

@@ -57,10 +57,10 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use endpoints::View;
 use request::{
-    At, CallTreeRequest, CategoriesRequest, DiffMatrixRequest, DiffRequest, DiffThreadsRequest,
-    DiffTreeRequest, EventRequest, EventsRequest, KiviatRequest, MatrixRequest, OverviewRequest, Params,
-    PointCloudRequest, RowsRequest, ScalingRequest, TerrainRequest, ThreadsRequest, TimelineRequest,
-    TrendRequest, UserEventRequest, UserEventsRequest,
+    ArchitectureRequest, At, CallTreeRequest, CategoriesRequest, DiffMatrixRequest, DiffRequest,
+    DiffThreadsRequest, DiffTreeRequest, EventRequest, EventsRequest, FindingsRequest, KiviatRequest,
+    MatrixRequest, OverviewRequest, Params, PointCloudRequest, RowsRequest, ScalingRequest, TerrainRequest,
+    ThreadsRequest, TimelineRequest, TrendRequest, UserEventRequest, UserEventsRequest,
 };
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::sync::Arc;
@@ -361,6 +361,19 @@ async fn get_categories(State(s): State<Shared>, Params(q): Params<CategoriesReq
     answer(s, q.at(), move |v| endpoints::categories::get(v, &q, &rules)).await
 }
 
+async fn get_findings(State(s): State<Shared>, Params(q): Params<FindingsRequest>) -> Response {
+    let rules = s.category_rules.clone();
+    answer(s, q.at(), move |v| endpoints::findings::findings(v, &q, &rules)).await
+}
+
+async fn get_architecture(State(s): State<Shared>, Params(q): Params<ArchitectureRequest>) -> Response {
+    let rules = s.category_rules.clone();
+    answer(s, q.at(), move |v| {
+        endpoints::findings::architecture_view(v, &q, &rules)
+    })
+    .await
+}
+
 async fn get_event(
     State(s): State<Shared>,
     Path(id): Path<u32>,
@@ -484,6 +497,8 @@ pub fn router(state: Shared) -> Router {
         .route("/rows", get(get_rows))
         .route("/threads", get(get_threads))
         .route("/categories", get(get_categories))
+        .route("/findings", get(get_findings))
+        .route("/architecture", get(get_architecture))
         .route("/ws", get(get_ws))
         .route("/series", get(get_series))
         .route("/trend", get(get_trend))

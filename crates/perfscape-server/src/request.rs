@@ -431,6 +431,37 @@ pub struct CategoriesRequest {
     pub mode: Option<SampleMode>,
 }
 
+/// `GET /api/findings`: what is wrong with the run, ranked by the time it costs.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, TS)]
+#[ts(export, optional_fields)]
+pub struct FindingsRequest {
+    /// Metric index; default 0.
+    pub metric: Option<u32>,
+    /// A straggler's value is at least this many times its event's median (default 2).
+    pub straggler_ratio: Option<f64>,
+    /// Smallest load imbalance reported, max / mean − 1 (default 0.10).
+    pub imbalance_min: Option<f64>,
+    /// At most this many findings of each kind (default 20, at most 1,000).
+    pub n: Option<u32>,
+    /// Runs observed over time: the sample read; default the final state.
+    pub sample: Option<u32>,
+    /// `cumulative` (default) or `delta`.
+    pub mode: Option<SampleMode>,
+}
+
+/// `GET /api/architecture`: processes with their time per category and the channels between
+/// them.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, TS)]
+#[ts(export, optional_fields)]
+pub struct ArchitectureRequest {
+    /// Metric index of the category times; default 0.
+    pub metric: Option<u32>,
+    /// Runs observed over time: the sample read; default the final state.
+    pub sample: Option<u32>,
+    /// `cumulative` (default) or `delta`.
+    pub mode: Option<SampleMode>,
+}
+
 /// `GET /api/calltree`: the call tree in a scope.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, TS)]
 #[ts(export, optional_fields)]
@@ -560,7 +591,7 @@ macro_rules! groups {
 }
 
 groups!(at: EventsRequest, RowsRequest, MatrixRequest, OverviewRequest, TerrainRequest, ThreadsRequest,
-    EventRequest, CallTreeRequest, PointCloudRequest, UserEventsRequest, UserEventRequest, CategoriesRequest);
+    EventRequest, CallTreeRequest, PointCloudRequest, UserEventsRequest, UserEventRequest, CategoriesRequest, FindingsRequest, ArchitectureRequest);
 groups!(values: DiffRequest, DiffThreadsRequest, DiffMatrixRequest, ScalingRequest, EventsRequest, RowsRequest, MatrixRequest, OverviewRequest, TerrainRequest, ThreadsRequest,
     EventRequest, TrendRequest, KiviatRequest, PointCloudRequest);
 groups!(rows: RowsRequest, MatrixRequest, OverviewRequest, TerrainRequest);

@@ -1,7 +1,8 @@
 //! Findings (`/api/findings`): [`crate::findings::findings`] as the findings panel shows them,
 //! each with the selection that opens the view showing it.
 
-use crate::findings::{FindingKind, FindingOptions, PopMetrics, findings};
+use crate::categories::{Categorized, PopMetrics};
+use crate::findings::{FindingKind, FindingOptions, findings};
 use perfscape_model::{MetricId, Profile};
 use serde::Serialize;
 
@@ -38,30 +39,27 @@ pub struct FindingsResponse {
     pub unit: String,
     /// The median thread total, the basis of every percent.
     pub median_thread_total: f64,
-    /// The POP metrics, when the run has useful work and the metric adds up.
+    /// The POP metrics (with the categories counted as useful), when the categories were
+    /// given and some time is useful work.
     pub pop: Option<PopMetrics>,
-    /// The categories whose time counted as useful work (POP's "useful").
-    pub useful_categories: Vec<String>,
-    /// The findings, by kind, costliest first within a kind.
+    /// The findings: time lost ranked by its percent, then the hot spots.
     pub findings: Vec<FindingJson>,
 }
 
-/// The findings of metric `m` (see [`crate::findings::findings`] for `useful` and the options);
-/// `useful_categories` names the categories `useful` counts.
+/// The findings of metric `m` (see [`crate::findings::findings`] for the categories and the
+/// options).
 pub fn findings_view(
     profile: &Profile,
     m: MetricId,
-    useful: &[bool],
-    useful_categories: Vec<String>,
+    categories: Option<&Categorized>,
     opts: &FindingOptions,
 ) -> FindingsResponse {
-    let f = findings(profile, m, useful, opts);
+    let f = findings(profile, m, categories, opts);
     FindingsResponse {
         metric: m.0,
         unit: profile.metric(m).unit.symbol().to_string(),
         median_thread_total: f.median_thread_total,
         pop: f.pop,
-        useful_categories,
         findings: f
             .findings
             .into_iter()

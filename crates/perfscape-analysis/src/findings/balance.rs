@@ -2,9 +2,10 @@
 //! communication-bound threads, the POP efficiencies and hot spots (see the module
 //! documentation of `findings`).
 
-use super::{Context, Finding, FindingKind, PopMetrics, median, show};
+use super::{Context, Finding, FindingKind, median, show};
+use crate::categories::PopMetrics;
 use crate::stats::{Summary, larger_first};
-use perfscape_model::{Combine, EventId, EventKind, MetricId, Profile, ThreadIndex, ValueKind};
+use perfscape_model::{Combine, EventId, EventKind, Profile, ThreadIndex, ValueKind};
 
 /// Flat events of useful work whose largest exclusive value is far above the mean.
 pub(super) fn imbalance(ctx: &Context<'_>, useful: &[bool]) -> Vec<Finding> {
@@ -102,51 +103,6 @@ fn trend(threads: &[ThreadIndex], values: &[f64]) -> String {
     }
 }
 
-/// Per thread, the exclusive time of its flat useful events (0 for a thread with none; NaN
-/// cells skipped).
-pub(super) fn useful_per_thread(p: &Profile, m: MetricId, useful: &[bool]) -> Vec<f64> {
-    let mut out = vec![0.0; p.threads().len()];
-    for e in p.event_ids() {
-        if !useful[e.index()] || !flat_timer(p, e) {
-            continue;
-        }
-        let col = p.interval(e);
-        for (t, &v) in col.threads().iter().zip(col.exclusive(m)) {
-            if !v.is_nan() {
-                out[t.index()] += v;
-            }
-        }
-    }
-    out
-}
-
-/// The POP metrics from per-thread useful times and totals (threads with a positive total
-/// only); `None` when no thread has useful time.
-pub(super) fn pop_metrics(useful: &[f64], totals: &[f64]) -> Option<PopMetrics> {
-    let threads: Vec<(f64, f64)> = useful
-        .iter()
-        .zip(totals)
-        .filter(|(_, t)| **t > 0.0)
-        .map(|(&u, &t)| (u, t))
-        .collect();
-    let runtime = threads.iter().map(|x| x.1).fold(0.0, f64::max);
-    let max_useful = threads.iter().map(|x| x.0).fold(0.0, f64::max);
-    if threads.is_empty() || max_useful <= 0.0 {
-        return None;
-    }
-    let mean_useful = threads.iter().map(|x| x.0).sum::<f64>() / threads.len() as f64;
-    let load_balance = mean_useful / max_useful;
-    let communication_efficiency = max_useful / runtime;
-    Some(PopMetrics {
-        load_balance,
-        communication_efficiency,
-        parallel_efficiency: load_balance * communication_efficiency,
-        runtime,
-        max_useful,
-        mean_useful,
-    })
-}
-
 /// Threads whose share of time outside useful work is far above the median thread's.
 pub(super) fn communication_bound(ctx: &Context<'_>, useful: &[f64]) -> Vec<Finding> {
     let shares: Vec<Option<f64>> = useful
@@ -210,6 +166,7 @@ pub(super) fn efficiency(ctx: &Context<'_>, pop: &PopMetrics) -> Vec<Finding> {
                 show(pop.max_useful, unit),
                 show(pop.runtime, unit)
             ),
+            format!("useful work: {}", pop.useful_categories.join(", ")),
             format!(
                 "{} is the lower: {}",
                 if pop.load_balance < pop.communication_efficiency {

@@ -12,7 +12,7 @@
 //!   stencil), not stragglers. One finding per thread (its costliest event; the others are
 //!   evidence). Cost: value − median.
 //! - **Load imbalance** ([`FindingKind::Imbalance`], `balance.rs`): an event of useful work (a
-//!   flat event whose category counts as useful, see [`findings`]) whose largest exclusive
+//!   flat event whose category's class is useful, [`crate::categories`]) whose largest exclusive
 //!   value exceeds the mean over all threads by at least [`FindingOptions::imbalance_min`].
 //!   Cost: max − mean (the time the others wait for the slowest; ParaProf's and the POP
 //!   Centre's definition). The evidence says how the values run along the ranks (the
@@ -22,9 +22,9 @@
 //!   share of time outside useful work is at least [`FindingOptions::idle_share_gap`] above
 //!   the median thread's share.
 //! - **Low parallel efficiency** ([`FindingKind::Efficiency`]): the POP metrics of the run
-//!   (load balance = mean(useful) / max(useful), communication efficiency = max(useful) /
-//!   runtime, parallel efficiency = their product; POP Centre of Excellence, "POP standard
-//!   metrics for parallel performance analysis") below [`FindingOptions::efficiency_min`]
+//!   ([`crate::categories::PopMetrics`]: load balance = mean(useful) / max(useful),
+//!   communication efficiency = max(useful) / runtime, parallel efficiency = their product)
+//!   below [`FindingOptions::efficiency_min`]
 //!   (POP reports call an efficiency under 0.8 worth improving). Cost: `runtime × (1 −
 //!   parallel efficiency)`, the time each thread loses on average; its percent is `100 × (1 −
 //!   parallel efficiency)`, the share of the run's thread time that is not useful work.
@@ -43,6 +43,7 @@
 mod balance;
 mod stragglers;
 
+use crate::categories::{Categorized, PopMetrics};
 use crate::stats::thread_totals;
 use perfscape_model::{EventId, MetricId, Profile, ThreadIndex};
 use serde::Serialize;
@@ -145,43 +146,32 @@ impl Default for FindingOptions {
 pub struct Findings {
     /// The median over threads of each thread's total: the basis of every percent.
     pub median_thread_total: f64,
-    /// The POP metrics, when some events count as useful and the metric adds up.
+    /// The POP metrics, when the categories were given and some time counts as useful.
     pub pop: Option<PopMetrics>,
-    /// Every finding, costliest first within the order straggler, imbalance,
-    /// communication-bound, efficiency, hot spot.
+    /// Every finding: the losses (stragglers, imbalance, communication-bound threads,
+    /// efficiency; at most `max_per_kind` of each, the costliest) ranked together by
+    /// `cost_percent`, then the hot spots by their share.
     pub findings: Vec<Finding>,
-}
-
-/// The POP Centre of Excellence's efficiency metrics of one run, from a profile: per thread
-/// `useful` = exclusive time of the events counted as useful.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-pub struct PopMetrics {
-    /// mean(useful) / max(useful) over the threads.
-    pub load_balance: f64,
-    /// max(useful) / runtime, runtime being the largest thread total.
-    pub communication_efficiency: f64,
-    /// load_balance × communication_efficiency.
-    pub parallel_efficiency: f64,
-    /// The largest thread total (the metric's unit).
-    pub runtime: f64,
-    /// The largest per-thread useful time.
-    pub max_useful: f64,
-    /// The mean per-thread useful time.
-    pub mean_useful: f64,
 }
 
 /// Finds what is wrong with metric `m` of `profile` (see the module documentation).
 ///
-/// `useful[e]` says whether event `e`'s exclusive time is useful work (its category is not
-/// communication, synchronization or idle); a slice of the wrong length, or a metric that does
-/// not add up, leaves out the kinds that need it (imbalance, communication-bound, efficiency).
-/// Runs with fewer than three threads have no stragglers.
-pub fn findings(profile: &Profile, m: MetricId, useful: &[bool], opts: &FindingOptions) -> Findings {
+/// `categories` (of the same metric, [`crate::categories::categorize`]) says which events are
+/// useful work (their category's class is useful) and gives each thread's useful time and the
+/// POP metrics; without it, or for a metric that does not add up, the kinds that need it
+/// (imbalance, communication-bound, efficiency) are left out. Runs with fewer than three threads
+/// have no stragglers.
+pub fn findings(
+    profile: &Profile,
+    m: MetricId,
+    categories: Option<&Categorized>,
+    opts: &FindingOptions,
+) -> Findings {
     let totals: Vec<f64> = thread_totals(profile, m).iter().map(|t| t.inclusive).collect();
     let median_thread_total = median(&mut totals.iter().copied().filter(|v| !v.is_nan()).collect::<Vec<_>>());
     let additive = profile.metric(m).combine.is_additive();
-    let useful = (useful.len() == profile.events().len() && additive).then_some(useful);
+    let categories =
+        categories.filter(|c| additive && c.metric == m && c.event_category.len() == profile.events().len());
     let ctx = Context {
         profile,
         m,
@@ -198,15 +188,27 @@ pub fn findings(profile: &Profile, m: MetricId, useful: &[bool], opts: &FindingO
     };
     push(stragglers::stragglers(&ctx));
     let mut pop = None;
-    if let Some(useful) = useful {
-        push(balance::imbalance(&ctx, useful));
-        let per_thread = balance::useful_per_thread(profile, m, useful);
-        push(balance::communication_bound(&ctx, &per_thread));
-        pop = balance::pop_metrics(&per_thread, &totals);
-        push(pop.map(|p| balance::efficiency(&ctx, &p)).unwrap_or_default());
+    if let Some(cat) = categories {
+        let useful: Vec<bool> = cat
+            .event_category
+            .iter()
+            .map(|&c| cat.categories[c as usize].class.is_useful())
+            .collect();
+        push(balance::imbalance(&ctx, &useful));
+        push(balance::communication_bound(&ctx, &cat.useful()));
+        let p = cat.pop();
+        if p.max_useful > 0.0 {
+            push(balance::efficiency(&ctx, &p));
+            pop = Some(p);
+        }
     }
+    // Losses ranked together by cost (percent of the basis), then the hot spots, which are
+    // where the time goes rather than time lost.
+    out.sort_by(|a, b| crate::stats::larger_first(a.cost_percent, b.cost_percent));
     if additive {
-        push(balance::hot_spots(&ctx));
+        let mut hot = balance::hot_spots(&ctx);
+        hot.truncate(opts.max_per_kind);
+        out.extend(hot);
     }
     Findings {
         median_thread_total,
@@ -321,8 +323,9 @@ mod tests {
     #[test]
     fn pop_metrics_and_imbalance_by_hand() {
         let p = run();
-        let useful: Vec<bool> = p.event_ids().map(|e| p.event_name(e) != "MPI_Wait()").collect();
-        let f = findings(&p, MetricId(0), &useful, &FindingOptions::default());
+        let cat =
+            crate::categories::categorize(&p, MetricId(0), &crate::categories::RuleSet::defaults()).unwrap();
+        let f = findings(&p, MetricId(0), Some(&cat), &FindingOptions::default());
         let pop = f.pop.unwrap();
         // useful per rank: 10, 10, 10, 40; runtime 50.
         assert_eq!(pop.max_useful, 40.0);
@@ -351,8 +354,8 @@ mod tests {
         assert_eq!(st[0].cost, 30.0);
         // The MPI wait is not reported as imbalance: it is the symptom.
         assert!(!imb.iter().any(|x| p.event_name(x.event.unwrap()) == "MPI_Wait()"));
-        // Without useful events, no POP and no imbalance.
-        let none = findings(&p, MetricId(0), &[], &FindingOptions::default());
+        // Without categories, no POP and no imbalance.
+        let none = findings(&p, MetricId(0), None, &FindingOptions::default());
         assert!(none.pop.is_none());
         assert!(!none.findings.iter().any(|x| x.kind == FindingKind::Imbalance));
     }

@@ -112,6 +112,10 @@ pub enum View {
     Scaling,
     /// The user (atomic) events.
     Userevents,
+    /// The findings: what is wrong with the run.
+    Findings,
+    /// The processes and the channels between them.
+    Architecture,
 }
 
 impl View {

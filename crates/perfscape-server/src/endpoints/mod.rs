@@ -9,6 +9,7 @@ pub mod categories;
 pub mod compare;
 pub mod event;
 pub mod events;
+pub mod findings;
 pub mod matrix;
 pub mod run;
 pub mod series;
