@@ -5,6 +5,7 @@
 
 mod args;
 mod cmd_cache;
+mod cmd_comm;
 mod cmd_compare;
 mod cmd_diff;
 #[cfg(feature = "sql")]
@@ -68,6 +69,10 @@ enum Command {
     Top(cmd_top::TopArgs),
     /// Statistics of every event across threads, or of one EVENT in detail.
     Stats(cmd_stats::StatsArgs),
+    /// Communication matrix of a TAU_COMM_MATRIX run: the heaviest sender → receiver pairs
+    /// (bytes, calls, mean size) and the totals per callpath; --csv writes ParaProf's
+    /// --writecomm layout.
+    Comm(cmd_comm::CommArgs),
     /// Compare two runs event by event (B − A, B / A, share of A's run), or one event thread
     /// by thread (--threads EVENT).
     Diff(cmd_diff::DiffArgs),
@@ -132,6 +137,7 @@ fn main() -> ExitCode {
         Command::Summary(a) => cmd_summary::run(a, &mut out),
         Command::Top(a) => cmd_top::run(a, &mut out),
         Command::Stats(a) => cmd_stats::run(a, &mut out),
+        Command::Comm(a) => cmd_comm::run(a, &mut out),
         Command::Diff(a) => cmd_diff::run(a, &mut out),
         Command::Compare(a) => cmd_compare::run(a, &cmd_compare::groups(&matches), &mut out),
         Command::Scaling(a) => cmd_scaling::run(a, &mut out),
