@@ -61,7 +61,7 @@ fn the_table_lists_the_pairs_and_the_paths() {
             )
         })
         .collect();
-    want.sort_by(|a, b| (a.0, a.1).cmp(&(b.0, b.1)));
+    want.sort_by_key(|a| (a.0, a.1));
     let mut got: Vec<(u64, u64, f64, f64)> = doc["pairs"]
         .as_array()
         .unwrap()
@@ -75,7 +75,7 @@ fn the_table_lists_the_pairs_and_the_paths() {
             )
         })
         .collect();
-    got.sort_by(|a, b| (a.0, a.1).cmp(&(b.0, b.1)));
+    got.sort_by_key(|a| (a.0, a.1));
     assert_eq!(got, want);
     assert_eq!(doc["paths"][0]["path"], "All Paths");
     let o = perfscape(&["comm", run.to_str().unwrap(), "--path", "MPI_Isend()"]);
