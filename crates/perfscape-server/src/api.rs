@@ -8,12 +8,12 @@
 //! `N.C.T`; `null` marks a cell without data.
 
 pub use perfscape_analysis::answers::{
-    Bin, CallTreeResponse, ClusterJson, DiffMatrixResponse, DiffMatrixRow, DiffResponse, DiffRowJson,
-    DiffThreadJson, DiffThreadsResponse, DiffTreeNode, DiffTreeResponse, EventDetail, EventRow,
-    EventsResponse, HistogramJson, KiviatResponse, KiviatThread, MatrixResponse, OverviewResponse,
-    OverviewRowJson, PeakJson, PointCloudResponse, RowJson, RowsResponse, SampleJson, ScalingResponse,
-    ScalingRowJson, SeriesResponse, SummaryJson, TerrainResponse, ThreadValue, ThreadsResponse, TimelineLane,
-    TimelineResponse, TreeNodeJson, TrendPoint, TrendResponse,
+    Bin, CallTreeResponse, ClusterJson, CommPathJson, CommResponse, DiffMatrixResponse, DiffMatrixRow,
+    DiffResponse, DiffRowJson, DiffThreadJson, DiffThreadsResponse, DiffTreeNode, DiffTreeResponse,
+    EventDetail, EventRow, EventsResponse, HistogramJson, KiviatResponse, KiviatThread, MatrixResponse,
+    OverviewResponse, OverviewRowJson, PeakJson, PointCloudResponse, RowJson, RowsResponse, SampleJson,
+    ScalingResponse, ScalingRowJson, SeriesResponse, SummaryJson, TerrainResponse, ThreadValue,
+    ThreadsResponse, TimelineLane, TimelineResponse, TreeNodeJson, TrendPoint, TrendResponse,
 };
 use perfscape_model::Combine;
 use serde::Serialize;
@@ -74,6 +74,9 @@ pub struct RunInfo {
     pub replay: bool,
     /// True when the run is a trace: the timeline (`/api/timeline`) can show it.
     pub timeline: bool,
+    /// True when the run has a communication matrix (TAU_COMM_MATRIX user events): `/api/comm`
+    /// shows it.
+    pub comm: bool,
     /// The other runs given to `serve A B...`, in order (`run=1` of `/api/diff` is the first):
     /// their paths, and for each whether it loaded (else why not).
     pub compared: Vec<ComparedInfo>,
@@ -248,6 +251,7 @@ mod tests {
         }
         export!(
             CallTreeResponse,
+            CommResponse,
             EventDetail,
             EventsResponse,
             KiviatResponse,

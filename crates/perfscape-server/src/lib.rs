@@ -57,9 +57,9 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use endpoints::View;
 use request::{
-    At, CallTreeRequest, DiffMatrixRequest, DiffRequest, DiffThreadsRequest, DiffTreeRequest, EventRequest,
-    EventsRequest, KiviatRequest, MatrixRequest, OverviewRequest, Params, PointCloudRequest, RowsRequest,
-    ScalingRequest, TerrainRequest, ThreadsRequest, TimelineRequest, TrendRequest,
+    At, CallTreeRequest, CommRequest, DiffMatrixRequest, DiffRequest, DiffThreadsRequest, DiffTreeRequest,
+    EventRequest, EventsRequest, KiviatRequest, MatrixRequest, OverviewRequest, Params, PointCloudRequest,
+    RowsRequest, ScalingRequest, TerrainRequest, ThreadsRequest, TimelineRequest, TrendRequest,
 };
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::sync::Arc;
@@ -363,6 +363,10 @@ async fn get_event(
     answer(s, q.at(), move |v| endpoints::event::get(v, id, &q)).await
 }
 
+async fn get_comm(State(s): State<Shared>, Params(q): Params<CommRequest>) -> Response {
+    answer(s, q.at(), move |v| endpoints::comm::get(v, &q)).await
+}
+
 async fn get_calltree(State(s): State<Shared>, Params(q): Params<CallTreeRequest>) -> Response {
     answer(s, q.at(), move |v| endpoints::calltree::get(v, &q)).await
 }
@@ -459,6 +463,7 @@ pub fn router(state: Shared) -> Router {
         .route("/matrix", get(get_matrix))
         .route("/overview", get(get_overview))
         .route("/event/{id}", get(get_event))
+        .route("/comm", get(get_comm))
         .route("/calltree", get(get_calltree))
         .route("/terrain", get(get_terrain))
         .route("/rows", get(get_rows))

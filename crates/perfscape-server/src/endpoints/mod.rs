@@ -5,6 +5,7 @@
 //! `sample`/`mode` name (the run's or a sample's) and the server's cache.
 
 pub mod calltree;
+pub mod comm;
 pub mod compare;
 pub mod event;
 pub mod events;
