@@ -72,7 +72,7 @@ fn the_built_in_layout_is_a_dashboard_file_of_every_view() {
         .collect();
     assert_eq!(
         optional,
-        BTreeSet::from(["compare", "kiviat", "scaling", "timeline", "trend"])
+        BTreeSet::from(["comm", "compare", "kiviat", "scaling", "timeline", "trend"])
     );
     // The committed schema accepts the file as written.
     let schema: serde_json::Value = serde_json::to_value(spec::schema()).unwrap();
