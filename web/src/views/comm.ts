@@ -11,9 +11,9 @@ import { api } from '../client';
 import { compact, esc, value } from '../format';
 import { type Panel, PanelView, SUPERSEDED } from '../panel';
 import { type Key, type State, store, touched } from '../state';
-import { HOT, linear, logarithmic, verticalLegend } from './colourscale';
+import { HOT, labelInterval, linear, logarithmic, verticalLegend } from './colourscale';
 
-const GRID = { left: 70, right: 104, top: 10, bottom: 48 };
+const GRID = { left: 70, right: 104, top: 10, bottom: 70 };
 
 const STATS: [CommStat, string][] = [
   ['bytes', 'bytes sent'],
@@ -165,7 +165,7 @@ export class CommView extends PanelView {
         data: d.cols.map((b) => (b.first === b.last ? String(b.first) : `${b.first}–${b.last}`)),
         name: `receiver ranks ${d.cols[0]?.first ?? 0}–${d.cols[nc - 1]?.last ?? 0} of ${d.ranks}`,
         nameLocation: 'middle',
-        nameGap: 26,
+        nameGap: 22,
         axisLabel: { hideOverlap: true, fontSize: 10 },
       },
       yAxis: {
@@ -173,7 +173,9 @@ export class CommView extends PanelView {
         inverse: true,
         data: d.rows.map((b) => (b.first === b.last ? String(b.first) : `${b.first}–${b.last}`)),
         name: 'sender',
-        axisLabel: { hideOverlap: true, fontSize: 10 },
+        // One label per 12 px at most.
+        axisLabel: { interval: labelInterval(nr, gridH), fontSize: 10 },
+        axisTick: { interval: labelInterval(nr, gridH) },
       },
       visualMap: { show: false, min: scale.vmin, max: scale.vmax, calculable: false, dimension: 2, inRange: { color: HOT } },
       series: [
