@@ -45,6 +45,8 @@ import type { DiffResponse } from './api/DiffResponse';
 import type { DiffThreadsRequest } from './api/DiffThreadsRequest';
 import type { DiffThreadsResponse } from './api/DiffThreadsResponse';
 import type { StoreListing } from './api/StoreListing';
+import type { CommRequest } from './api/CommRequest';
+import type { CommResponse } from './api/CommResponse';
 import type { Dashboard } from './api/Dashboard';
 import type { SqlAnswer } from './api/SqlAnswer';
 import type { SqlRequest } from './api/SqlRequest';
@@ -212,6 +214,8 @@ export const api = {
   diffTree: (s: State, signal?: Signal) =>
     get<DiffTreeResponse, DiffTreeRequest>('diff/calltree', { run: s.cmp, metric: s.metric, normalize: s.cmpnorm === 'auto' ? null : s.cmpnorm }, signal),
   /** `/api/scaling`: a scaling study of the served runs. */
+  /** The communication matrix: senders `r0..r1` × receivers `c0..c1` in at most h × w bins. */
+  comm: (s: State, q: Omit<CommRequest, 'sample' | 'mode'>, signal?: Signal) => get<CommResponse, CommRequest>('comm', { ...at(s), ...q }, signal),
   scaling: (s: State, signal?: Signal) => get<ScalingResponse, ScalingRequest>('scaling', { metric: s.metric, kind: s.kind, callpaths: s.callpaths }, signal),
   /** `/api/diff/threads`: run A's event against the same event of run `s.cmp`, per thread. */
   diffThreads: (s: State, event: number, signal?: Signal) =>

@@ -16,6 +16,7 @@ import { REPORT } from './report';
 import { type EventHandler, dispatch, joinSession } from './share';
 import { type Key, type State, fromUrl, store, toUrl } from './state';
 import { CallTreeView } from './views/calltree';
+import { CommView } from './views/comm';
 import { CompareView } from './views/compare';
 import { EventView } from './views/eventview';
 import { HeatmapView } from './views/heatmap';
@@ -55,6 +56,7 @@ const PANELS: PanelDef[] = [
   { id: 'trend', title: 'Over time: event across threads', view: TrendView, when: hasSamples },
   { id: 'kiviat', title: 'Kiviat tube', view: KiviatView, when: hasSamples },
   { id: 'pointcloud', title: 'Threads as points (3 events)', view: PointCloudView },
+  { id: 'comm', title: 'Communication matrix: senders × receivers', view: CommView, when: (c) => c.run.comm },
 ];
 
 // Every group of panel settings in the schema belongs to a panel of the page.

@@ -216,6 +216,15 @@ fn parse_event(base: &str) -> Option<(bool, u32)> {
     }
 }
 
+/// True when `profile` has comm-matrix user events (`Message size sent to node N` or
+/// `Message size received from node N`, plain or in a context). Cost: O(user events).
+pub fn has_comm_events(profile: &Profile) -> bool {
+    profile
+        .atomic_events()
+        .iter()
+        .any(|e| parse_event(e.base_name.as_deref().unwrap_or(&e.name)).is_some())
+}
+
 /// The communication matrix of `profile` (see the module's documentation for the rules and
 /// where they come from). A run without comm-matrix events gives an empty matrix
 /// ([`CommMatrix::is_empty`]). Cost: O(rows of the comm-matrix events), memory O(cells).

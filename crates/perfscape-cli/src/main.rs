@@ -6,6 +6,7 @@
 mod args;
 mod cmd_cache;
 mod cmd_categories;
+mod cmd_comm;
 mod cmd_compare;
 mod cmd_diff;
 mod cmd_findings;
@@ -77,6 +78,10 @@ enum Command {
     /// What is wrong with the run, ranked by the time it costs: stragglers, load imbalance of
     /// useful work, communication-bound threads, POP efficiencies, hot spots.
     Findings(cmd_findings::FindingsArgs),
+    /// Communication matrix of a TAU_COMM_MATRIX run: the heaviest sender → receiver pairs
+    /// (bytes, calls, mean size) and the totals per callpath; --csv writes ParaProf's
+    /// --writecomm layout.
+    Comm(cmd_comm::CommArgs),
     /// Compare two runs event by event (B − A, B / A, share of A's run), or one event thread
     /// by thread (--threads EVENT).
     Diff(cmd_diff::DiffArgs),
@@ -143,6 +148,7 @@ fn main() -> ExitCode {
         Command::Stats(a) => cmd_stats::run(a, &mut out),
         Command::Categories(a) => cmd_categories::run(a, &mut out),
         Command::Findings(a) => cmd_findings::run(a, &mut out),
+        Command::Comm(a) => cmd_comm::run(a, &mut out),
         Command::Diff(a) => cmd_diff::run(a, &mut out),
         Command::Compare(a) => cmd_compare::run(a, &cmd_compare::groups(&matches), &mut out),
         Command::Scaling(a) => cmd_scaling::run(a, &mut out),

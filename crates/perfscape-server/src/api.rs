@@ -9,13 +9,13 @@
 
 pub use perfscape_analysis::answers::{
     ArchChannel, ArchProcess, ArchitectureResponse, Bin, CallTreeResponse, CategoriesResponse, ClusterJson,
-    DiffMatrixResponse, DiffMatrixRow, DiffResponse, DiffRowJson, DiffThreadJson, DiffThreadsResponse,
-    DiffTreeNode, DiffTreeResponse, EventDetail, EventRow, EventsResponse, FindingJson, FindingsResponse,
-    HistogramJson, KiviatResponse, KiviatThread, MatrixResponse, OverviewResponse, OverviewRowJson, PeakJson,
-    PointCloudResponse, RowJson, RowsResponse, SampleJson, ScalingResponse, ScalingRowJson, SeriesResponse,
-    SummaryJson, TerrainResponse, ThreadValue, ThreadsResponse, TimelineLane, TimelineResponse, TreeNodeJson,
-    TrendPoint, TrendResponse, UserEventDetail, UserEventRow, UserEventStats, UserEventThread,
-    UserEventsResponse,
+    CommPathJson, CommResponse, DiffMatrixResponse, DiffMatrixRow, DiffResponse, DiffRowJson, DiffThreadJson,
+    DiffThreadsResponse, DiffTreeNode, DiffTreeResponse, EventDetail, EventRow, EventsResponse, FindingJson,
+    FindingsResponse, HistogramJson, KiviatResponse, KiviatThread, MatrixResponse, OverviewResponse,
+    OverviewRowJson, PeakJson, PointCloudResponse, RowJson, RowsResponse, SampleJson, ScalingResponse,
+    ScalingRowJson, SeriesResponse, SummaryJson, TerrainResponse, ThreadValue, ThreadsResponse, TimelineLane,
+    TimelineResponse, TreeNodeJson, TrendPoint, TrendResponse, UserEventDetail, UserEventRow, UserEventStats,
+    UserEventThread, UserEventsResponse,
 };
 use perfscape_model::Combine;
 use serde::Serialize;
@@ -76,6 +76,9 @@ pub struct RunInfo {
     pub replay: bool,
     /// True when the run is a trace: the timeline (`/api/timeline`) can show it.
     pub timeline: bool,
+    /// True when the run has a communication matrix (TAU_COMM_MATRIX user events): `/api/comm`
+    /// shows it.
+    pub comm: bool,
     /// The other runs given to `serve A B...`, in order (`run=1` of `/api/diff` is the first):
     /// their paths, and for each whether it loaded (else why not).
     pub compared: Vec<ComparedInfo>,
@@ -251,6 +254,7 @@ mod tests {
         export!(
             CallTreeResponse,
             CategoriesResponse,
+            CommResponse,
             EventDetail,
             EventsResponse,
             KiviatResponse,

@@ -20,6 +20,7 @@
 use crate::error::ApiError;
 use perfscape_analysis::answers::{EventsResponse, RowSpec};
 use perfscape_analysis::axis::{AxisInfo, AxisSpec};
+use perfscape_analysis::comm::CommMatrix;
 use perfscape_analysis::params::Values;
 use perfscape_analysis::pyramid::{DEFAULT_LEVEL_CELLS, Pyramid};
 use perfscape_analysis::views::RowSet;
@@ -74,6 +75,7 @@ enum Key {
     Rows(Slot, RowSpec),
     Axis(Slot, AxisSpec),
     Pyramid(Slot, RowSpec, AxisSpec),
+    Comm(Slot),
 }
 
 #[derive(Clone)]
@@ -83,6 +85,7 @@ enum Entry {
     Rows(Arc<RowSet>),
     Axis(Arc<AxisInfo>),
     Pyramid(Arc<Pyramid>),
+    Comm(Arc<CommMatrix>),
 }
 
 impl Entry {
@@ -93,6 +96,7 @@ impl Entry {
             Entry::Rows(r) => r.heap_bytes(),
             Entry::Axis(a) => a.heap_bytes(),
             Entry::Pyramid(p) => p.heap_bytes(),
+            Entry::Comm(m) => m.heap_bytes(),
         };
         b as u64
     }
@@ -221,7 +225,7 @@ impl ViewCache {
     fn part(&self, key: &Key) -> &moka::sync::Cache<Key, Entry> {
         match key {
             Key::Profile(_) | Key::Pyramid(..) => &self.bulk,
-            Key::Events(..) | Key::Rows(..) | Key::Axis(..) => &self.index,
+            Key::Events(..) | Key::Rows(..) | Key::Axis(..) | Key::Comm(..) => &self.index,
         }
     }
 
@@ -304,6 +308,19 @@ impl ViewCache {
             Entry::Events,
             |e| match e {
                 Entry::Events(x) => Some(x),
+                _ => None,
+            },
+            || Ok(f()),
+        )
+    }
+
+    /// The communication matrix of the profile in `slot` (`perfscape_analysis::comm`).
+    pub fn comm(&self, slot: Slot, f: impl FnOnce() -> CommMatrix) -> Result<Arc<CommMatrix>, ApiError> {
+        self.get(
+            Key::Comm(slot),
+            Entry::Comm,
+            |e| match e {
+                Entry::Comm(x) => Some(x),
                 _ => None,
             },
             || Ok(f()),

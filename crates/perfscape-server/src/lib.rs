@@ -57,7 +57,7 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use endpoints::View;
 use request::{
-    ArchitectureRequest, At, CallTreeRequest, CategoriesRequest, DiffMatrixRequest, DiffRequest,
+    ArchitectureRequest, At, CallTreeRequest, CategoriesRequest, CommRequest, DiffMatrixRequest, DiffRequest,
     DiffThreadsRequest, DiffTreeRequest, EventRequest, EventsRequest, FindingsRequest, KiviatRequest,
     MatrixRequest, OverviewRequest, Params, PointCloudRequest, RowsRequest, ScalingRequest, TerrainRequest,
     ThreadsRequest, TimelineRequest, TrendRequest, UserEventRequest, UserEventsRequest,
@@ -394,6 +394,10 @@ async fn get_user_event(
     answer(s, q.at(), move |v| endpoints::user_events::detail(v, id, &q)).await
 }
 
+async fn get_comm(State(s): State<Shared>, Params(q): Params<CommRequest>) -> Response {
+    answer(s, q.at(), move |v| endpoints::comm::get(v, &q)).await
+}
+
 async fn get_calltree(State(s): State<Shared>, Params(q): Params<CallTreeRequest>) -> Response {
     answer(s, q.at(), move |v| endpoints::calltree::get(v, &q)).await
 }
@@ -490,6 +494,7 @@ pub fn router(state: Shared) -> Router {
         .route("/matrix", get(get_matrix))
         .route("/overview", get(get_overview))
         .route("/event/{id}", get(get_event))
+        .route("/comm", get(get_comm))
         .route("/calltree", get(get_calltree))
         .route("/userevents", get(get_user_events))
         .route("/userevent/{id}", get(get_user_event))

@@ -16,7 +16,7 @@ use crate::error::ApiError;
 use axum::extract::FromRequestParts;
 use axum::http::request::Parts;
 use perfscape_analysis::ViewError;
-use perfscape_analysis::answers::{DiffShow, OverviewOptions, Region, RowSpec, Scope};
+use perfscape_analysis::answers::{CommParams, CommStat, DiffShow, OverviewOptions, Region, RowSpec, Scope};
 use perfscape_analysis::axis::{AxisParams, Subset, ThreadOrder};
 use perfscape_analysis::compare::diff::{DiffSort, Normalize};
 use perfscape_analysis::params::{EventIds, ThreadAddr, ThreadAddrs, Values};
@@ -462,6 +462,51 @@ pub struct ArchitectureRequest {
     pub mode: Option<SampleMode>,
 }
 
+/// `GET /api/comm`: the communication matrix, senders × receivers of one path and statistic.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, TS)]
+#[ts(export, optional_fields)]
+pub struct CommRequest {
+    /// The path: a callpath element (timer name) or `All Paths` (default).
+    pub path: Option<String>,
+    /// `bytes` (default), `calls`, `mean_bytes`, `max_bytes`, `min_bytes`, `stddev_bytes`.
+    pub stat: Option<CommStat>,
+    /// How a bin's cells combine: `max` (default) or `sum` (bytes and calls only).
+    pub reduce: Option<Reduce>,
+    /// First sender rank (default 0).
+    pub r0: Option<u32>,
+    /// End sender rank, exclusive (default all).
+    pub r1: Option<u32>,
+    /// First receiver rank (default 0).
+    pub c0: Option<u32>,
+    /// End receiver rank, exclusive (default all).
+    pub c1: Option<u32>,
+    /// Most sender bins (default 256, 1..=4096).
+    pub h: Option<u32>,
+    /// Most receiver bins (default 256, 1..=4096).
+    pub w: Option<u32>,
+    /// Runs observed over time: the sample read; default the final state.
+    pub sample: Option<u32>,
+    /// `cumulative` (default) or `delta`.
+    pub mode: Option<SampleMode>,
+}
+
+impl CommRequest {
+    /// The parameters of the view.
+    pub fn params(&self) -> CommParams {
+        CommParams {
+            path: self.path.clone(),
+            stat: self.stat.unwrap_or_default(),
+            reduce: self.reduce.unwrap_or_default(),
+            r0: self.r0,
+            r1: self.r1,
+            c0: self.c0,
+            c1: self.c1,
+            h: self.h,
+            w: self.w,
+        }
+    }
+}
+
 /// `GET /api/calltree`: the call tree in a scope.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, TS)]
 #[ts(export, optional_fields)]
@@ -591,7 +636,7 @@ macro_rules! groups {
 }
 
 groups!(at: EventsRequest, RowsRequest, MatrixRequest, OverviewRequest, TerrainRequest, ThreadsRequest,
-    EventRequest, CallTreeRequest, PointCloudRequest, UserEventsRequest, UserEventRequest, CategoriesRequest, FindingsRequest, ArchitectureRequest);
+    EventRequest, CallTreeRequest, PointCloudRequest, UserEventsRequest, UserEventRequest, CategoriesRequest, FindingsRequest, ArchitectureRequest, CommRequest);
 groups!(values: DiffRequest, DiffThreadsRequest, DiffMatrixRequest, ScalingRequest, EventsRequest, RowsRequest, MatrixRequest, OverviewRequest, TerrainRequest, ThreadsRequest,
     EventRequest, TrendRequest, KiviatRequest, PointCloudRequest);
 groups!(rows: RowsRequest, MatrixRequest, OverviewRequest, TerrainRequest);

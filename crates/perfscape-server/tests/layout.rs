@@ -74,6 +74,7 @@ fn the_built_in_layout_is_a_dashboard_file_of_every_view() {
         optional,
         BTreeSet::from([
             "architecture",
+            "comm",
             "compare",
             "kiviat",
             "scaling",

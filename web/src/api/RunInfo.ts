@@ -112,6 +112,11 @@ replay: boolean,
  */
 timeline: boolean, 
 /**
+ * True when the run has a communication matrix (TAU_COMM_MATRIX user events): `/api/comm`
+ * shows it.
+ */
+comm: boolean, 
+/**
  * The other runs given to `serve A B...`, in order (`run=1` of `/api/diff` is the first):
  * their paths, and for each whether it loaded (else why not).
  */

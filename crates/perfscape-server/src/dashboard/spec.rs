@@ -116,6 +116,8 @@ pub enum View {
     Findings,
     /// The processes and the channels between them.
     Architecture,
+    /// The communication matrix (senders × receivers) of a TAU_COMM_MATRIX run.
+    Comm,
 }
 
 impl View {
@@ -206,7 +208,7 @@ pub struct PanelSpec {
     /// grows and shrinks with the window.
     pub height_vh: Option<u32>,
     /// A built-in `view` with nothing to show for the run (`compare` without compared runs,
-    /// `scaling` without a scaling study, `timeline` without a trace, `trend` and `kiviat`
+    /// `scaling` without a scaling study, `timeline` without a trace, `comm` without a communication matrix, `trend` and `kiviat`
     /// without samples) is left out, instead of saying so in its place.
     #[serde(default)]
     pub optional: bool,
@@ -279,7 +281,7 @@ pub struct DashboardPanel {
     /// Title shown in the panel's head.
     pub title: String,
     /// A built-in view drawn in the panel (`ranked`, `heatmap`, `overview`, `event`, `calltree`,
-    /// `terrain`, `runinfo`, `trend`, `kiviat`, `pointcloud`, `timeline`, `compare`, `scaling`);
+    /// `terrain`, `runinfo`, `trend`, `kiviat`, `pointcloud`, `timeline`, `compare`, `scaling`, `comm`);
     /// `null` for an SQL panel.
     pub view: Option<String>,
     /// The SQL query of an SQL panel (TABLES.md); its placeholders `$event`, `$thread`,

@@ -6,6 +6,7 @@
 
 pub mod calltree;
 pub mod categories;
+pub mod comm;
 pub mod compare;
 pub mod event;
 pub mod events;

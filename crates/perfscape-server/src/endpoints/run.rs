@@ -35,6 +35,7 @@ pub fn failed(path: &str, error: &str) -> RunInfo {
         live: false,
         replay: false,
         timeline: false,
+        comm: false,
         compared: Vec::new(),
         scaling: false,
         store: None,
@@ -76,6 +77,7 @@ pub fn loaded(path: &str, p: &Profile, r: &LoadReport) -> RunInfo {
         sample_events: with_data(&|e| !e.is_callpath() && e.kind == EventKind::Sample),
         user_events: p.atomic_events().len() as u32,
         has_callpaths: !p.call_tree().is_empty(),
+        comm: perfscape_analysis::comm::has_comm_events(p),
         metadata: p
             .metadata()
             .common()
