@@ -16,6 +16,7 @@ import { REPORT } from './report';
 import { type EventHandler, dispatch, joinSession } from './share';
 import { type Key, type State, fromUrl, store, toUrl } from './state';
 import { CallTreeView } from './views/calltree';
+import { CategoriesView } from './views/categories';
 import { CompareView } from './views/compare';
 import { EventView } from './views/eventview';
 import { HeatmapView } from './views/heatmap';
@@ -44,6 +45,7 @@ const PANELS: PanelDef[] = [
   { id: 'overview', title: 'Overview', view: OverviewView },
   { id: 'event', title: 'Event across threads', view: EventView },
   { id: 'calltree', title: 'Call tree', view: CallTreeView },
+  { id: 'categories', title: 'Categories: what the time is spent on, POP efficiency', view: CategoriesView },
   { id: 'terrain', title: '3D terrain', view: TerrainView },
   { id: 'runinfo', title: 'Run information', view: RunInfoView },
   { id: 'trend', title: 'Over time: event across threads', view: TrendView, when: hasSamples },

@@ -110,6 +110,8 @@ pub enum View {
     Compare,
     /// The scaling study of the served runs.
     Scaling,
+    /// Time per category (donuts, stacked bars across threads) and POP's efficiency metrics.
+    Categories,
 }
 
 impl View {
@@ -272,7 +274,7 @@ pub struct DashboardPanel {
     pub index: u32,
     /// Title shown in the panel's head.
     pub title: String,
-    /// A built-in view drawn in the panel (`ranked`, `heatmap`, `overview`, `event`, `calltree`,
+    /// A built-in view drawn in the panel (`ranked`, `heatmap`, `overview`, `event`, `calltree`, `categories`,
     /// `terrain`, `runinfo`, `trend`, `kiviat`, `pointcloud`, `timeline`, `compare`, `scaling`);
     /// `null` for an SQL panel.
     pub view: Option<String>,
