@@ -32,8 +32,8 @@ describe('layout', () => {
 
   test('the built-in layout: every view of the run in three columns, the optional ones only where the run has them', async () => {
     for (const [run, expected] of [
-      [np64, ['ranked', 'heatmap', 'overview', 'calltree', 'event', 'terrain', 'runinfo', 'pointcloud']],
-      [np8, ['ranked', 'heatmap', 'overview', 'trend', 'calltree', 'event', 'terrain', 'runinfo', 'kiviat', 'pointcloud']],
+      [np64, ['ranked', 'heatmap', 'overview', 'calltree', 'event', 'categories', 'terrain', 'runinfo', 'pointcloud']],
+      [np8, ['ranked', 'heatmap', 'overview', 'trend', 'calltree', 'event', 'categories', 'terrain', 'runinfo', 'kiviat', 'pointcloud']],
     ]) {
       const server = await serve(run);
       try {
