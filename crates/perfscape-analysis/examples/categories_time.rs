@@ -14,7 +14,9 @@ use std::time::Instant;
 fn main() {
     let run = std::env::args().nth(1).expect("usage: categories_time RUN");
     let t = Instant::now();
-    let p = open(std::path::Path::new(&run), &OpenOptions::default()).unwrap().profile;
+    let p = open(std::path::Path::new(&run), &OpenOptions::default())
+        .unwrap()
+        .profile;
     let load_s = t.elapsed().as_secs_f64();
     let rules = RuleSet::defaults();
     let mut times: Vec<f64> = (0..7)
