@@ -1,6 +1,8 @@
 // Typed access to the perfscape HTTP API (types generated from the Rust structs by ts-rs).
 
 import type { CallTreeResponse } from './api/CallTreeResponse';
+import type { CategoriesRequest } from './api/CategoriesRequest';
+import type { CategoriesResponse } from './api/CategoriesResponse';
 import type { EventDetail } from './api/EventDetail';
 import type { EventsResponse } from './api/EventsResponse';
 import type { KiviatResponse } from './api/KiviatResponse';
@@ -168,6 +170,10 @@ export const api = {
   /** `/api/event/{id}`: one event across threads, at most `points` per-thread values. */
   event: (s: State, id: number, points: number, signal?: Signal) =>
     get<EventDetail, EventRequest>(`event/${id}`, { ...at(s), metric: s.metric, kind: s.kind, bins: s.bins || null, points }, signal),
+  /** `/api/categories`: time per category (threads in at most `points` bins, sorted by category
+   * `sort`), the selected thread's, POP's metrics. */
+  categories: (s: State, sort: number | null, points: number, signal?: Signal) =>
+    get<CategoriesResponse, CategoriesRequest>('categories', { ...at(s), metric: s.metric, sort, points, thread: s.thread }, signal),
   /** `/api/calltree` in the state's scope (the selected thread for `thread`). */
   calltree: (s: State, signal?: Signal) =>
     get<CallTreeResponse, CallTreeRequest>('calltree', { ...at(s), metric: s.metric, scope: s.scope === 'thread' ? s.thread ?? 'total' : s.scope }, signal),

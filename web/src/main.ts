@@ -17,6 +17,7 @@ import { type EventHandler, dispatch, joinSession } from './share';
 import { type Key, type State, fromUrl, store, toUrl } from './state';
 import { CallTreeView } from './views/calltree';
 import { CommView } from './views/comm';
+import { CategoriesView } from './views/categories';
 import { CompareView } from './views/compare';
 import { EventView } from './views/eventview';
 import { HeatmapView } from './views/heatmap';
@@ -48,6 +49,7 @@ const PANELS: PanelDef[] = [
   { id: 'overview', title: 'Overview', view: OverviewView },
   { id: 'event', title: 'Event across threads', view: EventView },
   { id: 'calltree', title: 'Call tree', view: CallTreeView },
+  { id: 'categories', title: 'Categories: what the time is spent on, POP efficiency', view: CategoriesView },
   { id: 'terrain', title: '3D terrain', view: TerrainView },
   { id: 'findings', title: 'Findings: what costs time, and why', view: FindingsView },
   { id: 'architecture', title: 'Processes and channels', view: ArchitectureView, when: (c) => c.run.nodes > 1 },

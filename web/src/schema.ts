@@ -107,6 +107,8 @@ export const SCHEMA = {
       dshow: choice({ delta: 'B − A', ratio: 'B / A', both: 'A and B' }, 'delta', { label: 'threads show' }),
       cmpview: choice({ table: 'events', tree: 'call tree' }, 'table', { label: 'show' }),
     },
+    /** The category ordering the threads' stacked bars ('' = thread order). */
+    categories: { csort: text('', { label: 'sort threads by', title: 'order the threads by their time in this category, largest first' }) },
     /** Event ids of the point cloud's y, z and colour axes ('' = the largest events). */
     pointcloud: { cloud: text('', {}, /^\d*(,\d*){0,2}$/) },
   },

@@ -32,8 +32,8 @@ describe('layout', () => {
 
   test('the built-in layout: every view of the run in three columns, the optional ones only where the run has them', async () => {
     for (const [run, expected] of [
-      [np64, ['ranked', 'heatmap', 'overview', 'calltree', 'event', 'terrain', 'runinfo', 'pointcloud', 'comm']],
-      [np8, ['ranked', 'heatmap', 'overview', 'trend', 'calltree', 'event', 'terrain', 'runinfo', 'kiviat', 'pointcloud']],
+      [np64, ['ranked', 'heatmap', 'overview', 'calltree', 'event', 'findings', 'categories', 'comm', 'architecture', 'terrain', 'runinfo', 'userevents', 'pointcloud']],
+      [np8, ['ranked', 'heatmap', 'overview', 'trend', 'calltree', 'event', 'findings', 'categories', 'architecture', 'terrain', 'runinfo', 'userevents', 'kiviat', 'pointcloud']],
     ]) {
       const server = await serve(run);
       try {

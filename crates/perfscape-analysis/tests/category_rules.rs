@@ -129,6 +129,16 @@ fn time_no_rule_covers_is_kept_as_other() {
             .unwrap();
         d.push_timer("work", "TAU_USER", 1.0, 0.0, &[work], &[work])
             .unwrap();
+        // A sample inside `work`: its time is already the timer's, never counted twice.
+        d.push_timer(
+            "[SAMPLE] work [{w.c} {3}]",
+            "TAU_SAMPLE",
+            1.0,
+            0.0,
+            &[work / 2.0],
+            &[work / 2.0],
+        )
+        .unwrap();
         b.add_thread(ThreadId::new(rank as u32, 0, 0), d).unwrap();
     }
     let (p, _) = b.finish();

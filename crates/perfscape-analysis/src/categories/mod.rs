@@ -9,6 +9,10 @@
 //! routine, a call-tree format as the sum of the routine's nodes), so each unit of time is
 //! counted once and the categories of a thread add up to the `exclusive_total` of
 //! [`crate::stats::thread_totals`] (for TAU, its top-level inclusive value up to rounding).
+//! Sample events (`[SAMPLE]`, `[CONTEXT]`, `[SUMMARY]`, `[UNWIND]`, `[INTERMEDIATE]`: any
+//! [`perfscape_model::EventKind`] but `Timer`) measure time the timers running at each sample
+//! already hold (TAU attributes every sample to its timer), so a run that has timers splits
+//! its timers only; a run of samples alone splits its samples.
 //!
 //! POP's metrics ([`PopMetrics`]) follow the POP Centre of Excellence's hierarchy ("POP
 //! Standard Metrics for Parallel Performance Analysis", <https://pop-coe.eu/node/69>; M.
@@ -24,7 +28,7 @@ pub use rules::{CategoryClass, CategoryDef, DEFAULT_RULES, OTHER, RuleSet, Rules
 
 use crate::error::ViewError;
 use perfscape_model::event::routine_name;
-use perfscape_model::{EventId, MetricId, Profile, ThreadIndex};
+use perfscape_model::{EventId, EventKind, MetricId, Profile, ThreadIndex};
 use rayon::prelude::*;
 use serde::Serialize;
 
@@ -113,9 +117,16 @@ pub fn categorize(profile: &Profile, m: MetricId, rules: &RuleSet) -> Result<Cat
         .collect();
     let k = categories.len();
     let n = profile.threads().len();
+    // Sample events hold time the timers already hold: counted only in a run without timers.
+    let has_timers = events
+        .iter()
+        .any(|e| !e.is_callpath() && e.kind == EventKind::Timer);
     let flat: Vec<EventId> = profile
         .event_ids()
-        .filter(|&e| !profile.event(e).is_callpath())
+        .filter(|&e| {
+            let ev = profile.event(e);
+            !ev.is_callpath() && (!has_timers || ev.kind == EventKind::Timer)
+        })
         .collect();
     let chunk = n.div_ceil(4 * rayon::current_num_threads()).max(256);
     let starts: Vec<usize> = (0..n).step_by(chunk.max(1)).collect();

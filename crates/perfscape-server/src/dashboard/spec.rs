@@ -118,6 +118,8 @@ pub enum View {
     Architecture,
     /// The communication matrix (senders × receivers) of a TAU_COMM_MATRIX run.
     Comm,
+    /// Time per category (donuts, stacked bars across threads) and POP's efficiency metrics.
+    Categories,
 }
 
 impl View {
@@ -280,8 +282,9 @@ pub struct DashboardPanel {
     pub index: u32,
     /// Title shown in the panel's head.
     pub title: String,
-    /// A built-in view drawn in the panel (`ranked`, `heatmap`, `overview`, `event`, `calltree`,
-    /// `terrain`, `runinfo`, `trend`, `kiviat`, `pointcloud`, `timeline`, `compare`, `scaling`, `comm`);
+    /// A built-in view drawn in the panel (`ranked`, `heatmap`, `overview`, `event`, `calltree`, `categories`,
+    /// `terrain`, `runinfo`, `trend`, `kiviat`, `pointcloud`, `timeline`, `compare`, `scaling`, `comm`,
+    /// `findings`, `architecture`, `userevents`);
     /// `null` for an SQL panel.
     pub view: Option<String>,
     /// The SQL query of an SQL panel (TABLES.md); its placeholders `$event`, `$thread`,
