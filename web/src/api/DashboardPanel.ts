@@ -17,8 +17,9 @@ index: number,
  */
 title: string, 
 /**
- * A built-in view drawn in the panel (`ranked`, `heatmap`, `overview`, `event`, `calltree`,
- * `terrain`, `runinfo`, `trend`, `kiviat`, `pointcloud`, `timeline`, `compare`, `scaling`);
+ * A built-in view drawn in the panel (`ranked`, `heatmap`, `overview`, `event`, `calltree`, `categories`,
+ * `terrain`, `runinfo`, `trend`, `kiviat`, `pointcloud`, `timeline`, `compare`, `scaling`, `comm`,
+ * `findings`, `architecture`, `userevents`);
  * `null` for an SQL panel.
  */
 view: string | null, 

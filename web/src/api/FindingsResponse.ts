@@ -24,6 +24,6 @@ median_thread_total: number,
  */
 pop: PopMetrics | null, 
 /**
- * The findings, by kind, costliest first within a kind.
+ * The findings: time lost ranked by its percent, then the hot spots.
  */
 findings: Array<FindingJson>, };

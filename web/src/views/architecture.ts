@@ -10,26 +10,9 @@ import { api } from '../client';
 import { count, esc, value } from '../format';
 import { type Panel, PanelView, SUPERSEDED } from '../panel';
 import { type Key, type State, store, touched } from '../state';
+import { categoryColours } from './categories';
 
-/** Colours of the usual categories; others take the palette in order. */
-const KNOWN: [RegExp, string][] = [
-  [/comput|useful|kernel/i, '#15803d'],
-  [/wait|idle|block/i, '#f59e0b'],
-  [/collective/i, '#7c3aed'],
-  [/sync|barrier/i, '#dc2626'],
-  [/transfer|point|p2p|send|recv|communication/i, '#2563eb'],
-  [/i\/o|io\b|file/i, '#92400e'],
-  [/setup|init|final/i, '#64748b'],
-  [/uncategor|other/i, '#cbd5e1'],
-];
-const PALETTE = ['#0891b2', '#db2777', '#65a30d', '#ea580c', '#4f46e5', '#0d9488', '#a16207'];
-
-function colours(names: string[]): string[] {
-  let next = 0;
-  return names.map((n) => KNOWN.find(([re]) => re.test(n))?.[1] ?? PALETTE[next++ % PALETTE.length]);
-}
-
-/** Processes and channels as a ring of donuts and arrows. */
+/** Processes and channels as a grid of donuts and arrows. */
 export class ArchitectureView extends PanelView {
   private chartEl: echarts.ECharts;
   private note: HTMLDivElement;
@@ -85,7 +68,8 @@ export class ArchitectureView extends PanelView {
     const x0 = (w - cell * cols) / 2 + cell / 2;
     const y0 = top + cell / 2;
     const at = (i: number): [number, number] => [x0 + (i % cols) * cell, y0 + Math.floor(i / cols) * cell];
-    const palette = colours(d.categories);
+    // The categories panel's colours: a category looks the same in both.
+    const palette = categoryColours(d);
     const maxBytes = Math.max(1, ...d.channels.map((c) => c.bytes));
     const selected = s.thread ? Number(s.thread.split('.')[0]) : null;
     const labelled = new Set(d.channels.slice(0, Math.min(24, Math.max(4, 48 - n))).map((c) => `${c.from}-${c.to}`));
@@ -149,7 +133,7 @@ export class ArchitectureView extends PanelView {
             return `<b>${esc(p.label)}</b> (${p.threads} threads)<br/>${esc(k.name)}: ${value(k.value, d.unit)} (${k.percent.toFixed(1)}%)<br/>sent ${value(p.bytes_sent, 'B')}, received ${value(p.bytes_received, 'B')}<br/><small>click: select ${p.ranks > 1 ? 'its first rank' : 'the rank'}</small>`;
           },
         },
-        data: d.categories.map((c, k) => ({ name: c, value: p.categories[k], process: i, itemStyle: { color: palette[k] } })),
+        data: d.categories.map((c, k) => ({ name: c.name, value: p.categories[k], process: i, itemStyle: { color: palette[k] } })),
       };
     });
     const names =
@@ -169,7 +153,7 @@ export class ArchitectureView extends PanelView {
       {
         animation: false,
         tooltip: { trigger: 'item', confine: true },
-        legend: { top: 0, left: 'center', data: d.categories, itemWidth: 10, itemHeight: 10, textStyle: { fontSize: 11 } },
+        legend: { top: 0, left: 'center', data: d.categories.map((c) => c.name), itemWidth: 10, itemHeight: 10, textStyle: { fontSize: 11 } },
         graphic: names,
         series: [graph, ...pies],
       },

@@ -26,7 +26,7 @@ const SHADES: Record<CategoryClass, string[]> = {
 };
 
 /** The colour of each category of `d`. */
-export function categoryColours(d: CategoriesResponse): string[] {
+export function categoryColours(d: Pick<CategoriesResponse, 'categories'>): string[] {
   const used: Partial<Record<CategoryClass, number>> = {};
   return d.categories.map((c, i) => {
     if (i === d.categories.length - 1 && c.name === 'other') return '#9ca3af';

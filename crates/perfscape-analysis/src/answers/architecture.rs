@@ -6,6 +6,7 @@
 //! records hosts (`Hostname`, `Node Name` metadata) and there are at most that many, else into
 //! blocks of consecutive ranks.
 
+use super::categories::CategoryJson;
 use perfscape_model::{Profile, ThreadIndex};
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -85,8 +86,8 @@ pub struct ArchitectureResponse {
     pub grouped_by: String,
     /// Processes in the run.
     pub processes_all: u32,
-    /// Category names.
-    pub categories: Vec<String>,
+    /// The categories (name, class, useful), in the order of each process's times.
+    pub categories: Vec<CategoryJson>,
     /// Unit of the category times.
     pub unit: String,
     /// The nodes.
@@ -105,7 +106,7 @@ pub struct ArchitectureResponse {
 /// node ids.
 pub fn architecture(
     profile: &Profile,
-    categories: Vec<String>,
+    categories: Vec<CategoryJson>,
     unit: String,
     category_time: &[f64],
     channels: &[RankChannel],
@@ -280,6 +281,17 @@ mod tests {
         b.finish().0
     }
 
+    fn cats(names: &[&str]) -> Vec<CategoryJson> {
+        names
+            .iter()
+            .map(|n| CategoryJson {
+                name: (*n).into(),
+                class: crate::categories::CategoryClass::Computation,
+                useful: true,
+            })
+            .collect()
+    }
+
     fn ring(ranks: u32) -> Vec<RankChannel> {
         (0..ranks)
             .map(|r| RankChannel {
@@ -299,7 +311,7 @@ mod tests {
         let times: Vec<f64> = (0..4).flat_map(|t| [f64::from(t), 1.0]).collect();
         let a = architecture(
             &p,
-            vec!["computation".into(), "communication".into()],
+            cats(&["computation", "communication"]),
             "µs".into(),
             &times,
             &ring(4),
@@ -322,7 +334,7 @@ mod tests {
     #[test]
     fn more_ranks_than_drawn_are_grouped_in_blocks() {
         let p = run(200);
-        let a = architecture(&p, vec!["x".into()], "µs".into(), &vec![1.0; 200], &ring(200));
+        let a = architecture(&p, cats(&["x"]), "µs".into(), &vec![1.0; 200], &ring(200));
         assert_eq!(a.grouped_by, "rank block");
         // 200 ranks in blocks of 4: 50 groups.
         assert_eq!(a.processes.len(), 50);

@@ -5,7 +5,7 @@ use super::View;
 use crate::error::ApiError;
 use crate::request::{ArchitectureRequest, FindingsRequest};
 use perfscape_analysis::answers::{
-    ArchitectureResponse, FindingsResponse, RankChannel, architecture, findings_view,
+    ArchitectureResponse, CategoryJson, FindingsResponse, RankChannel, architecture, findings_view,
 };
 use perfscape_analysis::categories::{RuleSet, categorize};
 use perfscape_analysis::comm::{ALL_PATHS, comm_matrix};
@@ -68,7 +68,14 @@ pub fn architecture_view(
         .unwrap_or_default();
     Ok(architecture(
         v.profile,
-        cat.categories.iter().map(|c| c.name.clone()).collect(),
+        cat.categories
+            .iter()
+            .map(|c| CategoryJson {
+                name: c.name.clone(),
+                class: c.class,
+                useful: c.class.is_useful(),
+            })
+            .collect(),
         v.profile.metric(m).unit.symbol().to_string(),
         &cat.thread_times,
         &channels,
