@@ -109,3 +109,19 @@ describe('findings and the architecture view on the 64-rank run', () => {
     });
   }
 });
+
+describe('the category of each event in the ranked table', () => {
+  const s = servedForSuite(() => np64);
+
+  test('with the category column chosen, every row names its event\'s category as /api/categories does', async () => {
+    const { page, errors } = await open(s.br, `${s.server.url}?cols=name,max,category`);
+    const api = await page.evaluate(async () => (await fetch(`/api/categories${window.location.search}`)).json());
+    await until(page, () => [...document.querySelectorAll('#panel-ranked tbody tr')].some((tr) => tr.lastElementChild?.textContent.trim()));
+    const rows = await page.$$eval('#panel-ranked tbody tr', (trs) => trs.map((tr) => [Number(tr.dataset.id), tr.lastElementChild.textContent.trim()]));
+    assert.ok(rows.length > 5);
+    for (const [id, text] of rows) assert.equal(text, api.categories[api.event_category[id]].name, `event ${id}`);
+    assert.ok(rows.some(([, t]) => t === 'MPI collective'), JSON.stringify(rows));
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+});

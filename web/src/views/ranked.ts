@@ -10,6 +10,7 @@
 import type { Combine } from '../api/Combine';
 import type { EventRow } from '../api/EventRow';
 import type { EventsResponse } from '../api/EventsResponse';
+import { api } from '../client';
 import { revealIn } from '../context';
 import { searchFor } from '../controls';
 import { toCsv } from '../export';
@@ -20,6 +21,10 @@ import { type Key, type State, store, touched } from '../state';
 type Col = { key: string; label: string; num: boolean; get: (r: EventRow) => number | string; show: (r: EventRow, unit: string) => string };
 
 const thread = (t: string | null) => (t ? ` <small>${esc(threadName(t))}</small>` : '');
+
+/** Each event's category (by event id), from `/api/categories` for the metric shown; empty
+ * for a metric that has no categories (one that does not add up). */
+let CATEGORY = new Map<number, string>();
 
 const COLS: Col[] = [
   { key: 'rank', label: '#', num: true, get: (r) => r.rank, show: (r) => String(r.rank) },
@@ -39,6 +44,7 @@ const COLS: Col[] = [
   { key: 'max', label: 'Max', num: true, get: (r) => r.stats.max, show: (r, u) => `${value(r.stats.max, u)}${thread(r.stats.max_thread)}` },
   { key: 'imbalance', label: 'Imbalance', num: true, get: (r) => r.stats.imbalance, show: (r) => ratio(r.stats.imbalance) },
   { key: 'calls', label: 'Calls', num: true, get: (r) => r.calls, show: (r) => count(r.calls) },
+  { key: 'category', label: 'Category', num: false, get: (r) => CATEGORY.get(r.id) ?? '', show: (r) => esc(CATEGORY.get(r.id) ?? '') },
 ];
 
 /** The longest and shortest labels of the name column (characters). */
@@ -46,7 +52,7 @@ const NAME_MAX = 44;
 const NAME_MIN = 18;
 /** While the table is wider than its panel, in this order: a column left out (fitted layout
  * only; name, Max, Imbalance and Calls always stay) or the names shortened to a length. */
-const FIT: (string | number)[] = ['source', 'min', 'mean', 36, 'sum', 30, 'rank', 26, 'percent', 22, NAME_MIN];
+const FIT: (string | number)[] = ['category', 'source', 'min', 'mean', 36, 'sum', 30, 'rank', 26, 'percent', 22, NAME_MIN];
 
 /** The column keys of a `cols` value (null: fitted to the width); the name is always shown. */
 function chosen(cols: string): string[] | null {
@@ -85,6 +91,7 @@ export class RankedView extends PanelView {
 
   async update(s: State, changed: Set<Key>): Promise<void> {
     if (touched(changed, 'metric', 'kind', 'callpaths')) {
+      void this.loadCategories(s);
       const d = await this.load(() => this.ctx.events(s));
       if (d === SUPERSEDED) return;
       this.data = d;
@@ -102,6 +109,21 @@ export class RankedView extends PanelView {
   }
 
   protected onResize(): void {
+    this.render(this.state());
+  }
+
+  /** The events' categories for the metric of `s` (the `category` column); a metric without
+   * categories leaves the column empty. */
+  private async loadCategories(s: State): Promise<void> {
+    try {
+      const c = await api.categories(s, null, 16);
+      const names = new Map<number, string>();
+      c.event_category.forEach((k, e) => names.set(e, c.categories[k]?.name ?? ''));
+      CATEGORY = names;
+    } catch {
+      CATEGORY = new Map();
+    }
+    this.fitted = null;
     this.render(this.state());
   }
 
