@@ -5,6 +5,7 @@ use crate::args::{EXIT_PARTIAL, LoadOptions, Output, OutputFormat, Study};
 use crate::cmd_diff::load;
 use crate::fmt;
 use clap::Args;
+use perfscape_analysis::categories::{Categorized, PopScalingRow, Scaling, categorize, pop_scaling};
 use perfscape_analysis::compare::scaling::{ScalingRow, process_count, scaling};
 use perfscape_model::{Profile, ValueKind};
 use serde::Serialize;
@@ -29,9 +30,26 @@ pub struct ScalingArgs {
     /// What to study.
     #[command(flatten)]
     study: Study,
+    /// POP's computational scalability and global efficiency per run, for a study of the same
+    /// problem on every count (`strong`) or of a problem growing with the count (`weak`);
+    /// useful work by the default category rules, or those of `--rules`.
+    #[arg(long, value_enum, default_value_t = PopScaling::Strong)]
+    pop_scaling: PopScaling,
+    /// Category rules (TOML) before the built-in ones: which events are useful work.
+    #[arg(long, value_name = "FILE")]
+    rules: Option<PathBuf>,
     /// How to print.
     #[command(flatten)]
     output: Output,
+}
+
+/// `--pop-scaling`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+enum PopScaling {
+    /// The same problem on every count.
+    Strong,
+    /// The problem grows in proportion to the count.
+    Weak,
 }
 
 #[derive(Serialize)]
@@ -75,6 +93,20 @@ pub fn run(args: &ScalingArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode> 
         ValueKind::from(args.study.by),
         args.study.callpaths,
     )?;
+    // POP's table across the runs (a metric that does not add up has none).
+    let rules = crate::cmd_categories::rules(args.rules.as_ref())?;
+    let m = fmt::metric(first, args.study.metric.as_deref())?;
+    let cats: Vec<_> = profiles.iter().map(|p| categorize(p, m, &rules).ok()).collect();
+    let pop: Vec<PopScalingRow> = if cats.iter().all(Option::is_some) {
+        let runs: Vec<(f64, &Categorized)> = counts.iter().copied().zip(cats.iter().flatten()).collect();
+        let kind = match args.pop_scaling {
+            PopScaling::Strong => Scaling::Strong,
+            PopScaling::Weak => Scaling::Weak,
+        };
+        pop_scaling(&runs, kind)
+    } else {
+        Vec::new()
+    };
     let take = args.study.take(s.rows.len());
     let rows: Vec<Row> = s
         .rows
@@ -97,6 +129,7 @@ pub fn run(args: &ScalingArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode> 
                 "kind": s.kind,
                 "counts": s.counts,
                 "runs_per_count": s.runs_per_count,
+                "pop": pop,
                 "events": rows,
             });
             serde_json::to_writer_pretty(&mut *out, &doc)?;
@@ -180,6 +213,39 @@ pub fn run(args: &ScalingArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode> 
                 ]);
             }
             writeln!(out, "{t}")?;
+            if !pop.is_empty() {
+                let mut t = fmt::table(
+                    &[
+                        "p",
+                        "Parallel eff.",
+                        "Load balance",
+                        "Comm. eff.",
+                        "Comp. scalability",
+                        "Global eff.",
+                    ],
+                    1,
+                );
+                let opt = |v: Option<f64>| v.map_or_else(|| "–".into(), |x| format!("{x:.3}"));
+                for r in &pop {
+                    t.add_row(vec![
+                        r.count.to_string(),
+                        format!("{:.3}", r.parallel_efficiency),
+                        format!("{:.3}", r.load_balance),
+                        format!("{:.3}", r.communication_efficiency),
+                        opt(r.computational_scalability),
+                        opt(r.global_efficiency),
+                    ]);
+                }
+                writeln!(
+                    out,
+                    "POP efficiencies ({} scaling; useful work by the category rules, see perfscape categories):\n{t}",
+                    if args.pop_scaling == PopScaling::Strong {
+                        "strong"
+                    } else {
+                        "weak"
+                    }
+                )?;
+            }
             writeln!(
                 out,
                 "Speedup = value at p={lo} / value at p; efficiency = speedup × {lo} / p; ▲ = the share of the run grows with scale (≥ 1.25x and ≥ 1 point).\n\

@@ -106,3 +106,36 @@ fn a_planted_straggler_leads_and_pop_agrees_with_categories() {
     assert!(table.contains("POP: parallel efficiency"), "{table}");
     assert!(table.contains("rank 17 is a straggler in sweep"), "{table}");
 }
+
+/// `perfscape scaling`'s POP table: each run's parallel efficiency is the one `perfscape
+/// categories` gives it, the smallest run is the reference (computational scalability 1), and
+/// global efficiency = parallel efficiency × computational scalability.
+#[test]
+fn scaling_gives_pops_table_across_the_runs() {
+    let runs = [
+        corpus().join("tau-real/mpi-stencil-np4-profile"),
+        corpus().join("tau-real/mpi-stencil-np8-multimetric"),
+        corpus().join(RUN),
+    ];
+    let args: Vec<&str> = runs.iter().map(|r| r.to_str().unwrap()).collect();
+    let o = perfscape(&[&["scaling"], &args[..], &["--format", "json"]].concat());
+    assert!(o.status.success(), "{}", stderr(&o));
+    let doc: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    let pop = doc["pop"].as_array().unwrap();
+    assert_eq!(pop.len(), 3);
+    for (row, run) in pop.iter().zip(&args) {
+        let c = perfscape(&["categories", run, "--format", "json"]);
+        let cat: serde_json::Value = serde_json::from_str(&stdout(&c)).unwrap();
+        assert_eq!(
+            row["parallel_efficiency"], cat["pop"]["parallel_efficiency"],
+            "{run}"
+        );
+        let (pe, cs) = (
+            row["parallel_efficiency"].as_f64().unwrap(),
+            row["computational_scalability"].as_f64().unwrap(),
+        );
+        assert!((row["global_efficiency"].as_f64().unwrap() - pe * cs).abs() < 1e-12);
+    }
+    assert_eq!(pop[0]["count"], 4.0);
+    assert_eq!(pop[0]["computational_scalability"], 1.0);
+}

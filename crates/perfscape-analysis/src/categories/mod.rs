@@ -23,8 +23,10 @@
 //! parallel efficiency = their product.
 
 mod rules;
+mod scaling;
 
 pub use rules::{CategoryClass, CategoryDef, DEFAULT_RULES, OTHER, RuleSet, RulesError};
+pub use scaling::{PopScalingRow, Scaling, pop_scaling};
 
 use crate::error::ViewError;
 use perfscape_model::event::routine_name;
