@@ -167,11 +167,15 @@ pub fn findings(
     categories: Option<&Categorized>,
     opts: &FindingOptions,
 ) -> Findings {
-    let totals: Vec<f64> = thread_totals(profile, m).iter().map(|t| t.inclusive).collect();
-    let median_thread_total = median(&mut totals.iter().copied().filter(|v| !v.is_nan()).collect::<Vec<_>>());
     let additive = profile.metric(m).combine.is_additive();
     let categories =
         categories.filter(|c| additive && c.metric == m && c.event_category.len() == profile.events().len());
+    // The categories already hold each thread's total (`thread_totals`' inclusive value).
+    let totals: Vec<f64> = match categories {
+        Some(c) => c.thread_total.clone(),
+        None => thread_totals(profile, m).iter().map(|t| t.inclusive).collect(),
+    };
+    let median_thread_total = median(&mut totals.iter().copied().filter(|v| !v.is_nan()).collect::<Vec<_>>());
     let ctx = Context {
         profile,
         m,

@@ -41,7 +41,7 @@ pub fn findings(v: View<'_>, q: &FindingsRequest, rules: &RuleSet) -> Result<Fin
 }
 
 /// The architecture view of `q`: category times by `rules`, channels from the TAU
-/// communication matrix (all paths).
+/// communication matrix (all paths; the server's cached one, built once per profile).
 pub fn architecture_view(
     v: View<'_>,
     q: &ArchitectureRequest,
@@ -49,7 +49,8 @@ pub fn architecture_view(
 ) -> Result<ArchitectureResponse, ApiError> {
     let m = Values::new(v.profile.metrics(), q.metric, None)?.metric;
     let cat = categorize(v.profile, m, rules)?;
-    let comm = comm_matrix(v.profile);
+    // The same cached matrix `/api/comm` reads.
+    let comm = v.cache.comm(v.slot, || comm_matrix(v.profile))?;
     let channels: Vec<RankChannel> = comm
         .path(ALL_PATHS)
         .map(|p| {
