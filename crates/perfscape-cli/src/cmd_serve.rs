@@ -1,6 +1,6 @@
 //! `perfscape serve`: the browser views of a run.
 
-use crate::args::Input;
+use crate::args::{Input, LoadOptions};
 use crate::{dashboards, loading};
 use clap::Args;
 use perfscape_formats::Opened;
@@ -16,11 +16,16 @@ use std::sync::Arc;
 /// Arguments of `perfscape serve`.
 #[derive(Args, Debug)]
 pub struct ServeArgs {
+    /// Run directory or profile file to read (with --listen: the name the streamed run is
+    /// shown under; default the address).
+    #[arg(value_name = "RUN", required_unless_present = "listen")]
+    run: Option<std::path::PathBuf>,
+    /// How to read it.
     #[command(flatten)]
-    input: Input,
+    load: LoadOptions,
     /// Other runs to compare the run with (`serve A B C`): the page's compare panel shows A
     /// against the one picked (read with the same options as A; profiles only).
-    #[arg(value_name = "RUN_B", conflicts_with_all = ["watch", "replay"])]
+    #[arg(value_name = "RUN_B", conflicts_with_all = ["watch", "replay", "listen"])]
     compare: Vec<std::path::PathBuf>,
     /// A store of runs (`perfscape store add --store DIR`) to serve beside the run: the run
     /// information lists its runs, and SQL (`POST /api/sql` with `"over": "store"`) queries
@@ -79,6 +84,12 @@ pub struct ServeArgs {
     /// dumps) into; the views follow each sample as it arrives (pushed to every browser).
     #[arg(long, conflicts_with = "replay")]
     watch: bool,
+    /// On-line ingest: listen at ADDR (`tcp://HOST:PORT`, or a Unix socket path such as
+    /// `unix:/tmp/perfscape.sock`) for running programs that stream their records (one
+    /// connection per thread; `STREAM.md`, `producers/`); the views follow each
+    /// sample as with --watch. Beyond loopback, producers give the access token in their hello.
+    #[arg(long, value_name = "ADDR", conflicts_with_all = ["watch", "replay"])]
+    listen: Option<perfscape_live::ListenAddr>,
     /// Live mode on a finished run: its samples are written again progressively, at the run's
     /// own pace times --speed, into a temporary directory that is watched like --watch.
     #[arg(long)]
@@ -98,6 +109,22 @@ pub struct ServeArgs {
     /// Live mode: the number of threads the run will have, if known (samples wait for them).
     #[arg(long, value_name = "N")]
     threads: Option<usize>,
+}
+
+impl ServeArgs {
+    /// The run to read (or, with --listen, its name) and how.
+    fn input(&self) -> Input {
+        let run = match (&self.run, &self.listen) {
+            (Some(r), _) => r.clone(),
+            (None, Some(perfscape_live::ListenAddr::Tcp(a))) => format!("tcp://{a}").into(),
+            (None, Some(perfscape_live::ListenAddr::Unix(p))) => p.clone(),
+            (None, None) => std::path::PathBuf::new(),
+        };
+        Input {
+            run,
+            load: self.load.clone(),
+        }
+    }
 }
 
 /// Parses a byte count: digits with an optional suffix K, M, G or T (powers of 1024; `KiB`,
@@ -159,8 +186,8 @@ impl Live {
     }
 }
 
-/// Starts the live run of `--watch` / `--replay`.
-fn start_live(args: &ServeArgs) -> anyhow::Result<Live> {
+/// Starts the live run of `--watch` / `--replay` / `--listen`.
+fn start_live(args: &ServeArgs, input: &Input, token: Option<&str>) -> anyhow::Result<Live> {
     if !(args.max_wait >= 0.0 && args.max_wait.is_finite()) {
         anyhow::bail!("--max-wait {} is not a number of seconds >= 0", args.max_wait);
     }
@@ -169,20 +196,28 @@ fn start_live(args: &ServeArgs) -> anyhow::Result<Live> {
         expected_threads: args.threads,
         ..Default::default()
     };
+    if let Some(addr) = &args.listen {
+        let opts = perfscape_live::StreamOptions {
+            live,
+            token: token.map(str::to_string),
+            ..Default::default()
+        };
+        return Ok(Live::Watched(Arc::new(perfscape_live::listen(addr, &opts)?)));
+    }
     Ok(if args.replay {
         let opts = perfscape_live::ReplayOptions {
             speed: args.speed,
             into: None,
             live,
         };
-        let plan = perfscape_live::ReplayPlan::from_dir(&args.input.run)?;
+        let plan = perfscape_live::ReplayPlan::from_dir(&input.run)?;
         Live::Replayed(perfscape_server::replay::Replay::start(
             plan,
             opts,
             args.wait_for_page,
         )?)
     } else {
-        Live::Watched(Arc::new(perfscape_live::watch(&args.input.run, &live)?))
+        Live::Watched(Arc::new(perfscape_live::watch(&input.run, &live)?))
     })
 }
 
@@ -203,6 +238,7 @@ fn open_browser(url: &str) {
 
 /// Runs `perfscape serve` until Ctrl-C.
 pub fn run(args: &ServeArgs) -> anyhow::Result<ExitCode> {
+    let input = args.input();
     #[cfg(feature = "sql")]
     if let Some(dir) = &args.store
         && !dir.join(perfscape_sql::store::CATALOG).is_file()
@@ -213,25 +249,29 @@ pub fn run(args: &ServeArgs) -> anyhow::Result<ExitCode> {
             perfscape_sql::store::CATALOG
         );
     }
-    if (args.watch || args.replay)
-        && !(args.input.load.derive.is_empty() && args.input.load.filter.is_empty())
-    {
+    let live_mode = args.watch || args.replay || args.listen.is_some();
+    if live_mode && !(input.load.derive.is_empty() && input.load.filter.is_empty()) {
         // Not silently ignored: a live run's samples are served as measured.
         anyhow::bail!(
             "--derive/--filter apply to a run read whole, not yet to the samples of a live run (--watch/--replay): serve the run without them, or serve the finished run with them"
         );
     }
     let with_layout: Vec<std::path::PathBuf> = args.dashboard.iter().chain(&args.layout).cloned().collect();
-    let declared = dashboards::declared(&with_layout, &args.input.load.derive)?;
-    let live_run = if args.watch || args.replay {
-        Some(start_live(args)?)
+    let declared = dashboards::declared(&with_layout, &input.load.derive)?;
+    let token = match args.token.as_deref() {
+        _ if args.no_token => None,
+        None | Some("auto") => Some(random_token()),
+        Some(t) => Some(t.to_string()),
+    };
+    let live_run = if live_mode {
+        Some(start_live(args, &input, token.as_deref())?)
     } else {
         None
     };
     let mut filter = None;
     let opened: Option<Result<Opened, String>> = match &live_run {
         Some(_) => None,
-        None => Some(match loading::open_run(&args.input, true) {
+        None => Some(match loading::open_run(&input, true) {
             Ok(o) => {
                 filter = o.filter.as_ref().map(perfscape_server::api::FilterInfo::from);
                 Ok(Opened {
@@ -248,7 +288,7 @@ pub fn run(args: &ServeArgs) -> anyhow::Result<ExitCode> {
             }
         }),
     };
-    let mut derived = args.input.load.derive.clone();
+    let mut derived = input.load.derive.clone();
     let mut underived = Vec::new();
     let opened = opened.map(|o| {
         o.map(|o| {
@@ -269,7 +309,7 @@ pub fn run(args: &ServeArgs) -> anyhow::Result<ExitCode> {
     let mut partial = matches!(&opened, Some(Ok(o)) if o.report.is_partial());
     let mut compared = Vec::new();
     for path in &args.compare {
-        let opened = match loading::open_path(path, &args.input.load, false) {
+        let opened = match loading::open_path(path, &input.load, false) {
             Ok(o) => {
                 partial |= o.loaded.report.is_partial();
                 Ok(o.loaded)
@@ -285,18 +325,17 @@ pub fn run(args: &ServeArgs) -> anyhow::Result<ExitCode> {
         (Some(Ok(o)), _) => o.series.as_ref().map_or(0, |s| s.len()),
         _ => 0,
     };
-    let token = match args.token.as_deref() {
-        _ if args.no_token => None,
-        None | Some("auto") => Some(random_token()),
-        Some(t) => Some(t.to_string()),
-    };
     let cfg = ServerConfig {
         bind: args.bind,
         port: args.port.unwrap_or(0),
         token: token.clone(),
         allow_hosts: args.allow_host.clone(),
     };
-    let path = args.input.run.display().to_string();
+    // A streamed run without a name is named by the address it listens on (the port chosen).
+    let path = match (&args.run, &live_run) {
+        (None, Some(Live::Watched(run))) => run.dir().display().to_string(),
+        _ => input.run.display().to_string(),
+    };
     let live_dir = live_run.as_ref().and_then(|r| match r {
         Live::Watched(run) => Some(run.dir().to_path_buf()),
         Live::Replayed(r) => r.dir(),
@@ -324,18 +363,19 @@ pub fn run(args: &ServeArgs) -> anyhow::Result<ExitCode> {
             underived,
             filter,
             category_rules: category_rules.clone(),
+            live_format: args.listen.as_ref().map(|_| "perfscape-stream (live)"),
         };
         let (state, follower) = match (&live_run, opened) {
             (Some(Live::Watched(run)), _) => {
                 let series: Arc<dyn SeriesSource> = Arc::new(run.series().clone());
-                let state = AppState::live(path, series, options);
+                let state = AppState::live(path.clone(), series, options);
                 let follower = follow_live(state.clone(), run.clone());
                 (state, Some(follower))
             }
-            (Some(Live::Replayed(r)), _) => (AppState::replayed(path, r.clone(), options), None),
+            (Some(Live::Replayed(r)), _) => (AppState::replayed(path.clone(), r.clone(), options), None),
             (None, opened) => (
                 AppState::with_compared(
-                    path,
+                    path.clone(),
                     opened.unwrap_or_else(|| Err("nothing to serve".into())),
                     compared,
                     options,
@@ -352,11 +392,17 @@ pub fn run(args: &ServeArgs) -> anyhow::Result<ExitCode> {
             Some(t) => format!("http://{host}:{}/?token={t}", addr.port()),
             None => format!("http://{host}:{}/", addr.port()),
         };
-        say!("perfscape: serving {} at {url}", args.input.run.display());
+        say!("perfscape: serving {path} at {url}");
         if let Some(dir) = &live_dir {
             say!(
                 "perfscape: live: {} {}; the views follow each sample as it arrives",
-                if args.replay { "replaying into" } else { "watching" },
+                if args.replay {
+                    "replaying into"
+                } else if args.listen.is_some() {
+                    "listening for producers at"
+                } else {
+                    "watching"
+                },
                 dir.display()
             );
             if args.wait_for_page {

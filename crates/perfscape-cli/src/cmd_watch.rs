@@ -257,6 +257,14 @@ fn print_events(run: &LiveRun, a: &LiveArgs, out: &mut dyn Write) -> anyhow::Res
                 problems += 1;
                 eprintln!("perfscape: {e}");
             }
+            LiveEvent::ProducerError {
+                producer,
+                offset,
+                message,
+            } => {
+                problems += 1;
+                eprintln!("perfscape: {producer}: record at byte {offset}: {message}");
+            }
             LiveEvent::Notice { message } => {
                 if a.verbose {
                     eprintln!("perfscape: {message}");

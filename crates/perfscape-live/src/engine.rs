@@ -783,6 +783,12 @@ impl Engine {
     }
 }
 
+/// Reports what the integrator integrated since the last call, as events (shared with the
+/// streamed run's engine).
+pub(crate) fn report_integrated(integ: &mut Integrator, now: Instant, out: &mut Vec<LiveEvent>) {
+    Engine::report(integ, now, out);
+}
+
 fn file_name(path: &Path) -> Option<&str> {
     path.file_name()?.to_str()
 }

@@ -46,6 +46,16 @@ pub enum LiveEvent {
     /// error names the file and the line / byte offset.
     #[serde(serialize_with = "ser_file_error")]
     FileError(FileError),
+    /// A streamed producer sent a record that was refused (see `crate::stream`): the
+    /// record is dropped, the connection and every other producer go on.
+    ProducerError {
+        /// Who sent it: the peer's address and, after its hello, its thread (`N.C.T`).
+        producer: String,
+        /// Byte offset of the record in what this connection sent.
+        offset: u64,
+        /// What was wrong and what was expected.
+        message: String,
+    },
     /// The run is over; no event follows and the series is final.
     Finished {
         /// Why.

@@ -80,6 +80,7 @@ mod files;
 mod options;
 mod replay;
 mod series_handle;
+pub mod stream;
 mod summary;
 pub mod synthetic;
 mod watch;
@@ -88,6 +89,7 @@ pub use event::{AmendedEvent, FinishReason, LiveEvent, SampleEvent};
 pub use options::{LiveError, LiveOptions};
 pub use replay::{ReplayOptions, ReplayPlan, ReplayStart, replay, replay_plan, replay_plan_with};
 pub use series_handle::{SeriesGuard, SeriesHandle};
+pub use stream::{ListenAddr, StreamOptions, listen};
 pub use summary::{TopChange, top_changes};
 pub use watch::{LiveRun, StopHandle, watch};
 

@@ -20,9 +20,15 @@ enum Msg {
 
 /// Stops a live run from anywhere (a Ctrl-C handler, a server shutting down). Cheap to
 /// clone; `Send + Sync`.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct StopHandle {
-    tx: Sender<Msg>,
+    stop: Arc<dyn Fn() + Send + Sync>,
+}
+
+impl std::fmt::Debug for StopHandle {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("StopHandle")
+    }
 }
 
 impl std::fmt::Debug for Msg {
@@ -39,7 +45,12 @@ impl StopHandle {
     /// that were waiting (threads that did not write them are missing), sends their events
     /// and [`crate::FinishReason::Stopped`]. Does nothing once the run finished.
     pub fn stop(&self) {
-        let _ = self.tx.send(Msg::Stop);
+        (self.stop)();
+    }
+
+    /// A handle that calls `stop` (a streamed run's listener sets its flag).
+    pub(crate) fn new(stop: impl Fn() + Send + Sync + 'static) -> Self {
+        Self { stop: Arc::new(stop) }
     }
 }
 
@@ -127,7 +138,9 @@ pub(crate) fn start(
         dir,
         series,
         events: Mutex::new(erx),
-        stop: StopHandle { tx },
+        stop: StopHandle::new(move || {
+            let _ = tx.send(Msg::Stop);
+        }),
         worker: Mutex::new(Some(worker)),
         finished,
         replay,
@@ -216,7 +229,29 @@ fn run(mut engine: Engine, rx: &Receiver<Msg>, events: &Emit, poll: Duration) {
 }
 
 impl LiveRun {
-    /// The directory watched (for a replay: the directory the run is written into).
+    /// A run driven by `worker` (a streamed run's engine thread): its events come from
+    /// `events`, `stop` stops it, `finished` is set before its `Finished` event.
+    pub(crate) fn from_parts(
+        dir: PathBuf,
+        series: SeriesHandle,
+        events: Receiver<LiveEvent>,
+        stop: StopHandle,
+        worker: JoinHandle<()>,
+        finished: Arc<OnceLock<FinishReason>>,
+    ) -> Self {
+        Self {
+            dir,
+            series,
+            events: Mutex::new(events),
+            stop,
+            worker: Mutex::new(Some(worker)),
+            finished,
+            replay: None,
+        }
+    }
+
+    /// The directory watched (for a replay: the directory the run is written into; for a
+    /// streamed run: the address listened on, `tcp://HOST:PORT` or the socket's path).
     pub fn dir(&self) -> &Path {
         &self.dir
     }

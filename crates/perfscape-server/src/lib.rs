@@ -225,7 +225,7 @@ fn run_info(s: &AppState) -> api::RunInfo {
 fn live_run_info(s: &AppState) -> api::RunInfo {
     let picked = s.series.pick(&s.cache, At::default(), None);
     let mut report = perfscape_formats::LoadReport {
-        format: "tau-snapshot (live)",
+        format: s.live_format,
         ..Default::default()
     };
     report.notes.push(format!(

@@ -32,6 +32,17 @@ pub(crate) fn on_live_event(series: &SeriesState, hub: &Hub, event: &LiveEvent) 
     match event {
         LiveEvent::FileError(e) => series.warn(e.to_string()),
         LiveEvent::Notice { message } => series.warn(message.clone()),
+        LiveEvent::ProducerError {
+            producer,
+            offset,
+            message,
+        } => {
+            // The server's log names every refused record (a connection reports at most 20
+            // one by one, then a count).
+            let line = format!("{producer}: record at byte {offset}: {message}");
+            eprintln!("perfscape: {line}");
+            series.warn(line);
+        }
         LiveEvent::Finished { .. } => series.set_live(false),
         _ => {}
     }

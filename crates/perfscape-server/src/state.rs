@@ -94,6 +94,9 @@ pub struct StateOptions {
     /// The category rules of `GET /api/categories` (`serve --rules FILE`: the file's rules
     /// before the defaults); `None`: the defaults.
     pub category_rules: Option<perfscape_analysis::categories::RuleSet>,
+    /// The format `/api/run` names for a live run: `None` is `tau-snapshot (live)` (a watched
+    /// or replayed directory); a streamed run (`serve --listen`) says `perfscape-stream (live)`.
+    pub live_format: Option<&'static str>,
 }
 
 /// The state every request reads (see the module documentation).
@@ -121,6 +124,8 @@ pub struct AppState {
     pub(crate) replay: Option<Arc<crate::replay::Replay>>,
     /// The rules of `GET /api/categories`.
     pub(crate) category_rules: Arc<perfscape_analysis::categories::RuleSet>,
+    /// The format a live run is described as (see [`StateOptions::live_format`]).
+    pub(crate) live_format: &'static str,
     access: Access,
 }
 
@@ -253,6 +258,7 @@ impl AppState {
                     .unwrap_or_else(perfscape_analysis::categories::RuleSet::defaults),
             ),
             replay,
+            live_format: options.live_format.unwrap_or("tau-snapshot (live)"),
             access: options.access,
         });
         if state.dashboards.has_files() {

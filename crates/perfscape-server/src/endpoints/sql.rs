@@ -292,7 +292,7 @@ fn runs_session(state: &Arc<AppState>) -> Result<SqlSession, ApiError> {
         ),
         (Err(_), Some(p)) => set.add(
             &state.path,
-            "tau-snapshot (live)",
+            state.live_format,
             Arc::new(Served::Live(state.clone(), p)),
         ),
         (Err(e), None) => {

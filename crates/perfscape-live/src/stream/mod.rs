@@ -1,0 +1,301 @@
+//! On-line ingest: running programs stream their records to perfscape over a socket, and the
+//! records are integrated as TAU snapshot files are in live mode.
+//!
+//! [`listen`] binds a TCP address or a Unix socket and returns a [`LiveRun`]: the same
+//! handle, events and growing series as [`crate::watch`], so a server follows a streamed run
+//! exactly as it follows a watched directory. Each producer connection is one thread of the
+//! program (an MPI rank's main thread, or one of its threads) speaking the perfscape stream
+//! protocol ([`record`]; the specification is `STREAM.md`): a hello, then
+//! enter/exit, counter, message and sample records as line-delimited JSON. The records of a
+//! thread are turned into its profile by TAU's rules (see `thread_profile`), taken at each
+//! `sample` record as a [`perfscape_model::ThreadSample`] and given to the same
+//! [`perfscape_model::Integrator`] that integrates TAU snapshots: samples are matched across
+//! threads by name, late and missing threads are reported, parts arriving after their
+//! sample went out amend it.
+//!
+//! # Bad input
+//! A record that is not valid JSON, not a record of the protocol, longer than
+//! [`StreamOptions::max_record_bytes`], or that contradicts what the producer sent before
+//! (an exit of a region that is not the innermost open one, time going back, no hello) is
+//! answered on its connection with an error record (`{"type":"error","offset":…,
+//! "message":…}`, `offset` = its first byte in what the connection sent), reported as a
+//! [`LiveEvent::ProducerError`], and dropped; the connection and every other producer go
+//! on. A producer that disconnects mid-record loses only that record; a thread whose
+//! producer disconnects without an `end` record is ended at its last record, its profile
+//! kept.
+//!
+//! # Bounds
+//! Each connection buffers at most one record; accepted records go to the engine through a
+//! queue of [`StreamOptions::queue_records`] (a producer faster than the engine waits on its
+//! socket); the number of connections, of open regions and of distinct regions per thread
+//! are limited. The series keeps every integrated sample, as in live mode.
+
+mod connection;
+mod engine;
+pub mod record;
+mod thread_profile;
+
+use crate::event::LiveEvent;
+use crate::options::{LiveError, LiveOptions};
+use crate::series_handle::SeriesHandle;
+use crate::watch::{LiveRun, StopHandle};
+use connection::{Shared, ToEngine};
+use perfscape_model::{Alignment, Integrator, IntegratorOptions};
+use std::collections::HashSet;
+use std::net::{SocketAddr, TcpListener};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::mpsc;
+use std::sync::{Arc, Mutex, OnceLock};
+use std::time::Duration;
+
+/// Where to listen: `tcp://HOST:PORT` (port 0 picks a free port) or a Unix socket path
+/// (`unix:PATH`, or any path containing `/`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ListenAddr {
+    /// A TCP address.
+    Tcp(SocketAddr),
+    /// A Unix domain socket (created; it must not exist yet).
+    Unix(PathBuf),
+}
+
+impl std::str::FromStr for ListenAddr {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, String> {
+        if let Some(rest) = s.strip_prefix("tcp://") {
+            use std::net::ToSocketAddrs;
+            let addr = rest
+                .to_socket_addrs()
+                .map_err(|e| format!("`{s}`: expected tcp://HOST:PORT ({e})"))?
+                .next()
+                .ok_or_else(|| format!("`{s}`: the host has no address"))?;
+            return Ok(ListenAddr::Tcp(addr));
+        }
+        if let Some(rest) = s.strip_prefix("unix:") {
+            let path = rest.trim_start_matches("//");
+            if path.is_empty() {
+                return Err(format!("`{s}`: expected unix:PATH"));
+            }
+            return Ok(ListenAddr::Unix(PathBuf::from(path)));
+        }
+        if s.contains('/') {
+            return Ok(ListenAddr::Unix(PathBuf::from(s)));
+        }
+        Err(format!(
+            "`{s}`: expected tcp://HOST:PORT (e.g. tcp://127.0.0.1:7700) or a Unix socket path (unix:/tmp/perfscape.sock)"
+        ))
+    }
+}
+
+/// How a stream listener works.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StreamOptions {
+    /// How samples are integrated: `max_wait`, `thread_grace` and `expected_threads` apply
+    /// to streams as to watched directories (a new producer's hello counts as a thread's
+    /// first file). Default: live mode's.
+    pub live: LiveOptions,
+    /// The longest record accepted, bytes (longer ones are refused). Default 1 MiB.
+    pub max_record_bytes: usize,
+    /// Connections open at once; more are answered with an error and closed. Default 4,096.
+    pub max_connections: usize,
+    /// Regions open at once on one thread. Default 512.
+    pub max_depth: usize,
+    /// Distinct region names on one thread. Default 65,536.
+    pub max_regions: usize,
+    /// Records queued between the connections and the engine. Default 65,536.
+    pub queue_records: usize,
+    /// The token producers give in their hello. Required (listening fails without it) when
+    /// the TCP address is not loopback, as for the HTTP side; not asked on loopback and Unix
+    /// sockets (whose file permissions guard them).
+    pub token: Option<String>,
+}
+
+impl Default for StreamOptions {
+    fn default() -> Self {
+        Self {
+            live: LiveOptions::default(),
+            max_record_bytes: 1 << 20,
+            max_connections: 4096,
+            max_depth: 512,
+            max_regions: 65_536,
+            queue_records: 65_536,
+            token: None,
+        }
+    }
+}
+
+/// A bound listener: the address it listens on (the port chosen for port 0) as
+/// `tcp://HOST:PORT` or the socket path.
+#[derive(Debug)]
+enum Bound {
+    Tcp(TcpListener),
+    #[cfg(unix)]
+    Unix(std::os::unix::net::UnixListener, PathBuf),
+}
+
+/// Binds `addr` and starts following the producers that connect (see the module
+/// documentation). The returned run's [`LiveRun::dir`] is the address (`tcp://…` with the
+/// actual port, or the socket path). Errors: the address cannot be bound, a Unix socket path
+/// that exists, a non-loopback TCP address without [`StreamOptions::token`].
+pub fn listen(addr: &ListenAddr, opts: &StreamOptions) -> Result<LiveRun, LiveError> {
+    let io = |path: String| {
+        move |source| LiveError::Io {
+            path: PathBuf::from(path),
+            source,
+        }
+    };
+    let (bound, name, token) = match addr {
+        ListenAddr::Tcp(a) => {
+            if !a.ip().is_loopback() && opts.token.is_none() {
+                return Err(LiveError::NoSeries {
+                    path: PathBuf::from(format!("tcp://{a}")),
+                    detail: "listening beyond loopback needs a token that producers give in their hello"
+                        .into(),
+                });
+            }
+            let l = TcpListener::bind(a).map_err(io(format!("tcp://{a}")))?;
+            let local = l.local_addr().map_err(io(format!("tcp://{a}")))?;
+            let token = if a.ip().is_loopback() {
+                None
+            } else {
+                opts.token.clone()
+            };
+            (Bound::Tcp(l), format!("tcp://{local}"), token)
+        }
+        #[cfg(unix)]
+        ListenAddr::Unix(p) => {
+            let l = std::os::unix::net::UnixListener::bind(p).map_err(io(p.display().to_string()))?;
+            (Bound::Unix(l, p.clone()), p.display().to_string(), None)
+        }
+        #[cfg(not(unix))]
+        ListenAddr::Unix(p) => {
+            return Err(LiveError::NotADirectory(p.clone()));
+        }
+    };
+    let (to_engine, from_conns) = mpsc::sync_channel::<ToEngine>(opts.queue_records.max(1));
+    let shared = Arc::new(Shared {
+        opts: opts.clone(),
+        token,
+        stopping: AtomicBool::new(false),
+        threads: Mutex::new((HashSet::new(), HashSet::new())),
+        to_engine,
+    });
+    let series = SeriesHandle::new(Integrator::new(IntegratorOptions {
+        alignment: Alignment::ByName,
+        max_wait: opts.live.max_wait,
+    }));
+    let (etx, erx) = mpsc::channel::<LiveEvent>();
+    let finished = Arc::new(OnceLock::new());
+    let accept_shared = shared.clone();
+    std::thread::Builder::new()
+        .name("perfscape-stream-accept".into())
+        .spawn(move || accept(bound, &accept_shared))
+        .map_err(LiveError::Thread)?;
+    let (eseries, estop, done) = (series.clone(), shared.clone(), finished.clone());
+    let worker = std::thread::Builder::new()
+        .name("perfscape-stream".into())
+        .spawn(move || {
+            engine::run(
+                &from_conns,
+                &eseries,
+                &estop.opts.live,
+                &estop.stopping,
+                &etx,
+                &done,
+            )
+        })
+        .map_err(LiveError::Thread)?;
+    let stop = StopHandle::new(move || shared.stopping.store(true, Ordering::Relaxed));
+    Ok(LiveRun::from_parts(
+        PathBuf::from(name),
+        series,
+        erx,
+        stop,
+        worker,
+        finished,
+    ))
+}
+
+/// Accepts connections until the run stops; one thread per connection.
+fn accept(bound: Bound, shared: &Arc<Shared>) {
+    let open = Arc::new(AtomicUsize::new(0));
+    let nonblocking = match &bound {
+        Bound::Tcp(l) => l.set_nonblocking(true),
+        #[cfg(unix)]
+        Bound::Unix(l, _) => l.set_nonblocking(true),
+    };
+    if nonblocking.is_err() {
+        return;
+    }
+    while !shared.stopping.load(Ordering::Relaxed) {
+        let accepted = match &bound {
+            Bound::Tcp(l) => l.accept().map(|(s, peer)| {
+                let _ = s.set_nonblocking(false);
+                let _ = s.set_nodelay(true);
+                (Conn::Tcp(s), format!("tcp {peer}"))
+            }),
+            #[cfg(unix)]
+            Bound::Unix(l, path) => l.accept().map(|(s, _)| {
+                let _ = s.set_nonblocking(false);
+                (Conn::Unix(s), format!("unix {}", path.display()))
+            }),
+        };
+        let (conn, peer) = match accepted {
+            Ok(c) => c,
+            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
+                std::thread::sleep(Duration::from_millis(5));
+                continue;
+            }
+            Err(_) => {
+                std::thread::sleep(Duration::from_millis(5));
+                continue;
+            }
+        };
+        if open.load(Ordering::Relaxed) >= shared.opts.max_connections {
+            refuse_connection(conn, shared.opts.max_connections);
+            continue;
+        }
+        open.fetch_add(1, Ordering::Relaxed);
+        let (s, o) = (shared.clone(), open.clone());
+        let spawned = std::thread::Builder::new()
+            .name("perfscape-stream-conn".into())
+            .stack_size(256 * 1024)
+            .spawn(move || {
+                match conn {
+                    Conn::Tcp(c) => connection::serve(c, peer, &s),
+                    #[cfg(unix)]
+                    Conn::Unix(c) => connection::serve(c, peer, &s),
+                }
+                o.fetch_sub(1, Ordering::Relaxed);
+            });
+        if spawned.is_err() {
+            open.fetch_sub(1, Ordering::Relaxed);
+        }
+    }
+    #[cfg(unix)]
+    if let Bound::Unix(_, path) = &bound {
+        let _ = std::fs::remove_file(path);
+    }
+}
+
+enum Conn {
+    Tcp(std::net::TcpStream),
+    #[cfg(unix)]
+    Unix(std::os::unix::net::UnixStream),
+}
+
+fn refuse_connection(conn: Conn, max: usize) {
+    use std::io::Write;
+    let reply = record::Reply::Error {
+        offset: 0,
+        message: format!("the server has {max} producers connected, its limit; try again later"),
+    };
+    let mut line = serde_json::to_vec(&reply).unwrap_or_default();
+    line.push(b'\n');
+    let _ = match conn {
+        Conn::Tcp(mut c) => c.write_all(&line),
+        #[cfg(unix)]
+        Conn::Unix(mut c) => c.write_all(&line),
+    };
+}
