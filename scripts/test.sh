@@ -17,6 +17,21 @@ if [ -z "${PERFSCAPE_SKIP_BROWSER_TESTS:-}" ] && [ ! -x /usr/bin/chromium ]; the
     fi
 fi
 
+# Debian's OpenMPI for the on-line ingest browser test (web/tests/online.test.mjs builds
+# examples/online/stencil_online.c with mpicc and runs it with `mpirun -np 8`).
+if [ -z "${PERFSCAPE_SKIP_BROWSER_TESTS:-}" ] && ! command -v mpicc >/dev/null 2>&1; then
+    if command -v apt-get >/dev/null 2>&1; then
+        SUDO=""
+        [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+        echo "test.sh: installing Debian's openmpi-bin and libopenmpi-dev for the on-line ingest test"
+        $SUDO apt-get update -qq
+        DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq openmpi-bin libopenmpi-dev >/dev/null
+    else
+        echo "test.sh: mpicc is missing and apt-get is not available; install OpenMPI or set PERFSCAPE_SKIP_BROWSER_TESTS=1" >&2
+        exit 1
+    fi
+fi
+
 # Python for the store test (crates/perfscape-cli/tests/store.rs reads a store with Apache
 # Spark in local mode) and the Python package's test (python/tests/package.rs imports the
 # package with pyarrow and pandas): one virtual environment in the user's cache (never in the

@@ -69,8 +69,8 @@ pub enum Record {
         t_ns: i64,
     },
     /// A message sent to or received from another rank. Kept as TAU's communication
-    /// user events `Message size sent to node N` / `Message size received from node N`,
-    /// which the communication matrix reads.
+    /// user events `Message size sent to node N` (read by the communication matrix) and
+    /// `Message size sent to all nodes`, or `Message size received from all nodes`.
     Message {
         /// The rank the message went to (a send) ...
         #[serde(default)]
