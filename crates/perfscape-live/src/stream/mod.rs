@@ -154,7 +154,7 @@ pub fn listen(addr: &ListenAddr, opts: &StreamOptions) -> Result<LiveRun, LiveEr
                         .into(),
                 });
             }
-            let l = TcpListener::bind(a).map_err(io(format!("tcp://{a}")))?;
+            let l = bind_tcp(*a).map_err(io(format!("tcp://{a}")))?;
             let local = l.local_addr().map_err(io(format!("tcp://{a}")))?;
             let token = if a.ip().is_loopback() {
                 None
@@ -165,7 +165,7 @@ pub fn listen(addr: &ListenAddr, opts: &StreamOptions) -> Result<LiveRun, LiveEr
         }
         #[cfg(unix)]
         ListenAddr::Unix(p) => {
-            let l = std::os::unix::net::UnixListener::bind(p).map_err(io(p.display().to_string()))?;
+            let l = bind_unix(p).map_err(io(p.display().to_string()))?;
             (Bound::Unix(l, p.clone()), p.display().to_string(), None)
         }
         #[cfg(not(unix))]
@@ -217,6 +217,31 @@ pub fn listen(addr: &ListenAddr, opts: &StreamOptions) -> Result<LiveRun, LiveEr
     ))
 }
 
+/// A TCP listener with a backlog of [`BACKLOG`] connections (the standard library's 128
+/// overflows when a thousand ranks connect at once: the kernel then drops handshakes and
+/// producers stall).
+fn bind_tcp(addr: SocketAddr) -> std::io::Result<TcpListener> {
+    use socket2::{Domain, Socket, Type};
+    let socket = Socket::new(Domain::for_address(addr), Type::STREAM, None)?;
+    socket.set_reuse_address(true)?;
+    socket.bind(&addr.into())?;
+    socket.listen(BACKLOG)?;
+    Ok(socket.into())
+}
+
+/// A Unix socket listener with a backlog of [`BACKLOG`] connections.
+#[cfg(unix)]
+fn bind_unix(path: &std::path::Path) -> std::io::Result<std::os::unix::net::UnixListener> {
+    use socket2::{Domain, SockAddr, Socket, Type};
+    let socket = Socket::new(Domain::UNIX, Type::STREAM, None)?;
+    socket.bind(&SockAddr::unix(path)?)?;
+    socket.listen(BACKLOG)?;
+    Ok(std::os::fd::OwnedFd::from(socket).into())
+}
+
+/// Connections waiting to be accepted (capped by the system's `somaxconn`).
+const BACKLOG: i32 = 4096;
+
 /// Accepts connections until the run stops; one thread per connection.
 fn accept(bound: Bound, shared: &Arc<Shared>) {
     let open = Arc::new(AtomicUsize::new(0));
@@ -243,12 +268,8 @@ fn accept(bound: Bound, shared: &Arc<Shared>) {
         };
         let (conn, peer) = match accepted {
             Ok(c) => c,
-            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
-                std::thread::sleep(Duration::from_millis(5));
-                continue;
-            }
             Err(_) => {
-                std::thread::sleep(Duration::from_millis(5));
+                std::thread::sleep(Duration::from_millis(1));
                 continue;
             }
         };
