@@ -7,6 +7,8 @@
 //! `cargo run --release -p perfscape-live --example stream_load -- PRODUCERS SECONDS PAIRS_PER_S SAMPLE_MS`
 //! (defaults 1024 60 200 1000).
 
+#![allow(clippy::expect_used, clippy::unwrap_used)]
+
 use perfscape_live::stream::record::Record;
 use perfscape_live::{LiveEvent, StreamOptions, listen};
 use std::io::Write;
