@@ -446,3 +446,41 @@ fn unix_socket_and_token_rules() {
     assert_eq!(produce(addr, &line(&with)), vec![]);
     assert!("nonsense".parse::<ListenAddr>().is_err());
 }
+
+#[test]
+fn ingest_bytes_runs_the_listener_path_without_a_socket() {
+    let mut bytes: Vec<u8> = [
+        hello(5),
+        Record::Enter {
+            region: "r".into(),
+            group: None,
+            t_ns: 1_000,
+        },
+        Record::Exit {
+            region: "r".into(),
+            t_ns: 4_000,
+        },
+    ]
+    .iter()
+    .flat_map(line)
+    .collect();
+    bytes.extend_from_slice(b"{\"type\":\"end\"}\n");
+    let (replies, events, series) = perfscape_live::stream::ingest_bytes(&bytes, &StreamOptions::default());
+    assert!(
+        matches!(&replies[..], [Reply::Error { message, .. }] if message.contains("missing field `t_ns`")),
+        "{replies:?}"
+    );
+    assert!(
+        events
+            .iter()
+            .any(|e| matches!(e, LiveEvent::Sample(s) if s.name == "final")),
+        "{events:#?}"
+    );
+    let series = series.read();
+    let p = series.profile_at(SampleId(0), SampleMode::Cumulative).unwrap();
+    let t = p.thread_index(ThreadId::new(5, 0, 0)).unwrap();
+    assert_eq!(
+        p.value(p.event_by_name("r").unwrap(), t, ValueKind::Inclusive, T),
+        Some(3.0)
+    );
+}

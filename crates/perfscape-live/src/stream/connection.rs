@@ -78,6 +78,47 @@ impl Socket for std::os::unix::net::UnixStream {
     }
 }
 
+/// An in-memory producer: reads `input`, keeps what is written (for `ingest_bytes`).
+pub(crate) struct MemSocket {
+    input: std::io::Cursor<Vec<u8>>,
+    output: Vec<u8>,
+}
+
+impl MemSocket {
+    pub(crate) fn new(input: Vec<u8>) -> Self {
+        Self {
+            input: std::io::Cursor::new(input),
+            output: Vec::new(),
+        }
+    }
+
+    pub(crate) fn written(&self) -> &[u8] {
+        &self.output
+    }
+}
+
+impl Read for MemSocket {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        self.input.read(buf)
+    }
+}
+
+impl Write for MemSocket {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.output.write(buf)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+impl Socket for &mut MemSocket {
+    fn timeouts(&self, _read: Duration, _write: Duration) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
 /// The checks a producer's records must pass, in the order they came.
 #[derive(Debug, Default)]
 struct Check {

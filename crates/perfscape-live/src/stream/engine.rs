@@ -112,6 +112,22 @@ impl Hold {
     }
 }
 
+/// Handles `msgs` as the engine thread would, all at the instant `now`, then integrates what
+/// can be (for [`super::ingest_bytes`]).
+pub(crate) fn handle_all(msgs: Vec<ToEngine>, series: &SeriesHandle, now: Instant) -> Vec<LiveEvent> {
+    let mut threads = HashMap::new();
+    let mut out = Vec::new();
+    for m in msgs {
+        handle(m, &mut threads, series, now, &mut out);
+    }
+    let mut integ = series.write();
+    for t in threads.keys() {
+        integ.end_thread(*t);
+    }
+    report_integrated(&mut integ, now, &mut out);
+    out
+}
+
 fn push(series: &SeriesHandle, sample: ThreadSample, now: Instant, out: &mut Vec<LiveEvent>) {
     let (thread, name) = (sample.thread, sample.name.clone());
     if let Err(e) = series.write().push(sample, now) {

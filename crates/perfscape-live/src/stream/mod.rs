@@ -125,6 +125,44 @@ impl Default for StreamOptions {
     }
 }
 
+/// One producer's bytes through the listener's whole path, without a socket: cut into
+/// records, parsed and checked as on a connection (refused records answered), then handled as
+/// by the engine (the thread's profile, its samples integrated). Returns the replies the
+/// producer would have received and the events and series that result. For tests and fuzzing
+/// (`fuzz/fuzz_targets/stream.rs`); the connection's 200 ms read timeout does not apply.
+pub fn ingest_bytes(
+    bytes: &[u8],
+    opts: &StreamOptions,
+) -> (Vec<record::Reply>, Vec<LiveEvent>, SeriesHandle) {
+    let (to_engine, from_conn) = mpsc::sync_channel::<ToEngine>(1024);
+    let shared = Shared {
+        opts: opts.clone(),
+        token: opts.token.clone(),
+        stopping: AtomicBool::new(false),
+        threads: Mutex::new((HashSet::new(), HashSet::new())),
+        to_engine,
+    };
+    let mut socket = connection::MemSocket::new(bytes.to_vec());
+    let msgs = std::thread::scope(|scope| {
+        let drain = scope.spawn(move || from_conn.iter().collect::<Vec<_>>());
+        connection::serve(&mut socket, "memory".into(), &shared);
+        drop(shared);
+        drain.join().unwrap_or_default()
+    });
+    let series = SeriesHandle::new(Integrator::new(IntegratorOptions {
+        alignment: Alignment::ByName,
+        max_wait: opts.live.max_wait,
+    }));
+    let events = engine::handle_all(msgs, &series, std::time::Instant::now());
+    let replies = socket
+        .written()
+        .split(|&b| b == b'\n')
+        .filter(|l| !l.is_empty())
+        .filter_map(|l| serde_json::from_slice(l).ok())
+        .collect();
+    (replies, events, series)
+}
+
 /// A bound listener: the address it listens on (the port chosen for port 0) as
 /// `tcp://HOST:PORT` or the socket path.
 #[derive(Debug)]
