@@ -172,6 +172,7 @@ export function liveHandler(ctx: Context): (ev: unknown) => void {
       if (store.get().sample !== null) store.set({ sample: null });
       resync?.();
     }
-    if (kind === 'sample' || kind === 'amended' || kind === 'finished' || kind === 'connected' || kind === 'restarted') refresh();
+    // `lagged`: the page read too slowly and missed pushed messages; it reads the series again.
+    if (kind === 'sample' || kind === 'amended' || kind === 'finished' || kind === 'connected' || kind === 'restarted' || kind === 'lagged') refresh();
   };
 }

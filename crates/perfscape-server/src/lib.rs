@@ -237,6 +237,12 @@ fn live_run_info(s: &AppState) -> api::RunInfo {
         },
         s.series.len()
     ));
+    let dropped = s.hub.dropped();
+    if dropped > 0 {
+        report.notes.push(format!(
+            "{dropped} pushed messages were missed by pages that read too slowly (each read the series again)"
+        ));
+    }
     let mut info = match picked {
         Ok(series::Picked::Sample(p, _)) => endpoints::run::loaded(&s.path, &p, &report),
         _ => {

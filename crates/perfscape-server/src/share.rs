@@ -115,6 +115,8 @@ struct HubState {
 pub struct Hub {
     tx: broadcast::Sender<String>,
     state: Mutex<HubState>,
+    /// Messages pages missed because they read too slowly (see [`Hub::dropped`]).
+    dropped: std::sync::atomic::AtomicU64,
 }
 
 impl Default for Hub {
@@ -122,6 +124,7 @@ impl Default for Hub {
         Self {
             tx: broadcast::channel(1024).0,
             state: Mutex::new(HubState::default()),
+            dropped: std::sync::atomic::AtomicU64::new(0),
         }
     }
 }
@@ -132,6 +135,14 @@ impl Hub {
         if let Ok(text) = serde_json::to_string(msg) {
             let _ = self.tx.send(text);
         }
+    }
+
+    /// Messages that pages reading too slowly missed, counted over every page: a page never
+    /// slows the server or the producers of a live run; it keeps the 1,024 newest messages,
+    /// and one that fell behind is told (`{"event":"lagged","dropped":N}`) and reads the series
+    /// again.
+    pub fn dropped(&self) -> u64 {
+        self.dropped.load(std::sync::atomic::Ordering::Relaxed)
     }
 
     /// Number of connected browsers.
@@ -238,7 +249,14 @@ impl Hub {
                             break;
                         }
                     }
-                    Err(broadcast::error::RecvError::Lagged(_)) => continue,
+                    Err(broadcast::error::RecvError::Lagged(n)) => {
+                        self.dropped.fetch_add(n, std::sync::atomic::Ordering::Relaxed);
+                        let lagged = serde_json::json!({ "event": "lagged", "dropped": n });
+                        let text = serde_json::to_string(&ServerMessage::Event { event: lagged }).unwrap_or_default();
+                        if socket.send(Message::Text(text.into())).await.is_err() {
+                            break;
+                        }
+                    }
                     Err(broadcast::error::RecvError::Closed) => break,
                 },
             }
