@@ -114,8 +114,13 @@ fn the_c_header_streams_from_a_program() {
 int main(void) {
     ps_stream s;
     if (ps_open(&s, NULL, 3, 1, "c-test \"quoted\"") != 0) return 2;
+    ps_enter(&s, "main", NULL);
     for (int i = 0; i < 5; i++) {
         ps_enter(&s, "loop\tbody", NULL);
+        ps_enter(&s, "rec", NULL);
+        ps_enter(&s, "rec", NULL);
+        ps_exit(&s, "rec");
+        ps_exit(&s, "rec");
         ps_enter(&s, "MPI_Send()", "MPI");
         ps_send(&s, 4, 1024);
         ps_exit(&s, "MPI_Send()");
@@ -123,6 +128,7 @@ int main(void) {
         ps_exit(&s, "loop\tbody");
     }
     ps_sample(&s, "after loop");
+    ps_enter(&s, "left open", NULL);
     return ps_end(&s) == 0 ? 0 : 3;
 }
 "#,
@@ -146,8 +152,11 @@ int main(void) {
         .unwrap();
     assert!(cc.status.success(), "{}", String::from_utf8_lossy(&cc.stderr));
     let run = listen(&ListenAddr::Unix(sock.clone()), &StreamOptions::default()).unwrap();
+    let tau = dir.path().join("tau");
+    std::fs::create_dir(&tau).unwrap();
     let status = Command::new(&exe)
         .env("PERFSCAPE_STREAM", format!("unix:{}", sock.display()))
+        .env("PERFSCAPE_TAU_DIR", &tau)
         .status()
         .unwrap();
     assert!(status.success(), "{status}");
@@ -159,6 +168,7 @@ int main(void) {
         "{events:#?}"
     );
     let series = run.series().read();
+    assert_eq!(series.len(), 2);
     let p = series.profile_at(SampleId(0), SampleMode::Cumulative).unwrap();
     let t = p.thread_index(ThreadId::new(3, 0, 1)).unwrap();
     let calls = |e: &str| p.value(p.event_by_name(e).unwrap(), t, ValueKind::Calls, T);
@@ -168,4 +178,59 @@ int main(void) {
     assert_eq!(p.atomic(sent).count(), &[5.0]);
     let temp = p.atomic_event_by_name("temperature").unwrap();
     assert_eq!(p.atomic(temp).count(), &[5.0]);
+    // rec: 10 calls (5 recursive), its inclusive time counted at the outer exits only.
+    assert_eq!(calls("rec"), Some(10.0));
+    let last = series.profile_at(SampleId(1), SampleMode::Cumulative).unwrap();
+    assert_file_equals_stream(&tau, &last, ThreadId::new(3, 0, 1));
+}
+
+/// The profile the C header writes at its end (TAU's format, read back by perfscape's TAU
+/// reader) equals the final sample the server integrated from the same program's stream:
+/// every flat timer and user event, exactly.
+fn assert_file_equals_stream(tau_dir: &Path, streamed: &perfscape_model::Profile, thread: ThreadId) {
+    let file = perfscape_formats::open(tau_dir, &perfscape_formats::OpenOptions::default())
+        .unwrap()
+        .profile;
+    let (ft, st) = (
+        file.thread_index(thread).unwrap(),
+        streamed.thread_index(thread).unwrap(),
+    );
+    let mut timers = 0;
+    for e in file.event_ids() {
+        let name = file.event_name(e);
+        let se = streamed
+            .event_by_name(&name)
+            .unwrap_or_else(|| panic!("`{name}` not streamed"));
+        for k in [
+            ValueKind::Calls,
+            ValueKind::Subcalls,
+            ValueKind::Exclusive,
+            ValueKind::Inclusive,
+        ] {
+            assert_eq!(
+                file.value(e, ft, k, T),
+                streamed.value(se, st, k, T),
+                "{name} {k:?}"
+            );
+        }
+        timers += 1;
+    }
+    let flat = streamed.events().iter().filter(|e| !e.is_callpath()).count();
+    assert_eq!(timers, flat, "every flat timer of the stream is in the file");
+    let mut users = 0;
+    for a in file.atomic_events().iter().map(|a| a.name.clone()) {
+        let fa = file.atomic(file.atomic_event_by_name(&a).unwrap());
+        let sa = streamed.atomic(
+            streamed
+                .atomic_event_by_name(&a)
+                .unwrap_or_else(|| panic!("`{a}`")),
+        );
+        assert_eq!(fa.count(), sa.count(), "{a}");
+        assert_eq!(fa.max(), sa.max(), "{a}");
+        assert_eq!(fa.min(), sa.min(), "{a}");
+        assert_eq!(fa.mean(), sa.mean(), "{a}");
+        assert_eq!(fa.sum_squares(), sa.sum_squares(), "{a}");
+        users += 1;
+    }
+    assert_eq!(users, streamed.atomic_events().len());
 }
