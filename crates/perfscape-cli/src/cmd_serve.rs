@@ -13,12 +13,12 @@ use std::net::IpAddr;
 use std::process::ExitCode;
 use std::sync::Arc;
 
-/// Arguments of `perfscape serve`.
-#[derive(Args, Debug)]
+/// Arguments of `perfscape serve` (and of `perfscape record`).
+#[derive(Args, Debug, Clone)]
 pub struct ServeArgs {
     /// Run directory or profile file to read (with --listen: the name the streamed run is
     /// shown under; default the address).
-    #[arg(value_name = "RUN", required_unless_present = "listen")]
+    #[arg(value_name = "RUN")]
     run: Option<std::path::PathBuf>,
     /// How to read it.
     #[command(flatten)]
@@ -90,6 +90,11 @@ pub struct ServeArgs {
     /// sample as with --watch. Beyond loopback, producers give the access token in their hello.
     #[arg(long, value_name = "ADDR", conflicts_with_all = ["watch", "replay"])]
     listen: Option<perfscape_live::ListenAddr>,
+    /// With --listen: a program to run (after `--`, e.g. `-- mpirun -np 8 ./app`) with
+    /// `PERFSCAPE_STREAM` set to the address (and `PERFSCAPE_TOKEN` beyond loopback), so its
+    /// producers connect; the run stays served after it ends.
+    #[arg(last = true, value_name = "COMMAND")]
+    command: Vec<std::ffi::OsString>,
     /// Live mode on a finished run: its samples are written again progressively, at the run's
     /// own pace times --speed, into a temporary directory that is watched like --watch.
     #[arg(long)]
@@ -125,6 +130,28 @@ impl ServeArgs {
             load: self.load.clone(),
         }
     }
+}
+
+/// Runs `perfscape record [--listen ADDR] ... -- COMMAND`: `serve --listen` on a Unix socket
+/// in a new temporary directory (removed at the end) unless --listen is given, with COMMAND
+/// started once the server is up.
+pub fn run_record(args: &ServeArgs) -> anyhow::Result<ExitCode> {
+    if args.command.is_empty() {
+        anyhow::bail!(
+            "nothing to record: give the program after `--` (perfscape record -- mpirun -np 8 ./app)"
+        );
+    }
+    let mut args = args.clone();
+    let _dir;
+    if args.listen.is_none() {
+        let dir = tempfile::Builder::new().prefix("perfscape-record-").tempdir()?;
+        args.listen = Some(perfscape_live::ListenAddr::Unix(dir.path().join("stream.sock")));
+        _dir = dir;
+    }
+    if args.run.is_none() {
+        args.run = Some(args.command[0].clone().into());
+    }
+    run(&args)
 }
 
 /// Parses a byte count: digits with an optional suffix K, M, G or T (powers of 1024; `KiB`,
@@ -238,6 +265,14 @@ fn open_browser(url: &str) {
 
 /// Runs `perfscape serve` until Ctrl-C.
 pub fn run(args: &ServeArgs) -> anyhow::Result<ExitCode> {
+    if args.run.is_none() && args.listen.is_none() {
+        anyhow::bail!(
+            "give the run to serve (a run directory or profile file), or --listen ADDR for programs that stream"
+        );
+    }
+    if !args.command.is_empty() && args.listen.is_none() {
+        anyhow::bail!("a command after `--` needs --listen ADDR (or use `perfscape record -- COMMAND`)");
+    }
     let input = args.input();
     #[cfg(feature = "sql")]
     if let Some(dir) = &args.store
@@ -415,6 +450,21 @@ pub fn run(args: &ServeArgs) -> anyhow::Result<ExitCode> {
             say!("perfscape: shared session: everyone who opens this URL sees the same views");
         }
         say!("perfscape: press Ctrl-C to stop");
+        if !args.command.is_empty()
+            && let Some(Live::Watched(run)) = &live_run
+        {
+            let addr = match &args.listen {
+                Some(perfscape_live::ListenAddr::Unix(p)) => format!("unix:{}", p.display()),
+                _ => run.dir().display().to_string(),
+            };
+            let beyond_loopback =
+                matches!(&args.listen, Some(perfscape_live::ListenAddr::Tcp(a)) if !a.ip().is_loopback());
+            crate::cmd_record::spawn_producer(
+                &args.command,
+                &addr,
+                token.as_deref().filter(|_| beyond_loopback),
+            )?;
+        }
         if !args.no_open {
             open_browser(&url);
         }

@@ -10,6 +10,7 @@ mod cmd_comm;
 mod cmd_compare;
 mod cmd_diff;
 mod cmd_findings;
+mod cmd_record;
 #[cfg(feature = "sql")]
 mod cmd_report;
 mod cmd_scaling;
@@ -93,6 +94,10 @@ enum Command {
     Scaling(cmd_scaling::ScalingArgs),
     /// Serve linked views of the run in the browser (heat map, overview, call tree, terrain, ...).
     Serve(cmd_serve::ServeArgs),
+    /// Run a program and serve what it streams (`perfscape record -- mpirun -np 8 ./app`): the
+    /// views follow it live; `serve --listen` on a private Unix socket, the program started with
+    /// PERFSCAPE_STREAM set (producers/perfscape_stream.h and .py read it; STREAM.md).
+    Record(cmd_serve::ServeArgs),
     /// Follow a running program's TAU snapshots: one line per integrated sample as it arrives;
     /// exits after the final sample or on Ctrl-C.
     Watch(cmd_watch::WatchArgs),
@@ -153,6 +158,7 @@ fn main() -> ExitCode {
         Command::Compare(a) => cmd_compare::run(a, &cmd_compare::groups(&matches), &mut out),
         Command::Scaling(a) => cmd_scaling::run(a, &mut out),
         Command::Serve(a) => cmd_serve::run(a),
+        Command::Record(a) => cmd_serve::run_record(a),
         Command::Watch(a) => cmd_watch::run_watch(a, &mut out),
         Command::Replay(a) => cmd_watch::run_replay(a, &mut out),
         Command::Cache(a) => cmd_cache::run(a, &mut out),
