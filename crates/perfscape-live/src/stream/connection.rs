@@ -25,8 +25,9 @@ pub(crate) enum ToEngine {
         producer: String,
         metrics: Arc<Vec<Metric>>,
     },
-    /// An accepted record of `thread`.
-    Record { thread: ThreadId, record: Record },
+    /// Accepted records of `thread`, in order (those of one read from the socket: one
+    /// message per read, not per record, keeps the queue's wake-ups few).
+    Records { thread: ThreadId, records: Vec<Record> },
     /// A refused record (already answered on the connection).
     Error {
         producer: String,
@@ -283,6 +284,20 @@ impl Check {
     }
 }
 
+/// Sends the accepted records of one read to the engine; false when the engine is gone.
+fn flush(batch: &mut Vec<Record>, thread: Option<ThreadId>, shared: &Shared) -> bool {
+    match thread {
+        Some(thread) if !batch.is_empty() => shared
+            .to_engine
+            .send(ToEngine::Records {
+                thread,
+                records: std::mem::take(batch),
+            })
+            .is_ok(),
+        _ => true,
+    }
+}
+
 /// Serves one producer until it disconnects or the listener stops.
 pub(crate) fn serve<S: Socket>(mut socket: S, peer: String, shared: &Shared) {
     let _ = socket.timeouts(Duration::from_millis(200), Duration::from_secs(1));
@@ -296,6 +311,7 @@ pub(crate) fn serve<S: Socket>(mut socket: S, peer: String, shared: &Shared) {
     let mut skipping: Option<u64> = None;
     let mut errors = 0usize;
     let mut chunk = vec![0u8; 64 * 1024];
+    let mut batch: Vec<Record> = Vec::new();
     let report = |socket: &mut S, errors: &mut usize, producer: &str, offset: u64, message: String| {
         let reply = Reply::Error {
             offset,
@@ -358,24 +374,25 @@ pub(crate) fn serve<S: Socket>(mut socket: S, peer: String, shared: &Shared) {
                                 report(&mut socket, &mut errors, &producer, offset, r.message);
                                 if r.close {
                                     buf.clear();
+                                    flush(&mut batch, check.thread, shared);
                                     break 'read;
                                 }
                             }
                             Ok(()) => {
                                 let Some(thread) = check.thread else { continue };
-                                let msg = if let Record::Hello { metrics, .. } = &record {
+                                if let Record::Hello { metrics, .. } = &record {
                                     producer = format!("{peer} (thread {thread})");
                                     let names = metrics.clone().unwrap_or_else(|| vec!["TIME".into()]);
-                                    ToEngine::Hello {
+                                    let hello = ToEngine::Hello {
                                         thread,
                                         producer: producer.clone(),
                                         metrics: Arc::new(names.iter().map(Metric::tau).collect()),
+                                    };
+                                    if shared.to_engine.send(hello).is_err() {
+                                        break 'read;
                                     }
                                 } else {
-                                    ToEngine::Record { thread, record }
-                                };
-                                if shared.to_engine.send(msg).is_err() {
-                                    break 'read;
+                                    batch.push(record);
                                 }
                             }
                         },
@@ -383,6 +400,9 @@ pub(crate) fn serve<S: Socket>(mut socket: S, peer: String, shared: &Shared) {
                 }
             }
             start = end + 1;
+        }
+        if !flush(&mut batch, check.thread, shared) {
+            break;
         }
         buf.drain(..start);
         base += start as u64;

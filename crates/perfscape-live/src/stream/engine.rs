@@ -172,48 +172,10 @@ fn handle(
             offset,
             message,
         }),
-        ToEngine::Record { thread, record } => {
+        ToEngine::Records { thread, records } => {
             let Some(s) = threads.get_mut(&thread) else { return };
-            let p = &mut s.profile;
-            match record {
-                Record::Hello { .. } => {}
-                Record::Enter { region, group, t_ns } => p.enter(&region, group.as_deref(), t_ns),
-                Record::Exit { t_ns, .. } => p.exit(t_ns),
-                Record::Counter { name, value, .. } => p.counter(&name, value),
-                Record::Message { to, from, bytes, .. } => p.message(to, from, bytes),
-                Record::Sample {
-                    name,
-                    t_ns,
-                    events,
-                    user_events,
-                } => {
-                    let sample = match &events {
-                        Some(ev) => explicit_sample(
-                            thread,
-                            &s.metrics,
-                            &name,
-                            t_ns,
-                            ev,
-                            user_events.as_deref().unwrap_or(&[]),
-                        ),
-                        None => p.sample(&name, t_ns),
-                    };
-                    let is_final = name == "final";
-                    push(series, sample, now, out);
-                    if is_final {
-                        s.ended = true;
-                        out.push(LiveEvent::ThreadEnded { thread });
-                    }
-                }
-                Record::End { t_ns } => {
-                    p.close_all(t_ns);
-                    if !s.ended {
-                        let sample = p.sample("final", t_ns);
-                        push(series, sample, now, out);
-                        s.ended = true;
-                        out.push(LiveEvent::ThreadEnded { thread });
-                    }
-                }
+            for record in records {
+                apply(thread, s, record, series, now, out);
             }
         }
         ToEngine::Closed {
@@ -244,6 +206,58 @@ fn handle(
                         "{producer} disconnected without an end record: its thread ended at its last record (t_ns {last_t_ns})"
                     ),
                 });
+                out.push(LiveEvent::ThreadEnded { thread });
+            }
+        }
+    }
+}
+
+/// Applies one accepted record of `thread` to its profile (a sample goes to the integrator).
+fn apply(
+    thread: ThreadId,
+    s: &mut Streamed,
+    record: Record,
+    series: &SeriesHandle,
+    now: Instant,
+    out: &mut Vec<LiveEvent>,
+) {
+    let p = &mut s.profile;
+    match record {
+        Record::Hello { .. } => {}
+        Record::Enter { region, group, t_ns } => p.enter(&region, group.as_deref(), t_ns),
+        Record::Exit { t_ns, .. } => p.exit(t_ns),
+        Record::Counter { name, value, .. } => p.counter(&name, value),
+        Record::Message { to, from, bytes, .. } => p.message(to, from, bytes),
+        Record::Sample {
+            name,
+            t_ns,
+            events,
+            user_events,
+        } => {
+            let sample = match &events {
+                Some(ev) => explicit_sample(
+                    thread,
+                    &s.metrics,
+                    &name,
+                    t_ns,
+                    ev,
+                    user_events.as_deref().unwrap_or(&[]),
+                ),
+                None => p.sample(&name, t_ns),
+            };
+            let is_final = name == "final";
+            push(series, sample, now, out);
+            if is_final {
+                s.ended = true;
+                out.push(LiveEvent::ThreadEnded { thread });
+            }
+        }
+        Record::End { t_ns } => {
+            p.close_all(t_ns);
+            if !s.ended {
+                let sample = p.sample("final", t_ns);
+                push(series, sample, now, out);
+                s.ended = true;
                 out.push(LiveEvent::ThreadEnded { thread });
             }
         }
