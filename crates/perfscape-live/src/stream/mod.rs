@@ -25,8 +25,9 @@
 //! kept.
 //!
 //! # Bounds
-//! Each connection buffers at most one record; accepted records go to the engine through a
-//! queue of [`StreamOptions::queue_records`] (a producer faster than the engine waits on its
+//! Each connection buffers at most one record and one socket read (64 KiB); the accepted
+//! records of each read go to the engine as one message through a queue of
+//! [`StreamOptions::queue_reads`] messages (a producer faster than the engine waits on its
 //! socket); the number of connections, of open regions and of distinct regions per thread
 //! are limited. The series keeps every integrated sample, as in live mode.
 
@@ -103,8 +104,9 @@ pub struct StreamOptions {
     pub max_depth: usize,
     /// Distinct region names on one thread. Default 65,536.
     pub max_regions: usize,
-    /// Records queued between the connections and the engine. Default 65,536.
-    pub queue_records: usize,
+    /// Messages queued between the connections and the engine, each the accepted records of
+    /// one socket read (at most 64 KiB of input). Default 1,024.
+    pub queue_reads: usize,
     /// The token producers give in their hello. Required (listening fails without it) when
     /// the TCP address is not loopback, as for the HTTP side; not asked on loopback and Unix
     /// sockets (whose file permissions guard them).
@@ -119,7 +121,7 @@ impl Default for StreamOptions {
             max_connections: 4096,
             max_depth: 512,
             max_regions: 65_536,
-            queue_records: 65_536,
+            queue_reads: 1024,
             token: None,
         }
     }
@@ -211,7 +213,7 @@ pub fn listen(addr: &ListenAddr, opts: &StreamOptions) -> Result<LiveRun, LiveEr
             return Err(LiveError::NotADirectory(p.clone()));
         }
     };
-    let (to_engine, from_conns) = mpsc::sync_channel::<ToEngine>(opts.queue_records.max(1));
+    let (to_engine, from_conns) = mpsc::sync_channel::<ToEngine>(opts.queue_reads.max(1));
     let shared = Arc::new(Shared {
         opts: opts.clone(),
         token,
