@@ -35,6 +35,7 @@ mod error;
 mod filter;
 pub mod findings;
 mod histogram;
+pub mod lines;
 pub mod params;
 pub mod pyramid;
 mod stats;

@@ -33,6 +33,7 @@
 //! | findings | [`findings_view`] | [`FindingsResponse`] |
 //! | processes and channels | [`architecture`] | [`ArchitectureResponse`] |
 //! | communication matrix (ranks × ranks) | [`comm_view`] | [`CommResponse`] |
+//! | a source file with its line heat and statistics | [`source_view`] | [`SourceResponse`] |
 
 mod architecture;
 mod calltree;
@@ -45,6 +46,7 @@ mod events;
 mod findings;
 mod matrix;
 mod series;
+mod source;
 mod threads;
 mod timeline;
 mod user_events;
@@ -77,6 +79,10 @@ pub use matrix::{
 pub use series::{
     KiviatParams, KiviatResponse, KiviatThread, PointCloudResponse, SampleJson, SeriesResponse, TrendPoint,
     TrendResponse, kiviat, point_cloud, samples, trend,
+};
+pub use source::{
+    LineBinJson, LineHeat, LineJson, RoutineJson, SourceFileJson, SourceOptions, SourceResponse, SourceText,
+    files_json, source_file, source_view,
 };
 pub use threads::{ClusterJson, ThreadsResponse, threads};
 pub use timeline::{TimelineLane, TimelineParams, TimelineResponse, TraceIndex, timeline};
