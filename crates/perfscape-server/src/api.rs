@@ -13,9 +13,9 @@ pub use perfscape_analysis::answers::{
     DiffThreadsResponse, DiffTreeNode, DiffTreeResponse, EventDetail, EventRow, EventsResponse, FindingJson,
     FindingsResponse, HistogramJson, KiviatResponse, KiviatThread, MatrixResponse, OverviewResponse,
     OverviewRowJson, PeakJson, PointCloudResponse, RowJson, RowsResponse, SampleJson, ScalingResponse,
-    ScalingRowJson, SeriesResponse, SummaryJson, TerrainResponse, ThreadValue, ThreadsResponse, TimelineLane,
-    TimelineResponse, TreeNodeJson, TrendPoint, TrendResponse, UserEventDetail, UserEventRow, UserEventStats,
-    UserEventThread, UserEventsResponse,
+    ScalingRowJson, SeriesResponse, SourceResponse, SummaryJson, TerrainResponse, ThreadValue,
+    ThreadsResponse, TimelineLane, TimelineResponse, TreeNodeJson, TrendPoint, TrendResponse,
+    UserEventDetail, UserEventRow, UserEventStats, UserEventThread, UserEventsResponse,
 };
 use perfscape_model::Combine;
 use serde::Serialize;
@@ -276,6 +276,7 @@ mod tests {
             DiffMatrixResponse,
             ScalingResponse,
             DiffTreeResponse,
+            SourceResponse,
             crate::request::TimelineRequest,
         );
     }

@@ -38,6 +38,7 @@ pub mod report;
 pub mod request;
 pub mod series;
 pub mod share;
+pub mod sources;
 mod state;
 
 pub use access::Access;
@@ -59,8 +60,8 @@ use endpoints::View;
 use request::{
     ArchitectureRequest, At, CallTreeRequest, CategoriesRequest, CommRequest, DiffMatrixRequest, DiffRequest,
     DiffThreadsRequest, DiffTreeRequest, EventRequest, EventsRequest, FindingsRequest, KiviatRequest,
-    MatrixRequest, OverviewRequest, Params, PointCloudRequest, RowsRequest, ScalingRequest, TerrainRequest,
-    ThreadsRequest, TimelineRequest, TrendRequest, UserEventRequest, UserEventsRequest,
+    MatrixRequest, OverviewRequest, Params, PointCloudRequest, RowsRequest, ScalingRequest, SourceRequest,
+    TerrainRequest, ThreadsRequest, TimelineRequest, TrendRequest, UserEventRequest, UserEventsRequest,
 };
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::sync::Arc;
@@ -394,6 +395,11 @@ async fn get_user_event(
     answer(s, q.at(), move |v| endpoints::user_events::detail(v, id, &q)).await
 }
 
+async fn get_source(State(s): State<Shared>, Params(q): Params<SourceRequest>) -> Response {
+    let roots = s.sources.clone();
+    answer(s, q.at(), move |v| endpoints::source::get(v, &q, &roots)).await
+}
+
 async fn get_comm(State(s): State<Shared>, Params(q): Params<CommRequest>) -> Response {
     answer(s, q.at(), move |v| endpoints::comm::get(v, &q)).await
 }
@@ -495,6 +501,7 @@ pub fn router(state: Shared) -> Router {
         .route("/overview", get(get_overview))
         .route("/event/{id}", get(get_event))
         .route("/comm", get(get_comm))
+        .route("/source", get(get_source))
         .route("/calltree", get(get_calltree))
         .route("/userevents", get(get_user_events))
         .route("/userevent/{id}", get(get_user_event))

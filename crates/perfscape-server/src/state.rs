@@ -94,6 +94,9 @@ pub struct StateOptions {
     /// The category rules of `GET /api/categories` (`serve --rules FILE`: the file's rules
     /// before the defaults); `None`: the defaults.
     pub category_rules: Option<perfscape_analysis::categories::RuleSet>,
+    /// Where `GET /api/source` reads the program's source files (`serve --source-dir`,
+    /// `--source-map`); none by default, and then no file is read.
+    pub sources: crate::sources::SourceRoots,
 }
 
 /// The state every request reads (see the module documentation).
@@ -121,6 +124,8 @@ pub struct AppState {
     pub(crate) replay: Option<Arc<crate::replay::Replay>>,
     /// The rules of `GET /api/categories`.
     pub(crate) category_rules: Arc<perfscape_analysis::categories::RuleSet>,
+    /// The source roots of `GET /api/source`.
+    pub(crate) sources: Arc<crate::sources::SourceRoots>,
     access: Access,
 }
 
@@ -254,6 +259,7 @@ impl AppState {
             ),
             replay,
             access: options.access,
+            sources: Arc::new(options.sources),
         });
         if state.dashboards.has_files() {
             // The watcher holds the state weakly: it ends with the state.
