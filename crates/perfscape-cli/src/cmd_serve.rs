@@ -41,6 +41,8 @@ pub struct ServeArgs {
     /// rules before the defaults.
     #[arg(long, value_name = "FILE")]
     rules: Option<std::path::PathBuf>,
+    #[command(flatten)]
+    sources: crate::cmd_source::SourceDirs,
     /// Port to listen on (default: a free port chosen by the system).
     #[arg(long)]
     port: Option<u16>,
@@ -305,6 +307,7 @@ pub fn run(args: &ServeArgs) -> anyhow::Result<ExitCode> {
         Some(_) => Some(crate::cmd_categories::rules(args.rules.as_ref())?),
         None => None,
     };
+    let sources = args.sources.roots()?;
     let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
     let follower = rt.block_on(async {
         let listener = bind(&cfg).await?;
@@ -324,6 +327,7 @@ pub fn run(args: &ServeArgs) -> anyhow::Result<ExitCode> {
             underived,
             filter,
             category_rules: category_rules.clone(),
+            sources: sources.clone(),
         };
         let (state, follower) = match (&live_run, opened) {
             (Some(Live::Watched(run)), _) => {
