@@ -31,6 +31,7 @@ pub mod categories;
 pub mod comm;
 pub mod compare;
 mod derived;
+pub mod disasm;
 mod error;
 mod filter;
 pub mod findings;
