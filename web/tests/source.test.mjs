@@ -9,6 +9,9 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import path from 'node:path';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { open, selection, servedForSuite, shared } from './harness.mjs';
 
 const run = path.join(shared, 'corpus/tau-real/omp-matmul-t4-tauexec-ebs');
@@ -96,6 +99,29 @@ describe('source panel without a source directory', () => {
     const rows = await page.$$eval('#panel-source tr[data-line]', (trs) => trs.map((t) => Number(t.dataset.line)));
     assert.deepEqual(rows, [11, 12]);
     await shot(page, 'source-missing-1600');
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+});
+
+describe('source panel with the executable (serve --binary)', () => {
+  // omp_matmul.c built with the run's build line into a temporary directory.
+  const dir = mkdtempSync(path.join(tmpdir(), 'perfscape-asm-'));
+  const bin = path.join(dir, 'omp_matmul');
+  execFileSync('gcc', ['-O2', '-g', '-fopenmp', '-no-pie', '-fno-omit-frame-pointer', '-o', bin, path.join(src, 'omp_matmul.c')]);
+  const s = servedForSuite(() => run, ['--source-dir', src, '--binary', bin]);
+
+  test('a click on a line lists its instructions', async () => {
+    const { page, errors } = await open(s.br, `${s.server.url}?focus=source`);
+    await page.waitForSelector('#panel-source tr[data-line="12"]');
+    await page.click('#panel-source tr[data-line="12"] td.ln');
+    await page.waitForSelector('#panel-source .source-asm table.asm');
+    const d = await page.evaluate(() => fetch('/api/disasm?file=/home/user/tauprogs/omp_matmul.c&first=12').then((r) => r.json()));
+    assert.ok(d.instructions.length > 0);
+    const rows = await page.$$eval('#panel-source .source-asm table.asm tr', (trs) => trs.map((t) => t.querySelector('.addr').textContent));
+    assert.deepEqual(rows, d.instructions.map((i) => i.address));
+    assert.match(await page.textContent('#panel-source .source-asm'), /Assembler of line 12/);
+    await shot(page, 'source-asm-1600');
     assert.deepEqual(errors, []);
     await page.close();
   });

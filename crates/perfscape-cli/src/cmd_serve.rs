@@ -43,6 +43,8 @@ pub struct ServeArgs {
     rules: Option<std::path::PathBuf>,
     #[command(flatten)]
     sources: crate::cmd_source::SourceDirs,
+    #[command(flatten)]
+    binary: crate::cmd_source::BinaryArg,
     /// Port to listen on (default: a free port chosen by the system).
     #[arg(long)]
     port: Option<u16>,
@@ -308,6 +310,11 @@ pub fn run(args: &ServeArgs) -> anyhow::Result<ExitCode> {
         None => None,
     };
     let sources = args.sources.roots()?;
+    if let Some(b) = &args.binary.binary
+        && !b.is_file()
+    {
+        anyhow::bail!("--binary {}: not a file", b.display());
+    }
     let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
     let follower = rt.block_on(async {
         let listener = bind(&cfg).await?;
@@ -328,6 +335,7 @@ pub fn run(args: &ServeArgs) -> anyhow::Result<ExitCode> {
             filter,
             category_rules: category_rules.clone(),
             sources: sources.clone(),
+            binary: args.binary.binary.clone(),
         };
         let (state, follower) = match (&live_run, opened) {
             (Some(Live::Watched(run)), _) => {

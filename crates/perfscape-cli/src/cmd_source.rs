@@ -31,6 +31,15 @@ pub struct SourceDirs {
     pub maps: Vec<String>,
 }
 
+/// The executable the run measured, for the assembler of the source panel (`serve`).
+#[derive(Args, Debug, Clone, Default)]
+pub struct BinaryArg {
+    /// The executable the run measured (x86-64 ELF built with -g): the source panel shows the
+    /// instructions of the selected line (`GET /api/disasm`).
+    #[arg(long, value_name = "PATH")]
+    pub binary: Option<PathBuf>,
+}
+
 impl SourceDirs {
     /// The roots, checked.
     ///

@@ -10,12 +10,12 @@
 pub use perfscape_analysis::answers::{
     ArchChannel, ArchProcess, ArchitectureResponse, Bin, CallTreeResponse, CategoriesResponse, ClusterJson,
     CommPathJson, CommResponse, DiffMatrixResponse, DiffMatrixRow, DiffResponse, DiffRowJson, DiffThreadJson,
-    DiffThreadsResponse, DiffTreeNode, DiffTreeResponse, EventDetail, EventRow, EventsResponse, FindingJson,
-    FindingsResponse, HistogramJson, KiviatResponse, KiviatThread, MatrixResponse, OverviewResponse,
-    OverviewRowJson, PeakJson, PointCloudResponse, RowJson, RowsResponse, SampleJson, ScalingResponse,
-    ScalingRowJson, SeriesResponse, SourceResponse, SummaryJson, TerrainResponse, ThreadValue,
-    ThreadsResponse, TimelineLane, TimelineResponse, TreeNodeJson, TrendPoint, TrendResponse,
-    UserEventDetail, UserEventRow, UserEventStats, UserEventThread, UserEventsResponse,
+    DiffThreadsResponse, DiffTreeNode, DiffTreeResponse, DisasmResponse, EventDetail, EventRow,
+    EventsResponse, FindingJson, FindingsResponse, HistogramJson, KiviatResponse, KiviatThread,
+    MatrixResponse, OverviewResponse, OverviewRowJson, PeakJson, PointCloudResponse, RowJson, RowsResponse,
+    SampleJson, ScalingResponse, ScalingRowJson, SeriesResponse, SourceResponse, SummaryJson,
+    TerrainResponse, ThreadValue, ThreadsResponse, TimelineLane, TimelineResponse, TreeNodeJson, TrendPoint,
+    TrendResponse, UserEventDetail, UserEventRow, UserEventStats, UserEventThread, UserEventsResponse,
 };
 use perfscape_model::Combine;
 use serde::Serialize;
@@ -277,6 +277,7 @@ mod tests {
             ScalingResponse,
             DiffTreeResponse,
             SourceResponse,
+            DisasmResponse,
             crate::request::TimelineRequest,
         );
     }

@@ -59,9 +59,10 @@ use axum::routing::get;
 use endpoints::View;
 use request::{
     ArchitectureRequest, At, CallTreeRequest, CategoriesRequest, CommRequest, DiffMatrixRequest, DiffRequest,
-    DiffThreadsRequest, DiffTreeRequest, EventRequest, EventsRequest, FindingsRequest, KiviatRequest,
-    MatrixRequest, OverviewRequest, Params, PointCloudRequest, RowsRequest, ScalingRequest, SourceRequest,
-    TerrainRequest, ThreadsRequest, TimelineRequest, TrendRequest, UserEventRequest, UserEventsRequest,
+    DiffThreadsRequest, DiffTreeRequest, DisasmRequest, EventRequest, EventsRequest, FindingsRequest,
+    KiviatRequest, MatrixRequest, OverviewRequest, Params, PointCloudRequest, RowsRequest, ScalingRequest,
+    SourceRequest, TerrainRequest, ThreadsRequest, TimelineRequest, TrendRequest, UserEventRequest,
+    UserEventsRequest,
 };
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::sync::Arc;
@@ -397,7 +398,16 @@ async fn get_user_event(
 
 async fn get_source(State(s): State<Shared>, Params(q): Params<SourceRequest>) -> Response {
     let roots = s.sources.clone();
-    answer(s, q.at(), move |v| endpoints::source::get(v, &q, &roots)).await
+    let binary = s.binary.is_some();
+    answer(s, q.at(), move |v| endpoints::source::get(v, &q, &roots, binary)).await
+}
+
+async fn get_disasm(State(s): State<Shared>, Params(q): Params<DisasmRequest>) -> Response {
+    let binary = s.binary.clone();
+    answer(s, q.at(), move |v| {
+        endpoints::source::disasm(v, &q, binary.as_deref().map(|b| b.as_path()))
+    })
+    .await
 }
 
 async fn get_comm(State(s): State<Shared>, Params(q): Params<CommRequest>) -> Response {
@@ -502,6 +512,7 @@ pub fn router(state: Shared) -> Router {
         .route("/event/{id}", get(get_event))
         .route("/comm", get(get_comm))
         .route("/source", get(get_source))
+        .route("/disasm", get(get_disasm))
         .route("/calltree", get(get_calltree))
         .route("/userevents", get(get_user_events))
         .route("/userevent/{id}", get(get_user_event))

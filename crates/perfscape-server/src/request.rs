@@ -418,6 +418,26 @@ pub struct SourceRequest {
     pub mode: Option<SampleMode>,
 }
 
+/// `GET /api/disasm`: the instructions of a source line range in the served executable.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, TS)]
+#[ts(export, optional_fields)]
+pub struct DisasmRequest {
+    /// The file, as the run names it (required).
+    pub file: Option<String>,
+    /// First line (required).
+    pub first: Option<u32>,
+    /// Last line (default `first`).
+    pub last: Option<u32>,
+    /// Metric index of the line totals; default 0.
+    pub metric: Option<u32>,
+    /// Value kind: `exclusive` (default), `inclusive`, `calls`, `subcalls`.
+    pub kind: Option<ValueKind>,
+    /// Runs observed over time: the sample read; default the final state.
+    pub sample: Option<u32>,
+    /// `cumulative` (default) or `delta`.
+    pub mode: Option<SampleMode>,
+}
+
 /// `GET /api/userevents`: every user (atomic) event.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, TS)]
 #[ts(export, optional_fields)]
@@ -667,9 +687,9 @@ macro_rules! groups {
 }
 
 groups!(at: EventsRequest, RowsRequest, MatrixRequest, OverviewRequest, TerrainRequest, ThreadsRequest,
-    EventRequest, CallTreeRequest, PointCloudRequest, UserEventsRequest, UserEventRequest, CategoriesRequest, FindingsRequest, ArchitectureRequest, CommRequest, SourceRequest);
+    EventRequest, CallTreeRequest, PointCloudRequest, UserEventsRequest, UserEventRequest, CategoriesRequest, FindingsRequest, ArchitectureRequest, CommRequest, SourceRequest, DisasmRequest);
 groups!(values: DiffRequest, DiffThreadsRequest, DiffMatrixRequest, ScalingRequest, EventsRequest, RowsRequest, MatrixRequest, OverviewRequest, TerrainRequest, ThreadsRequest,
-    EventRequest, TrendRequest, KiviatRequest, PointCloudRequest, SourceRequest);
+    EventRequest, TrendRequest, KiviatRequest, PointCloudRequest, SourceRequest, DisasmRequest);
 groups!(rows: RowsRequest, MatrixRequest, OverviewRequest, TerrainRequest);
 groups!(axis: MatrixRequest, OverviewRequest, TerrainRequest, ThreadsRequest);
 groups!(region: MatrixRequest, TerrainRequest);

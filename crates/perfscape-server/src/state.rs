@@ -97,6 +97,8 @@ pub struct StateOptions {
     /// Where `GET /api/source` reads the program's source files (`serve --source-dir`,
     /// `--source-map`); none by default, and then no file is read.
     pub sources: crate::sources::SourceRoots,
+    /// The executable the run measured (`serve --binary PATH`): `GET /api/disasm` reads it.
+    pub binary: Option<PathBuf>,
 }
 
 /// The state every request reads (see the module documentation).
@@ -126,6 +128,8 @@ pub struct AppState {
     pub(crate) category_rules: Arc<perfscape_analysis::categories::RuleSet>,
     /// The source roots of `GET /api/source`.
     pub(crate) sources: Arc<crate::sources::SourceRoots>,
+    /// The executable of `GET /api/disasm`.
+    pub(crate) binary: Option<Arc<PathBuf>>,
     access: Access,
 }
 
@@ -260,6 +264,7 @@ impl AppState {
             replay,
             access: options.access,
             sources: Arc::new(options.sources),
+            binary: options.binary.map(Arc::new),
         });
         if state.dashboards.has_files() {
             // The watcher holds the state weakly: it ends with the state.

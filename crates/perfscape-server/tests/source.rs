@@ -61,6 +61,7 @@ async fn the_source_of_the_ebs_run_carries_paraprofs_sample_values() {
     let text = std::fs::read_to_string(src.join("omp_matmul.c")).unwrap();
     assert_eq!(j["text"].as_str(), Some(text.as_str()));
     assert!(j["note"].is_null());
+    assert_eq!(j["disasm"], false, "no --binary");
     assert_eq!(j["line_count"].as_u64(), Some(text.lines().count() as u64));
     let csv = paraprof_lines();
     let lines = j["lines"].as_array().unwrap();
@@ -177,4 +178,75 @@ async fn a_file_the_roots_do_not_give_is_a_note_not_an_empty_view() {
         assert_eq!(j["lines"].as_array().unwrap().len(), paraprof_lines().len());
         assert_eq!(j["line_count"].as_u64(), Some(12), "the last line the run names");
     }
+}
+
+#[tokio::test]
+async fn the_assembler_of_a_line_range_comes_from_the_served_executable() {
+    let dir = tempfile::tempdir().unwrap();
+    let bin = dir.path().join("omp_matmul");
+    let cc = std::process::Command::new("gcc")
+        .args([
+            "-O2",
+            "-g",
+            "-fopenmp",
+            "-no-pie",
+            "-fno-omit-frame-pointer",
+            "-o",
+        ])
+        .arg(&bin)
+        .arg(corpus().join("tau-real/src/omp_matmul.c"))
+        .output()
+        .expect("gcc runs");
+    assert!(cc.status.success(), "{}", String::from_utf8_lossy(&cc.stderr));
+    let opened = open(&corpus().join(RUN), &OpenOptions::default()).unwrap();
+    let options = StateOptions {
+        binary: Some(bin.clone()),
+        ..Default::default()
+    };
+    let app = router(AppState::new(RUN, Ok(opened), options));
+    assert_eq!(get_json(&app, "/api/source").await.1["disasm"], true);
+    let (s, j) = get_json(&app, &format!("/api/disasm?file={FILE}&first=11&last=12")).await;
+    assert_eq!(s, StatusCode::OK, "{j}");
+    let ins = j["instructions"].as_array().unwrap();
+    assert!(!ins.is_empty());
+    let csv = paraprof_lines();
+    for i in ins {
+        let line = i["line"].as_u64().unwrap();
+        assert!((11..=12).contains(&line), "{i}");
+        // Each instruction carries its line's total in the run: the csv's sum over threads.
+        let sum: f64 = csv[&line].values().sum();
+        assert!(
+            (i["line_total"].as_f64().unwrap() - sum).abs() <= 1e-9 * sum,
+            "{i}"
+        );
+    }
+    // Addresses ascend; line 12 (the inner loop) has instructions of its own.
+    let addrs: Vec<u64> = ins
+        .iter()
+        .map(|i| u64::from_str_radix(i["address"].as_str().unwrap(), 16).unwrap())
+        .collect();
+    assert!(addrs.windows(2).all(|w| w[0] < w[1]));
+    assert!(ins.iter().any(|i| i["line"] == 12));
+    for (uri, status) in [
+        (format!("/api/disasm?file={FILE}"), StatusCode::BAD_REQUEST),
+        (
+            format!("/api/disasm?file={FILE}&first=12&last=11"),
+            StatusCode::BAD_REQUEST,
+        ),
+        (
+            "/api/disasm?file=/etc/passwd&first=1".to_string(),
+            StatusCode::NOT_FOUND,
+        ),
+        (
+            "/api/disasm?file=../x.c&first=1".to_string(),
+            StatusCode::BAD_REQUEST,
+        ),
+    ] {
+        let (s, j) = get_json(&app, &uri).await;
+        assert_eq!(s, status, "{uri}: {j}");
+    }
+    // Without --binary: a 404 that says what to do.
+    let (s, j) = get_json(&self::app(&[]), &format!("/api/disasm?file={FILE}&first=12")).await;
+    assert_eq!(s, StatusCode::NOT_FOUND);
+    assert!(j["error"].as_str().unwrap().contains("--binary"), "{j}");
 }

@@ -68,4 +68,9 @@ metric: string,
 /**
  * Unit of the values.
  */
-unit: string, };
+unit: string, 
+/**
+ * True when the server has the executable (`serve --binary`): `GET /api/disasm` gives the
+ * instructions of a line. [`source_view`] leaves it false; the server sets it.
+ */
+disasm: boolean, };

@@ -6,7 +6,8 @@
 // ways: a click in the strip scrolls the text, the strip frames the lines in sight. A click on
 // a line selects its event in every other panel; selecting a sampled line's event elsewhere
 // scrolls to it. A file the server cannot read is named with the reason, and the sampled lines
-// are listed without text.
+// are listed without text. With `serve --binary PATH`, the instructions of the selected line
+// (the seed's assembler window) are listed under its statistics.
 
 import hljs from 'highlight.js/lib/core';
 import c from 'highlight.js/lib/languages/c';
@@ -76,6 +77,8 @@ export class SourceView extends PanelView {
   private stats: HTMLDivElement;
   private byLine = new Map<number, LineJson>();
   private selected: number | null = null;
+  private asm: HTMLDivElement;
+  private asmRequest: AbortController | null = null;
 
   constructor(panel: Panel) {
     super(panel);
@@ -96,7 +99,12 @@ export class SourceView extends PanelView {
     this.strip.title = 'line overview: empty runs of lines skipped; click to scroll there';
     this.stats = document.createElement('div');
     this.stats.className = 'source-stats';
-    this.main.append(this.scroll, this.strip, this.stats);
+    this.asm = document.createElement('div');
+    this.asm.className = 'source-asm';
+    const side = document.createElement('div');
+    side.className = 'source-side';
+    side.append(this.stats, this.asm);
+    this.main.append(this.scroll, this.strip, side);
     this.scroll.addEventListener('scroll', () => this.frame());
     this.scroll.addEventListener('mouseover', (e) => {
       const tr = (e.target as HTMLElement).closest<HTMLElement>('tr[data-line]');
@@ -239,6 +247,31 @@ export class SourceView extends PanelView {
     if (scroll) this.scrollTo(line, true);
     this.showStats(line);
     this.frame();
+    void this.showAsm(line);
+  }
+
+  /** The instructions of `line` in the served executable (or why there are none). */
+  private async showAsm(line: number): Promise<void> {
+    const d = this.data;
+    if (!d || d.file === null) return;
+    if (!d.disasm) {
+      this.asm.innerHTML = '<p class="note">Start the server with <code>--binary PATH</code> (the program, built with -g) to see the instructions of a line.</p>';
+      return;
+    }
+    this.asmRequest?.abort();
+    const ctl = new AbortController();
+    this.asmRequest = ctl;
+    try {
+      const a = await api.disasm(this.state(), d.file, line, line, ctl.signal);
+      if (ctl.signal.aborted) return;
+      const rows = a.instructions.map((i) => `<tr><td class="addr">${esc(i.address)}</td><td class="ins">${esc(i.text)}</td></tr>`).join('');
+      this.asm.innerHTML = `<b>Assembler of line ${line}</b> <small>${a.instructions.length} instructions · ${esc(a.binary.split('/').pop() ?? a.binary)}</small>
+        ${a.instructions.length ? `<table class="asm"><tbody>${rows}</tbody></table>` : '<p class="note">The line table gives this line no instructions.</p>'}`;
+    } catch (e) {
+      if (ctl.signal.aborted) return;
+      const msg = e instanceof Error ? ((e as { detail?: string }).detail ?? e.message) : String(e);
+      this.asm.innerHTML = `<p class="note">No assembler: ${esc(msg)}</p>`;
+    }
   }
 
   /** The statistics of `line` (the seed's min/max/mean/variance per line with the threads). */

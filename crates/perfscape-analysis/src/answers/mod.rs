@@ -34,6 +34,7 @@
 //! | processes and channels | [`architecture`] | [`ArchitectureResponse`] |
 //! | communication matrix (ranks × ranks) | [`comm_view`] | [`CommResponse`] |
 //! | a source file with its line heat and statistics | [`source_view`] | [`SourceResponse`] |
+//! | the instructions of a source line range | [`disasm_view`] | [`DisasmResponse`] |
 
 mod architecture;
 mod calltree;
@@ -41,6 +42,7 @@ mod categories;
 mod comm;
 mod compare;
 mod compare_tree;
+mod disasm;
 mod event;
 mod events;
 mod findings;
@@ -66,6 +68,7 @@ pub use compare::{
     scaling_view,
 };
 pub use compare_tree::{DiffTreeNode, DiffTreeResponse, MAX_DIFF_TREE_NODES, diff_call_tree};
+pub use disasm::{DisasmResponse, InstructionJson, MAX_DISASM_LINES, disasm_view};
 pub use event::{
     EVENT_POINTS_DEFAULT, EventAttribute, EventDetail, HistogramJson, ThreadValue, event_detail,
 };

@@ -154,6 +154,9 @@ pub struct SourceResponse {
     pub metric: String,
     /// Unit of the values.
     pub unit: String,
+    /// True when the server has the executable (`serve --binary`): `GET /api/disasm` gives the
+    /// instructions of a line. [`source_view`] leaves it false; the server sets it.
+    pub disasm: bool,
 }
 
 /// The file a request names: `file` when given, else the file holding `event`'s line, else the
@@ -274,6 +277,7 @@ pub fn source_view(
             max: None,
             metric,
             unit,
+            disasm: false,
         });
     };
     let lines: Vec<LineJson> = f
@@ -341,6 +345,7 @@ pub fn source_view(
         max,
         metric,
         unit,
+        disasm: false,
     })
 }
 

@@ -3,9 +3,15 @@
 
 use super::View;
 use crate::error::ApiError;
-use crate::request::SourceRequest;
+use crate::request::{DisasmRequest, SourceRequest};
 use crate::sources::{SourceRoots, check_name};
-use perfscape_analysis::answers::{SourceOptions, SourceResponse, SourceText, source_file, source_view};
+use perfscape_analysis::answers::{
+    DisasmResponse, SourceOptions, SourceResponse, SourceText, disasm_view, source_file, source_view,
+};
+use std::path::Path;
+
+/// Largest executable read (bytes): 1 GiB.
+const MAX_BINARY_BYTES: u64 = 1 << 30;
 use perfscape_analysis::lines::LineTable;
 use perfscape_analysis::params::thread_index;
 
@@ -13,7 +19,12 @@ use perfscape_analysis::params::thread_index;
 /// component, a NUL byte or too long is a 400 and a file the run does not name a 404 (so no
 /// request names any other path); a file the roots do not give (not found, refused, no roots) is answered with the
 /// line statistics and a note saying why there is no text.
-pub fn get(v: View<'_>, q: &SourceRequest, roots: &SourceRoots) -> Result<SourceResponse, ApiError> {
+pub fn get(
+    v: View<'_>,
+    q: &SourceRequest,
+    roots: &SourceRoots,
+    binary: bool,
+) -> Result<SourceResponse, ApiError> {
     if let Some(name) = &q.file {
         check_name(name).map_err(|e| ApiError::bad(format!("file: {e}")))?;
     }
@@ -44,5 +55,39 @@ pub fn get(v: View<'_>, q: &SourceRequest, roots: &SourceRoots) -> Result<Source
         bin: q.bin,
         reduce: q.reduce.unwrap_or_default(),
     };
-    Ok(source_view(v.profile, &table, file, text, values, options)?)
+    let mut answer = source_view(v.profile, &table, file, text, values, options)?;
+    answer.disasm = binary;
+    Ok(answer)
+}
+
+/// `GET /api/disasm`: the instructions of lines `first..=last` of `file` (a file the run names)
+/// in the executable of `serve --binary`, each with its line's total. 404 without an executable
+/// or for a file the run does not name; 400 for a missing or bad range, or an executable that
+/// cannot be disassembled (why is said).
+pub fn disasm(v: View<'_>, q: &DisasmRequest, binary: Option<&Path>) -> Result<DisasmResponse, ApiError> {
+    let Some(binary) = binary else {
+        return Err(ApiError::not_found(
+            "no executable: start the server with --binary PATH (the program the run measured, built with -g)",
+        ));
+    };
+    let name = q.file.as_deref().ok_or_else(|| ApiError::bad("file: required"))?;
+    check_name(name).map_err(|e| ApiError::bad(format!("file: {e}")))?;
+    let first = q.first.ok_or_else(|| ApiError::bad("first: required"))?;
+    let last = q.last.unwrap_or(first);
+    let values = q.values(v.profile.metrics())?;
+    let table = LineTable::new(v.profile);
+    let Some(file) = source_file(&table, v.profile, Some(name), None, values)? else {
+        return Err(ApiError::not_found(format!(
+            "the run names no source file `{name}`"
+        )));
+    };
+    let shown = binary.display().to_string();
+    let meta = std::fs::metadata(binary).map_err(|e| ApiError::not_found(format!("{shown}: {e}")))?;
+    if !meta.is_file() || meta.len() > MAX_BINARY_BYTES {
+        return Err(ApiError::bad(format!(
+            "{shown}: not a regular file of at most 1 GiB"
+        )));
+    }
+    let elf = std::fs::read(binary).map_err(|e| ApiError::not_found(format!("{shown}: {e}")))?;
+    Ok(disasm_view(v.profile, file, &shown, &elf, first, last, values)?)
 }
