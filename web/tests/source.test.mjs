@@ -88,6 +88,32 @@ describe('source panel on the EBS run with its sources', () => {
   });
 });
 
+describe('source panel and the heat map of source lines', () => {
+  const s = servedForSuite(() => run, ['--source-dir', src]);
+
+  test('a click on a line outlines that line in the heat map (rows = lines)', async () => {
+    const { page, errors } = await open(s.br, `${s.server.url}?rows=lines`);
+    await page.waitForSelector('#panel-source tr[data-line="12"]');
+    await page.locator('#panel-source tr[data-line="12"]').scrollIntoViewIfNeeded();
+    await page.click('#panel-source tr[data-line="12"] td.ln');
+    await page.waitForFunction(() => window.perfscape.store.get().event !== null);
+    await page.waitForTimeout(500);
+    const got = await page.evaluate(() => {
+      const c = window.perfscape.charts.get('heatmap');
+      const o = c.getOption();
+      const outlines = o.graphic[0].elements.filter((e) => e.type === 'rect' && e.style?.lineWidth === 2.5);
+      const labels = o.yAxis[0].data;
+      const row = labels.findIndex((l) => String(l).endsWith(':12'));
+      return { n: outlines.length, y: outlines[0] ? outlines[0].shape.y + outlines[0].shape.height / 2 : null, rowY: c.convertToPixel({ yAxisIndex: 0 }, row), row, labels };
+    });
+    assert.equal(got.n, 1, JSON.stringify(got));
+    assert.ok(got.row >= 0, JSON.stringify(got.labels));
+    assert.ok(Math.abs(got.y - got.rowY) < 1, JSON.stringify(got));
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+});
+
 describe('source panel without a source directory', () => {
   const s = servedForSuite(() => run);
 
