@@ -7,10 +7,10 @@
 // Run alone: `PERFSCAPE_BIN=... node --test tests/source.test.mjs`.
 
 import assert from 'node:assert/strict';
-import { describe, test } from 'node:test';
+import { after, describe, test } from 'node:test';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { open, selection, servedForSuite, shared } from './harness.mjs';
 
@@ -136,6 +136,7 @@ describe('source panel with the executable (serve --binary)', () => {
   const bin = path.join(dir, 'omp_matmul');
   execFileSync('gcc', ['-O2', '-g', '-fopenmp', '-no-pie', '-fno-omit-frame-pointer', '-o', bin, path.join(src, 'omp_matmul.c')]);
   const s = servedForSuite(() => run, ['--source-dir', src, '--binary', bin]);
+  after(() => rmSync(dir, { recursive: true, force: true }));
 
   test('a click on a line lists its instructions', async () => {
     const { page, errors } = await open(s.br, `${s.server.url}?focus=source`);
