@@ -399,13 +399,23 @@ async fn get_user_event(
 async fn get_source(State(s): State<Shared>, Params(q): Params<SourceRequest>) -> Response {
     let roots = s.sources.clone();
     let binary = s.binary.is_some();
-    answer(s, q.at(), move |v| endpoints::source::get(v, &q, &roots, binary)).await
+    answer(s, q.at(), move |v| {
+        let binary = binary || endpoints::source::executable(v.profile, &roots).is_some();
+        endpoints::source::get(v, &q, &roots, binary)
+    })
+    .await
 }
 
 async fn get_disasm(State(s): State<Shared>, Params(q): Params<DisasmRequest>) -> Response {
     let binary = s.binary.clone();
+    let roots = s.sources.clone();
     answer(s, q.at(), move |v| {
-        endpoints::source::disasm(v, &q, binary.as_deref().map(|b| b.as_path()))
+        // Without --binary: the executable the run's metadata names, found under the source roots.
+        let found = match &binary {
+            Some(b) => Some(b.as_path().to_path_buf()),
+            None => endpoints::source::executable(v.profile, &roots),
+        };
+        endpoints::source::disasm(v, &q, found.as_deref())
     })
     .await
 }

@@ -116,6 +116,16 @@ impl SourceRoots {
     /// # Errors
     /// [`SourceError`]: no roots, a refused name or file, nothing found.
     pub fn read(&self, name: &str) -> Result<SourceFile, SourceError> {
+        read_checked(&self.find(name)?)
+    }
+
+    /// The canonical path, under a root, of the file the run names `name`, found as
+    /// [`SourceRoots::read`] finds it (the executable the run's metadata names is found so),
+    /// without reading it.
+    ///
+    /// # Errors
+    /// [`SourceError`]: no roots, a refused name, a file only outside the roots, nothing found.
+    pub fn find(&self, name: &str) -> Result<PathBuf, SourceError> {
         if self.roots.is_empty() {
             return Err(SourceError::NoRoots);
         }
@@ -130,7 +140,7 @@ impl SourceRoots {
                 outside.get_or_insert(cand);
                 continue;
             }
-            return read_checked(&canon);
+            return Ok(canon);
         }
         Err(match outside {
             Some(p) => SourceError::Refused(format!(

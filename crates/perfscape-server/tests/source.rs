@@ -250,3 +250,35 @@ async fn the_assembler_of_a_line_range_comes_from_the_served_executable() {
     assert_eq!(s, StatusCode::NOT_FOUND);
     assert!(j["error"].as_str().unwrap().contains("--binary"), "{j}");
 }
+
+#[tokio::test]
+async fn the_executable_named_in_the_metadata_is_found_under_the_source_roots() {
+    // The run's metadata names /home/user/tauprogs/omp_matmul_nopie: built here under that name
+    // in a directory given as a source root, it is found by its file name.
+    let dir = tempfile::tempdir().unwrap();
+    let cc = std::process::Command::new("gcc")
+        .args([
+            "-O2",
+            "-g",
+            "-fopenmp",
+            "-no-pie",
+            "-fno-omit-frame-pointer",
+            "-o",
+        ])
+        .arg(dir.path().join("omp_matmul_nopie"))
+        .arg(corpus().join("tau-real/src/omp_matmul.c"))
+        .output()
+        .expect("gcc runs");
+    assert!(cc.status.success(), "{}", String::from_utf8_lossy(&cc.stderr));
+    let app = app(&[corpus().join("tau-real/src"), dir.path().to_path_buf()]);
+    let (s, j) = get_json(&app, "/api/source").await;
+    assert_eq!(s, StatusCode::OK);
+    assert_eq!(j["disasm"], true, "{j}");
+    let (s, j) = get_json(&app, &format!("/api/disasm?file={FILE}&first=12")).await;
+    assert_eq!(s, StatusCode::OK, "{j}");
+    assert!(
+        j["binary"].as_str().unwrap().ends_with("/omp_matmul_nopie"),
+        "{j}"
+    );
+    assert!(!j["instructions"].as_array().unwrap().is_empty());
+}

@@ -67,7 +67,7 @@ pub fn get(
 pub fn disasm(v: View<'_>, q: &DisasmRequest, binary: Option<&Path>) -> Result<DisasmResponse, ApiError> {
     let Some(binary) = binary else {
         return Err(ApiError::not_found(
-            "no executable: start the server with --binary PATH (the program the run measured, built with -g)",
+            "no executable: start the server with --binary PATH (the program the run measured, built with -g), or put the executable the run's metadata names (`Executable`) under a --source-dir",
         ));
     };
     let name = q.file.as_deref().ok_or_else(|| ApiError::bad("file: required"))?;
@@ -90,4 +90,14 @@ pub fn disasm(v: View<'_>, q: &DisasmRequest, binary: Option<&Path>) -> Result<D
     }
     let elf = std::fs::read(binary).map_err(|e| ApiError::not_found(format!("{shown}: {e}")))?;
     Ok(disasm_view(v.profile, file, &shown, &elf, first, last, values)?)
+}
+
+/// The executable the run's metadata names (TAU's `Executable`, the same on every thread),
+/// found under the source roots as a source file is (by path, then by path suffix), if any.
+pub fn executable(profile: &perfscape_model::Profile, roots: &SourceRoots) -> Option<std::path::PathBuf> {
+    if roots.is_empty() {
+        return None;
+    }
+    let name = profile.metadata().get_common("Executable")?;
+    roots.find(name).ok()
 }
