@@ -49,7 +49,7 @@ const PANELS: PanelDef[] = [
   { id: 'heatmap', title: 'Heat map: events × threads', view: HeatmapView },
   { id: 'overview', title: 'Overview', view: OverviewView },
   { id: 'event', title: 'Event across threads', view: EventView },
-  { id: 'source', title: 'Source: the lines with the heat of every thread', view: SourceView, when: (c) => c.run.sample_events > 0 },
+  { id: 'source', title: 'Source: the lines with the heat of every thread', view: SourceView, when: (c) => c.run.source_files > 0 },
   { id: 'calltree', title: 'Call tree', view: CallTreeView },
   { id: 'categories', title: 'Categories: what the time is spent on, POP efficiency', view: CategoriesView },
   { id: 'terrain', title: '3D terrain', view: TerrainView },

@@ -49,6 +49,9 @@ pub struct RunInfo {
     pub callpath_events: u32,
     /// Number of flat `[SAMPLE]` (per source line) events.
     pub sample_events: u32,
+    /// Number of source files the run names with sampled lines or located timers (the source
+    /// panel's files, `GET /api/source`).
+    pub source_files: u32,
     /// Number of user (atomic) events.
     pub user_events: u32,
     /// True when the profile has callpaths (the call tree has structure).

@@ -55,6 +55,8 @@ fn paraprof_lines() -> BTreeMap<u64, BTreeMap<String, f64>> {
 async fn the_source_of_the_ebs_run_carries_paraprofs_sample_values() {
     let src = corpus().join("tau-real/src");
     let app = app(std::slice::from_ref(&src));
+    let (_, run) = get_json(&app, "/api/run").await;
+    assert_eq!(run["source_files"], 1, "omp_matmul.c");
     let (s, j) = get_json(&app, "/api/source").await;
     assert_eq!(s, StatusCode::OK, "{j}");
     assert_eq!(j["file"], FILE, "the hottest file by default");
@@ -281,4 +283,39 @@ async fn the_executable_named_in_the_metadata_is_found_under_the_source_roots() 
         "{j}"
     );
     assert!(!j["instructions"].as_array().unwrap().is_empty());
+}
+
+#[tokio::test]
+async fn a_run_of_located_timers_shows_where_its_routines_begin() {
+    // Compiler instrumentation names `main [{/home/user/tauprogs/ci/mpi_stencil.c} {69,0}]`: no
+    // sampled lines, one routine start, the text found by path suffix.
+    let run = "tau-real/mpi-stencil-np4-compinst-callpath";
+    let opened = open(&corpus().join(run), &OpenOptions::default()).unwrap();
+    let options = StateOptions {
+        sources: SourceRoots::new(&[corpus().join("tau-real/src")], &[]).unwrap(),
+        ..Default::default()
+    };
+    let app = router(AppState::new(run, Ok(opened), options));
+    let (_, info) = get_json(&app, "/api/run").await;
+    assert_eq!(info["source_files"], 1);
+    let (s, j) = get_json(&app, "/api/source").await;
+    assert_eq!(s, StatusCode::OK, "{j}");
+    assert_eq!(j["file"], "/home/user/tauprogs/ci/mpi_stencil.c");
+    let text = std::fs::read_to_string(corpus().join("tau-real/src/mpi_stencil.c")).unwrap();
+    assert_eq!(j["text"].as_str(), Some(text.as_str()));
+    assert!(j["lines"].as_array().unwrap().is_empty());
+    let main = j["routines"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["name"] == "main")
+        .unwrap();
+    assert_eq!(
+        (main["start"].as_u64(), main["end"].as_u64()),
+        (Some(69), Some(69))
+    );
+    assert!(
+        text.lines().nth(68).unwrap().contains("main"),
+        "line 69 of the file is main's"
+    );
 }
