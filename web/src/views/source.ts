@@ -158,7 +158,7 @@ export class SourceView extends PanelView {
     const waiting = s.heat === 'thread' && s.thread === null ? ' (select a thread to see its values)' : '';
     this.head.innerHTML = d.file === null
       ? esc(d.note ?? 'no source lines')
-      : `<b title="${esc(d.file)}">${esc(d.file)}</b> · heat: ${esc(d.metric)} ${esc(what)}${waiting}, top ${value(d.max, d.unit)}${d.path ? ` · <small title="read from">${esc(d.path)}</small>` : ''}`;
+      : `<b title="${esc(d.file)}">${esc(d.file)}</b> · heat: ${esc(d.metric)} ${esc(what)}${waiting}, ${d.max === null ? `no sampled lines${d.routines.length ? `, ${d.routines.length} routines marked in the gutter` : ''}` : `top ${value(d.max, d.unit)}`}${d.path ? ` · <small title="read from">${esc(d.path)}</small>` : ''}`;
     const max = d.max ?? 0;
     const routineAt = (n: number) => d.routines.filter((r) => r.start <= n && n <= r.end);
     let rows: string[] = [];
