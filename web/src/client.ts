@@ -49,6 +49,11 @@ import type { DiffThreadsResponse } from './api/DiffThreadsResponse';
 import type { StoreListing } from './api/StoreListing';
 import type { CommRequest } from './api/CommRequest';
 import type { CommResponse } from './api/CommResponse';
+import type { LineHeat } from './api/LineHeat';
+import type { SourceRequest } from './api/SourceRequest';
+import type { DisasmRequest } from './api/DisasmRequest';
+import type { DisasmResponse } from './api/DisasmResponse';
+import type { SourceResponse } from './api/SourceResponse';
 import type { Dashboard } from './api/Dashboard';
 import type { SqlAnswer } from './api/SqlAnswer';
 import type { SqlRequest } from './api/SqlRequest';
@@ -183,6 +188,13 @@ export const api = {
   /** `/api/userevent/{id}`: one user event on every thread (at most `points`). */
   userEvent: (s: State, id: number, points: number, signal?: Signal) =>
     get<UserEventDetail, UserEventRequest>(`userevent/${id}`, { ...at(s), points }, signal),
+  /** `/api/source`: a source file (the state's `sfile`, else the selected event's file, else the
+   * hottest) with each line's `heat` (the thread's value for `heat = thread`) and statistics. */
+  source: (s: State, heat: LineHeat, thread: string | null, signal?: Signal) =>
+    get<SourceResponse, SourceRequest>('source', { ...at(s), metric: s.metric, kind: s.kind, file: s.sfile || null, event: s.event, heat, thread }, signal),
+  /** `/api/disasm`: the instructions of lines `first..=last` of `file` in the served executable. */
+  disasm: (s: State, file: string, first: number, last: number, signal?: Signal) =>
+    get<DisasmResponse, DisasmRequest>('disasm', { ...at(s), metric: s.metric, kind: s.kind, file, first, last }, signal),
   /** `/api/findings`: what is wrong with the run, ranked by the time it costs. */
   findings: (s: State, signal?: Signal) => get<FindingsResponse, FindingsRequest>('findings', { ...at(s), metric: s.metric }, signal),
   /** `/api/architecture`: processes with their time per category and the channels between them. */

@@ -33,6 +33,7 @@ import { ScalingView } from './views/scaling';
 import { TerrainView } from './views/terrain';
 import { TimelineView } from './views/timeline';
 import { TrendView } from './views/trend';
+import { SourceView } from './views/source';
 
 const hasSamplesRun = (run: { samples: number; live: boolean }) => run.samples > 0 || run.live;
 const hasSamples = (ctx: Context) => hasSamplesRun(ctx.run);
@@ -48,6 +49,7 @@ const PANELS: PanelDef[] = [
   { id: 'heatmap', title: 'Heat map: events × threads', view: HeatmapView },
   { id: 'overview', title: 'Overview', view: OverviewView },
   { id: 'event', title: 'Event across threads', view: EventView },
+  { id: 'source', title: 'Source: the lines with the heat of every thread', view: SourceView, when: (c) => c.run.source_files > 0 },
   { id: 'calltree', title: 'Call tree', view: CallTreeView },
   { id: 'categories', title: 'Categories: what the time is spent on, POP efficiency', view: CategoriesView },
   { id: 'terrain', title: '3D terrain', view: TerrainView },

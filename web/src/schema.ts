@@ -11,6 +11,7 @@
 // groups: the URL parameter of a key is its name.
 
 import type { DiffSort } from './api/DiffSort';
+import type { LineHeat } from './api/LineHeat';
 import type { Normalize } from './api/Normalize';
 import type { Reduce } from './api/Reduce';
 import type { RowKind } from './api/RowKind';
@@ -109,6 +110,12 @@ export const SCHEMA = {
     },
     /** The category ordering the threads' stacked bars ('' = thread order). */
     categories: { csort: text('', { label: 'sort threads by', title: 'order the threads by their time in this category, largest first' }) },
+    /** The source panel: what a line's heat is, and the file shown ('' = the selected event's
+     * file, else the file with the largest total). */
+    source: {
+      heat: choice<LineHeat>({ sum: 'sum over threads', mean: 'mean over threads', max: 'max over threads', thread: 'selected thread' }, 'sum', { title: "what each line's heat is" }),
+      sfile: text('', { title: 'the source file shown' }),
+    },
     /** Event ids of the point cloud's y, z and colour axes ('' = the largest events). */
     pointcloud: { cloud: text('', {}, /^\d*(,\d*){0,2}$/) },
   },

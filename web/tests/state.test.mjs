@@ -129,7 +129,7 @@ describe('state and panels on the 64-rank run', () => {
     const roundTrip = await page.evaluate(() => {
       const { schema, url } = window.perfscape;
       const s = { ...window.perfscape.store.get() };
-      const special = { thread: '2.0.0', filter: 'MPI x&y', cloud: '1,,3', focus: 'heatmap', theme: 'dark', cols: 'name,max,calls', csort: 'MPI wait' };
+      const special = { thread: '2.0.0', filter: 'MPI x&y', cloud: '1,,3', focus: 'heatmap', theme: 'dark', cols: 'name,max,calls', csort: 'MPI wait', sfile: '/home/u/src/a b.c' };
       for (const [k, f] of Object.entries(schema)) {
         if (!f.url) continue;
         if (k in special) s[k] = special[k];
@@ -306,6 +306,7 @@ describe('a run observed over time (np8 snapshots)', () => {
       if (s.key === 'metric') assert.deepEqual(s.values, run.metrics.map((_, i) => String(i)));
       else if (s.key === 'cloud') assert.ok(s.dynamic && s.values[0] === '' && s.values.slice(1).every((v) => /^\d+$/.test(v)));
       else if (s.key === 'csort') assert.ok(s.dynamic && s.values[0] === '' && s.values.includes('other'), JSON.stringify(s));
+      else if (s.key === 'sfile') assert.ok(s.dynamic, JSON.stringify(s));
       else if (s.key === 'dashboard') assert.deepEqual(s.values, ['', ...run.dashboards.map((d) => String(d.index))]);
       else {
         assert.ok(!s.dynamic, s.key);

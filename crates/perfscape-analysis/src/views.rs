@@ -174,7 +174,7 @@ pub enum Reduce {
 }
 
 impl Reduce {
-    fn combine(self, acc: Option<f64>, v: f64) -> Option<f64> {
+    pub(crate) fn combine(self, acc: Option<f64>, v: f64) -> Option<f64> {
         Some(match (self, acc) {
             (_, None) => v,
             (Reduce::Max, Some(a)) => a.max(v),

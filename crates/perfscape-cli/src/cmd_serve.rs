@@ -46,6 +46,10 @@ pub struct ServeArgs {
     /// rules before the defaults.
     #[arg(long, value_name = "FILE")]
     rules: Option<std::path::PathBuf>,
+    #[command(flatten)]
+    sources: crate::cmd_source::SourceDirs,
+    #[command(flatten)]
+    binary: crate::cmd_source::BinaryArg,
     /// Port to listen on (default: a free port chosen by the system).
     #[arg(long)]
     port: Option<u16>,
@@ -379,6 +383,12 @@ pub fn run(args: &ServeArgs) -> anyhow::Result<ExitCode> {
         Some(_) => Some(crate::cmd_categories::rules(args.rules.as_ref())?),
         None => None,
     };
+    let sources = args.sources.roots()?;
+    if let Some(b) = &args.binary.binary
+        && !b.is_file()
+    {
+        anyhow::bail!("--binary {}: not a file", b.display());
+    }
     let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
     let follower = rt.block_on(async {
         let listener = bind(&cfg).await?;
@@ -399,6 +409,8 @@ pub fn run(args: &ServeArgs) -> anyhow::Result<ExitCode> {
             filter,
             category_rules: category_rules.clone(),
             live_format: args.listen.as_ref().map(|_| "perfscape-stream (live)"),
+            sources: sources.clone(),
+            binary: args.binary.binary.clone(),
         };
         let (state, follower) = match (&live_run, opened) {
             (Some(Live::Watched(run)), _) => {

@@ -9,12 +9,14 @@ mod cmd_categories;
 mod cmd_comm;
 mod cmd_compare;
 mod cmd_diff;
+mod cmd_disasm;
 mod cmd_findings;
 mod cmd_record;
 #[cfg(feature = "sql")]
 mod cmd_report;
 mod cmd_scaling;
 mod cmd_serve;
+mod cmd_source;
 #[cfg(feature = "sql")]
 mod cmd_sql;
 mod cmd_stats;
@@ -79,6 +81,14 @@ enum Command {
     /// What is wrong with the run, ranked by the time it costs: stragglers, load imbalance of
     /// useful work, communication-bound threads, POP efficiencies, hot spots.
     Findings(cmd_findings::FindingsArgs),
+    /// The lines of a source file with the run's values beside them, as `pprof -list` prints
+    /// them: per line the sum across threads, the mean, the minimum and maximum with their
+    /// threads and the standard deviation (`source RUN FILE[:FIRST-LAST] --source-dir DIR`).
+    Source(cmd_source::SourceArgs),
+    /// The instructions of a source line range in the executable (DWARF line table, x86-64,
+    /// AT&T syntax), each with its line and the line's total in the run
+    /// (`disasm RUN --binary B FILE:FIRST-LAST`).
+    Disasm(cmd_disasm::DisasmArgs),
     /// Communication matrix of a TAU_COMM_MATRIX run: the heaviest sender → receiver pairs
     /// (bytes, calls, mean size) and the totals per callpath; --csv writes ParaProf's
     /// --writecomm layout.
@@ -153,6 +163,8 @@ fn main() -> ExitCode {
         Command::Stats(a) => cmd_stats::run(a, &mut out),
         Command::Categories(a) => cmd_categories::run(a, &mut out),
         Command::Findings(a) => cmd_findings::run(a, &mut out),
+        Command::Source(a) => cmd_source::run(a, &mut out),
+        Command::Disasm(a) => cmd_disasm::run(a, &mut out),
         Command::Comm(a) => cmd_comm::run(a, &mut out),
         Command::Diff(a) => cmd_diff::run(a, &mut out),
         Command::Compare(a) => cmd_compare::run(a, &cmd_compare::groups(&matches), &mut out),

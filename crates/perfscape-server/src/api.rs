@@ -10,12 +10,12 @@
 pub use perfscape_analysis::answers::{
     ArchChannel, ArchProcess, ArchitectureResponse, Bin, CallTreeResponse, CategoriesResponse, ClusterJson,
     CommPathJson, CommResponse, DiffMatrixResponse, DiffMatrixRow, DiffResponse, DiffRowJson, DiffThreadJson,
-    DiffThreadsResponse, DiffTreeNode, DiffTreeResponse, EventDetail, EventRow, EventsResponse, FindingJson,
-    FindingsResponse, HistogramJson, KiviatResponse, KiviatThread, MatrixResponse, OverviewResponse,
-    OverviewRowJson, PeakJson, PointCloudResponse, RowJson, RowsResponse, SampleJson, ScalingResponse,
-    ScalingRowJson, SeriesResponse, SummaryJson, TerrainResponse, ThreadValue, ThreadsResponse, TimelineLane,
-    TimelineResponse, TreeNodeJson, TrendPoint, TrendResponse, UserEventDetail, UserEventRow, UserEventStats,
-    UserEventThread, UserEventsResponse,
+    DiffThreadsResponse, DiffTreeNode, DiffTreeResponse, DisasmResponse, EventDetail, EventRow,
+    EventsResponse, FindingJson, FindingsResponse, HistogramJson, KiviatResponse, KiviatThread,
+    MatrixResponse, OverviewResponse, OverviewRowJson, PeakJson, PointCloudResponse, RowJson, RowsResponse,
+    SampleJson, ScalingResponse, ScalingRowJson, SeriesResponse, SourceResponse, SummaryJson,
+    TerrainResponse, ThreadValue, ThreadsResponse, TimelineLane, TimelineResponse, TreeNodeJson, TrendPoint,
+    TrendResponse, UserEventDetail, UserEventRow, UserEventStats, UserEventThread, UserEventsResponse,
 };
 use perfscape_model::Combine;
 use serde::Serialize;
@@ -49,6 +49,9 @@ pub struct RunInfo {
     pub callpath_events: u32,
     /// Number of flat `[SAMPLE]` (per source line) events.
     pub sample_events: u32,
+    /// Number of source files the run names with sampled lines or located timers (the source
+    /// panel's files, `GET /api/source`).
+    pub source_files: u32,
     /// Number of user (atomic) events.
     pub user_events: u32,
     /// True when the profile has callpaths (the call tree has structure).
@@ -276,6 +279,8 @@ mod tests {
             DiffMatrixResponse,
             ScalingResponse,
             DiffTreeResponse,
+            SourceResponse,
+            DisasmResponse,
             crate::request::TimelineRequest,
         );
     }

@@ -38,6 +38,7 @@ pub mod report;
 pub mod request;
 pub mod series;
 pub mod share;
+pub mod sources;
 mod state;
 
 pub use access::Access;
@@ -58,9 +59,10 @@ use axum::routing::get;
 use endpoints::View;
 use request::{
     ArchitectureRequest, At, CallTreeRequest, CategoriesRequest, CommRequest, DiffMatrixRequest, DiffRequest,
-    DiffThreadsRequest, DiffTreeRequest, EventRequest, EventsRequest, FindingsRequest, KiviatRequest,
-    MatrixRequest, OverviewRequest, Params, PointCloudRequest, RowsRequest, ScalingRequest, TerrainRequest,
-    ThreadsRequest, TimelineRequest, TrendRequest, UserEventRequest, UserEventsRequest,
+    DiffThreadsRequest, DiffTreeRequest, DisasmRequest, EventRequest, EventsRequest, FindingsRequest,
+    KiviatRequest, MatrixRequest, OverviewRequest, Params, PointCloudRequest, RowsRequest, ScalingRequest,
+    SourceRequest, TerrainRequest, ThreadsRequest, TimelineRequest, TrendRequest, UserEventRequest,
+    UserEventsRequest,
 };
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::sync::Arc;
@@ -400,6 +402,30 @@ async fn get_user_event(
     answer(s, q.at(), move |v| endpoints::user_events::detail(v, id, &q)).await
 }
 
+async fn get_source(State(s): State<Shared>, Params(q): Params<SourceRequest>) -> Response {
+    let roots = s.sources.clone();
+    let binary = s.binary.is_some();
+    answer(s, q.at(), move |v| {
+        let binary = binary || endpoints::source::executable(v.profile, &roots).is_some();
+        endpoints::source::get(v, &q, &roots, binary)
+    })
+    .await
+}
+
+async fn get_disasm(State(s): State<Shared>, Params(q): Params<DisasmRequest>) -> Response {
+    let binary = s.binary.clone();
+    let roots = s.sources.clone();
+    answer(s, q.at(), move |v| {
+        // Without --binary: the executable the run's metadata names, found under the source roots.
+        let found = match &binary {
+            Some(b) => Some(b.as_path().to_path_buf()),
+            None => endpoints::source::executable(v.profile, &roots),
+        };
+        endpoints::source::disasm(v, &q, found.as_deref())
+    })
+    .await
+}
+
 async fn get_comm(State(s): State<Shared>, Params(q): Params<CommRequest>) -> Response {
     answer(s, q.at(), move |v| endpoints::comm::get(v, &q)).await
 }
@@ -501,6 +527,8 @@ pub fn router(state: Shared) -> Router {
         .route("/overview", get(get_overview))
         .route("/event/{id}", get(get_event))
         .route("/comm", get(get_comm))
+        .route("/source", get(get_source))
+        .route("/disasm", get(get_disasm))
         .route("/calltree", get(get_calltree))
         .route("/userevents", get(get_user_events))
         .route("/userevent/{id}", get(get_user_event))

@@ -16,7 +16,9 @@ use crate::error::ApiError;
 use axum::extract::FromRequestParts;
 use axum::http::request::Parts;
 use perfscape_analysis::ViewError;
-use perfscape_analysis::answers::{CommParams, CommStat, DiffShow, OverviewOptions, Region, RowSpec, Scope};
+use perfscape_analysis::answers::{
+    CommParams, CommStat, DiffShow, LineHeat, OverviewOptions, Region, RowSpec, Scope,
+};
 use perfscape_analysis::axis::{AxisParams, Subset, ThreadOrder};
 use perfscape_analysis::compare::diff::{DiffSort, Normalize};
 use perfscape_analysis::params::{EventIds, ThreadAddr, ThreadAddrs, Values};
@@ -387,6 +389,55 @@ pub struct EventRequest {
     pub mode: Option<SampleMode>,
 }
 
+/// `GET /api/source`: a source file with the heat and statistics of its lines.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, TS)]
+#[ts(export, optional_fields)]
+pub struct SourceRequest {
+    /// The file, as the run names it; default the file of `event`, else the file with the
+    /// largest total.
+    pub file: Option<String>,
+    /// An event whose file is shown when `file` is not given.
+    pub event: Option<u32>,
+    /// What a line's heat is: `sum` (default), `mean`, `max`, `thread`.
+    pub heat: Option<LineHeat>,
+    /// The thread `N.C.T` of `heat=thread`.
+    pub thread: Option<ThreadAddr>,
+    /// The overview skips runs of more than this many lines without values (default 10).
+    pub skip: Option<u32>,
+    /// Lines per overview bin (default 1).
+    pub bin: Option<u32>,
+    /// How an overview bin combines its lines: `max` (default) or `sum`.
+    pub reduce: Option<Reduce>,
+    /// Metric index; default 0.
+    pub metric: Option<u32>,
+    /// Value kind: `exclusive` (default), `inclusive`, `calls`, `subcalls`.
+    pub kind: Option<ValueKind>,
+    /// Runs observed over time: the sample read; default the final state.
+    pub sample: Option<u32>,
+    /// `cumulative` (default) or `delta`.
+    pub mode: Option<SampleMode>,
+}
+
+/// `GET /api/disasm`: the instructions of a source line range in the served executable.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, TS)]
+#[ts(export, optional_fields)]
+pub struct DisasmRequest {
+    /// The file, as the run names it (required).
+    pub file: Option<String>,
+    /// First line (required).
+    pub first: Option<u32>,
+    /// Last line (default `first`).
+    pub last: Option<u32>,
+    /// Metric index of the line totals; default 0.
+    pub metric: Option<u32>,
+    /// Value kind: `exclusive` (default), `inclusive`, `calls`, `subcalls`.
+    pub kind: Option<ValueKind>,
+    /// Runs observed over time: the sample read; default the final state.
+    pub sample: Option<u32>,
+    /// `cumulative` (default) or `delta`.
+    pub mode: Option<SampleMode>,
+}
+
 /// `GET /api/userevents`: every user (atomic) event.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, TS)]
 #[ts(export, optional_fields)]
@@ -636,9 +687,9 @@ macro_rules! groups {
 }
 
 groups!(at: EventsRequest, RowsRequest, MatrixRequest, OverviewRequest, TerrainRequest, ThreadsRequest,
-    EventRequest, CallTreeRequest, PointCloudRequest, UserEventsRequest, UserEventRequest, CategoriesRequest, FindingsRequest, ArchitectureRequest, CommRequest);
+    EventRequest, CallTreeRequest, PointCloudRequest, UserEventsRequest, UserEventRequest, CategoriesRequest, FindingsRequest, ArchitectureRequest, CommRequest, SourceRequest, DisasmRequest);
 groups!(values: DiffRequest, DiffThreadsRequest, DiffMatrixRequest, ScalingRequest, EventsRequest, RowsRequest, MatrixRequest, OverviewRequest, TerrainRequest, ThreadsRequest,
-    EventRequest, TrendRequest, KiviatRequest, PointCloudRequest);
+    EventRequest, TrendRequest, KiviatRequest, PointCloudRequest, SourceRequest, DisasmRequest);
 groups!(rows: RowsRequest, MatrixRequest, OverviewRequest, TerrainRequest);
 groups!(axis: MatrixRequest, OverviewRequest, TerrainRequest, ThreadsRequest);
 groups!(region: MatrixRequest, TerrainRequest);

@@ -97,6 +97,11 @@ pub struct StateOptions {
     /// The format `/api/run` names for a live run: `None` is `tau-snapshot (live)` (a watched
     /// or replayed directory); a streamed run (`serve --listen`) says `perfscape-stream (live)`.
     pub live_format: Option<&'static str>,
+    /// Where `GET /api/source` reads the program's source files (`serve --source-dir`,
+    /// `--source-map`); none by default, and then no file is read.
+    pub sources: crate::sources::SourceRoots,
+    /// The executable the run measured (`serve --binary PATH`): `GET /api/disasm` reads it.
+    pub binary: Option<PathBuf>,
 }
 
 /// The state every request reads (see the module documentation).
@@ -126,6 +131,10 @@ pub struct AppState {
     pub(crate) category_rules: Arc<perfscape_analysis::categories::RuleSet>,
     /// The format a live run is described as (see [`StateOptions::live_format`]).
     pub(crate) live_format: &'static str,
+    /// The source roots of `GET /api/source`.
+    pub(crate) sources: Arc<crate::sources::SourceRoots>,
+    /// The executable of `GET /api/disasm`.
+    pub(crate) binary: Option<Arc<PathBuf>>,
     access: Access,
 }
 
@@ -260,6 +269,8 @@ impl AppState {
             replay,
             live_format: options.live_format.unwrap_or("tau-snapshot (live)"),
             access: options.access,
+            sources: Arc::new(options.sources),
+            binary: options.binary.map(Arc::new),
         });
         if state.dashboards.has_files() {
             // The watcher holds the state weakly: it ends with the state.

@@ -78,6 +78,7 @@ fn the_built_in_layout_is_a_dashboard_file_of_every_view() {
             "compare",
             "kiviat",
             "scaling",
+            "source",
             "timeline",
             "trend",
             "userevents"

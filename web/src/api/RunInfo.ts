@@ -59,6 +59,11 @@ callpath_events: number,
  */
 sample_events: number, 
 /**
+ * Number of source files the run names with sampled lines or located timers (the source
+ * panel's files, `GET /api/source`).
+ */
+source_files: number, 
+/**
  * Number of user (atomic) events.
  */
 user_events: number, 

@@ -33,6 +33,8 @@
 //! | findings | [`findings_view`] | [`FindingsResponse`] |
 //! | processes and channels | [`architecture`] | [`ArchitectureResponse`] |
 //! | communication matrix (ranks × ranks) | [`comm_view`] | [`CommResponse`] |
+//! | a source file with its line heat and statistics | [`source_view`] | [`SourceResponse`] |
+//! | the instructions of a source line range | [`disasm_view`] | [`DisasmResponse`] |
 
 mod architecture;
 mod calltree;
@@ -40,11 +42,13 @@ mod categories;
 mod comm;
 mod compare;
 mod compare_tree;
+mod disasm;
 mod event;
 mod events;
 mod findings;
 mod matrix;
 mod series;
+mod source;
 mod threads;
 mod timeline;
 mod user_events;
@@ -64,6 +68,7 @@ pub use compare::{
     scaling_view,
 };
 pub use compare_tree::{DiffTreeNode, DiffTreeResponse, MAX_DIFF_TREE_NODES, diff_call_tree};
+pub use disasm::{DisasmResponse, InstructionJson, MAX_DISASM_LINES, disasm_view};
 pub use event::{
     EVENT_POINTS_DEFAULT, EventAttribute, EventDetail, HistogramJson, ThreadValue, event_detail,
 };
@@ -77,6 +82,10 @@ pub use matrix::{
 pub use series::{
     KiviatParams, KiviatResponse, KiviatThread, PointCloudResponse, SampleJson, SeriesResponse, TrendPoint,
     TrendResponse, kiviat, point_cloud, samples, trend,
+};
+pub use source::{
+    LineBinJson, LineHeat, LineJson, RoutineJson, SourceFileJson, SourceOptions, SourceResponse, SourceText,
+    files_json, source_file, source_view,
 };
 pub use threads::{ClusterJson, ThreadsResponse, threads};
 pub use timeline::{TimelineLane, TimelineParams, TimelineResponse, TraceIndex, timeline};

@@ -120,6 +120,8 @@ pub enum View {
     Comm,
     /// Time per category (donuts, stacked bars across threads) and POP's efficiency metrics.
     Categories,
+    /// A source file with the heat and statistics of its lines (runs with sampled lines).
+    Source,
 }
 
 impl View {

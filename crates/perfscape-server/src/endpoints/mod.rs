@@ -14,6 +14,7 @@ pub mod findings;
 pub mod matrix;
 pub mod run;
 pub mod series;
+pub mod source;
 #[cfg(feature = "sql")]
 pub mod sql;
 pub mod timeline;
