@@ -28,6 +28,7 @@ pub static FORMATS: &[&Format] = &[
     &crate::caliper::FORMAT,
     &crate::perf::data::FORMAT,
     &crate::cube::FORMAT,
+    &crate::otf2::FORMAT,
     &crate::chrome::FORMAT,
     &crate::perf::script::FORMAT,
     &crate::pprof::FORMAT,
@@ -48,13 +49,6 @@ pub static RECOGNIZED: &[Recognized] = &[
         sniff: |p| {
             p.names()
                 .is_some_and(|n| n.iter().any(|n| n.starts_with("tautrace.")))
-        },
-    },
-    Recognized {
-        what: "a Score-P OTF2 trace archive (anchor file)",
-        sniff: |p| {
-            p.head()
-                .is_some_and(|h| h.len() >= 6 && h[0] == 0x03 && h[1] == b'B' && &h[2..6] == b"OTF2")
         },
     },
     Recognized {
@@ -267,9 +261,9 @@ mod tests {
         assert_eq!(sniffed(&tar), Some("cube"));
         assert_eq!(sniffed(&[0, b'P', 0, b'P', 0, b'K', 0, 0, 0, 2]), Some("ppk"));
         assert_eq!(sniffed(b"PERFILE2\x68\0\0\0"), Some("perf-data"));
+        assert_eq!(sniffed(b"\x03BOTF2\x00\x03\x02\x02"), Some("otf2"));
         for head in [
-            &b"\x03BOTF2\x00\x03\x02\x02"[..],
-            b"126 dynamic_trace_events\n# FunctionId Group Tag",
+            &b"126 dynamic_trace_events\n# FunctionId Group Tag"[..],
             b"PROJECTIONS_ID \nVERSION 11.0\n",
             b"SCOREP_ENABLE_PROFILING=false\n",
             b"{\"some\": \"json\"}",

@@ -1,0 +1,471 @@
+//! OTF2 trace archives (Score-P, also written by TAU, Extrae and others): the anchor file
+//! `traces.otf2`, the global definitions `traces.def`, and per location `traces/N.def`
+//! (mapping tables, clock offsets) and `traces/N.evt` (events). Written from the OTF2
+//! format's source and documentation (OTF2 3.x: `src/OTF2_Buffer.c` for the encoding,
+//! `src/otf2_global_definitions_int.h`, `src/otf2_events_int.h` for the records); checked
+//! against the `otf2` Python bindings (`tests/fixtures/otf2/make_reference.py`).
+//!
+//! Mapping:
+//! - **threads**: one per location, in definition order; `node` = the location group (an
+//!   MPI rank's process), `context` 0, `thread` = the location's position among the
+//!   locations of its group. The process name is the group's (`MPI Rank 0`), the thread
+//!   name the location's (`Master thread`).
+//! - **times**: ticks on the location's clock, corrected to the global clock with the
+//!   location's clock offsets (linear interpolation, as OTF2's reader does), then
+//!   nanoseconds since the clock properties' global offset:
+//!   `ns = round_half_up((tick - global_offset) * 1e9 / timer_resolution)`.
+//! - **intervals**: enter/leave pairs per location, named by their region; a leave that does
+//!   not match the innermost open region closes it anyway (warned), regions still open at the
+//!   end of a location are closed at its last event (warned).
+//! - **flows**: MPI point-to-point messages: each send (`MpiSend`, `MpiIsend`) matched with
+//!   the receive (`MpiRecv`, or the `MpiIrecv` completion) of the same sender, receiver,
+//!   communicator and tag in order (MPI's non-overtaking rule); from the send's time to the
+//!   receive's. Ranks are resolved through the communicator's group to locations.
+//! - **profile**: derived from the intervals ([`crate::trace_profile`]): per location and
+//!   region calls, inclusive and exclusive time (`TIME`, microseconds), flat and callpath.
+//! - Not kept: collective begin/end records (counted in the notes), metrics, parameters,
+//!   RMA, I/O and thread events: every record type not read is skipped by its length and
+//!   counted in the notes, never an error. Not read: SIONlib containers and compressed
+//!   archives (refused with the reason).
+//!
+//! A truncated or damaged file loads what comes before the damage; the report's partial
+//! files name the file, the byte offset and what was expected there.
+
+mod buffer;
+mod defs;
+mod events;
+
+use crate::error::{FileError, LoadError, LoadReport};
+use crate::format::{self, FileScope, Format, OpenOptions, Opened, Parts, Probe};
+use crate::problem::Problem;
+use crate::stacks::FrameTable;
+use crate::trace_profile::emit_lane;
+use defs::GlobalDefs;
+use events::LocationEvents;
+use perfscape_model::trace::TraceThread;
+use perfscape_model::{Metric, Profile, ProfileBuilder, ThreadData, ThreadId, Trace, TraceBuilder, Unit};
+use rayon::prelude::*;
+use rustc_hash::FxHashMap as HashMap;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// True when `head` starts like an OTF2 anchor file: a chunk header and the string `OTF2`.
+pub fn looks_like_anchor(head: &[u8]) -> bool {
+    head.len() >= 7 && head[0] == 0x03 && (head[1] == 0x42 || head[1] == 0x23) && &head[2..7] == b"OTF2\0"
+}
+
+/// The anchor file of `path`: the file itself, or the one `*.otf2` file of a directory.
+fn anchor_of(path: &Path) -> Result<PathBuf, LoadError> {
+    if !path.is_dir() {
+        return Ok(path.to_path_buf());
+    }
+    let io = |source| LoadError::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    let mut found: Vec<PathBuf> = std::fs::read_dir(path)
+        .map_err(io)?
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|e| e == "otf2") && p.is_file())
+        .collect();
+    found.sort();
+    match found.len() {
+        1 => Ok(found.remove(0)),
+        0 => Err(LoadError::UnknownFormat {
+            path: path.to_path_buf(),
+            detail: "no OTF2 anchor file (*.otf2) in the directory".into(),
+        }),
+        _ => Err(LoadError::UnknownFormat {
+            path: path.to_path_buf(),
+            detail: format!(
+                "{} OTF2 anchor files in the directory; open one of them: {}",
+                found.len(),
+                found
+                    .iter()
+                    .map(|p| p.display().to_string())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        }),
+    }
+}
+
+/// What reading one location gave.
+struct LocationRead {
+    events: LocationEvents,
+    problems: Vec<FileError>,
+    bad: Option<FileError>,
+    bytes: u64,
+    files: usize,
+}
+
+/// Reads an OTF2 archive (a directory holding one anchor file, or the anchor file).
+///
+/// # Errors
+/// The anchor file or the global definitions cannot be read at all ([`LoadError`] naming
+/// the file and the byte offset). A location's damaged files do not stop the others: they
+/// are reported as partial or bad files.
+pub fn read(path: &Path, opts: &OpenOptions<'_>) -> Result<Opened, LoadError> {
+    let anchor_path = anchor_of(path)?;
+    let whole = |p: &Path, e: Problem| LoadError::NothingLoaded {
+        path: path.to_path_buf(),
+        errors: vec![e.in_file(p)],
+    };
+    let anchor_bytes = crate::input::read_file(&anchor_path)?;
+    let anchor = buffer::anchor(&anchor_bytes).map_err(|e| whole(&anchor_path, e))?;
+    let stem = anchor_path
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let dir = anchor_path.parent().unwrap_or(Path::new(".")).to_path_buf();
+    let def_path = dir.join(format!("{stem}.def"));
+    let def_bytes = crate::input::read_file(&def_path)?;
+    let mut report = LoadReport {
+        format: FORMAT.name,
+        files_read: 2,
+        bytes_read: (anchor_bytes.len() + def_bytes.len()) as u64,
+        ..LoadReport::default()
+    };
+    let (defs, def_problem) = defs::global(&def_bytes, anchor.chunk_size_defs);
+    if let Some(p) = def_problem {
+        if defs.timer_resolution == 0 || defs.locations.is_empty() {
+            return Err(whole(&def_path, p));
+        }
+        report.partial_files.push(p.in_file(&def_path));
+    }
+    let loc_dir = dir.join(&stem);
+    opts.progress_start(defs.locations.len() as u64);
+    let pool = opts.thread_pool(path)?;
+    let reads: Vec<LocationRead> = pool.install(|| {
+        defs.locations
+            .par_iter()
+            .map(|l| {
+                let r = read_location(&loc_dir, l.id, &anchor);
+                opts.progress_advance(1);
+                r
+            })
+            .collect()
+    });
+    opts.progress_finish();
+    for r in &reads {
+        report.files_read += r.files;
+        report.bytes_read += r.bytes;
+        report.partial_files.extend(r.problems.iter().cloned());
+        report.bad_files.extend(r.bad.iter().cloned());
+    }
+    let trace = build_trace(path, &defs, &reads, &mut report);
+    let profile = derive_profile(path, &trace, &mut report).map_err(|source| LoadError::Build {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    report.notes.insert(
+        0,
+        format!(
+            "OTF2 {}.{}.{} archive written by {}: {} locations (the anchor file says {})",
+            anchor.version.0,
+            anchor.version.1,
+            anchor.version.2,
+            if anchor.creator.is_empty() {
+                "an unnamed tool"
+            } else {
+                &anchor.creator
+            },
+            defs.locations.len(),
+            anchor.locations
+        ),
+    );
+    let skipped = skipped_note(&defs, &reads);
+    report.notes.extend(skipped);
+    Ok(Opened {
+        profile,
+        series: None,
+        trace: opts.parts.trace.then_some(trace),
+        report,
+    })
+}
+
+/// Reads location `id`'s local definitions (optional) and events.
+fn read_location(dir: &Path, id: u64, anchor: &buffer::Anchor) -> LocationRead {
+    let mut out = LocationRead {
+        events: LocationEvents::default(),
+        problems: Vec::new(),
+        bad: None,
+        bytes: 0,
+        files: 0,
+    };
+    let def_path = dir.join(format!("{id}.def"));
+    let local = if def_path.exists() {
+        match crate::input::read_member(&def_path) {
+            Ok(bytes) => {
+                out.files += 1;
+                out.bytes += bytes.len() as u64;
+                let (local, problem) = defs::local(&bytes, anchor.chunk_size_defs);
+                out.problems.extend(problem.map(|p| p.in_file(&def_path)));
+                local
+            }
+            Err(e) => {
+                out.problems.push(e);
+                defs::LocalDefs::default()
+            }
+        }
+    } else {
+        defs::LocalDefs::default()
+    };
+    let evt_path = dir.join(format!("{id}.evt"));
+    match crate::input::read_member(&evt_path) {
+        Ok(bytes) => {
+            out.files += 1;
+            out.bytes += bytes.len() as u64;
+            let (events, problem) = events::read(&bytes, anchor.chunk_size_events, &local);
+            out.events = events;
+            out.problems.extend(problem.map(|p| p.in_file(&evt_path)));
+        }
+        Err(e) => out.bad = Some(e),
+    }
+    out
+}
+
+/// Nanoseconds since the global offset of global tick `tick` (see the module documentation).
+fn to_ns(tick: u64, defs: &GlobalDefs) -> i64 {
+    let d = i128::from(tick) - i128::from(defs.global_offset);
+    let res = i128::from(defs.timer_resolution);
+    let ns = (2 * d * 1_000_000_000 + res).div_euclid(2 * res);
+    i64::try_from(ns).unwrap_or(if ns < 0 { i64::MIN } else { i64::MAX })
+}
+
+/// The trace: a lane per location, its regions as intervals, messages as flows.
+fn build_trace(archive: &Path, defs: &GlobalDefs, reads: &[LocationRead], report: &mut LoadReport) -> Trace {
+    let mut tb = TraceBuilder::new();
+    let mut handle_of: HashMap<u64, u32> = HashMap::default();
+    let mut per_group: HashMap<u32, u32> = HashMap::default();
+    for l in &defs.locations {
+        let n = per_group.entry(l.group).or_default();
+        let group_name = defs.location_groups.get(&l.group).map(|g| g.name.clone());
+        let h = tb.thread(TraceThread {
+            id: ThreadId {
+                node: l.group,
+                context: 0,
+                thread: *n,
+            },
+            process: l.group.to_string(),
+            thread: l.id.to_string(),
+            process_name: group_name,
+            thread_name: Some(l.name.clone()),
+        });
+        *n += 1;
+        handle_of.insert(l.id, h);
+    }
+    let empty = tb.category("");
+    let mut mismatched = 0u64;
+    let mut unclosed = 0u64;
+    let mut region_names: HashMap<u32, u32> = HashMap::default();
+    for (l, r) in defs.locations.iter().zip(reads) {
+        let h = handle_of[&l.id];
+        let mut stack: Vec<(u32, i64, u64)> = Vec::new();
+        let mut last = 0i64;
+        for (seq, e) in r.events.regions.iter().enumerate() {
+            let t = to_ns(e.time, defs);
+            last = t;
+            let seq = seq as u64;
+            if e.enter {
+                let name = *region_names.entry(e.region).or_insert_with(|| {
+                    let n = defs
+                        .region_name(e.region)
+                        .unwrap_or_else(|| format!("<region {}>", e.region));
+                    tb.name(&n)
+                });
+                stack.push((name, t, seq));
+            } else if let Some((name, start, start_seq)) = stack.pop() {
+                if region_names.get(&e.region) != Some(&name) {
+                    mismatched += 1;
+                }
+                tb.add_interval(h, start, t, name, empty, start_seq, seq);
+            } else {
+                mismatched += 1;
+            }
+        }
+        let end_seq = r.events.regions.len() as u64;
+        while let Some((name, start, start_seq)) = stack.pop() {
+            unclosed += 1;
+            tb.add_interval(h, start, last, name, empty, start_seq, end_seq);
+        }
+    }
+    if mismatched > 0 {
+        report.warnings.push(FileError::whole(
+            archive,
+            format!("{mismatched} leave event(s) did not match the innermost entered region; the innermost region was closed"),
+        ));
+    }
+    if unclosed > 0 {
+        report.warnings.push(FileError::whole(
+            archive,
+            format!("{unclosed} region(s) were still entered at the end of their location's events; closed at its last event"),
+        ));
+    }
+    add_messages(archive, &mut tb, defs, reads, &handle_of, report);
+    let (trace, notes) = tb.finish();
+    for n in notes {
+        report.warnings.push(FileError::whole(
+            archive,
+            format!("thread {}: {}", n.thread, n.message),
+        ));
+    }
+    trace
+}
+
+/// A message's end point: (sender location, receiver location, communicator, tag).
+type Channel = (u64, u64, u32, u32);
+
+/// Matches sends with receives and adds them as flows.
+fn add_messages(
+    archive: &Path,
+    tb: &mut TraceBuilder,
+    defs: &GlobalDefs,
+    reads: &[LocationRead],
+    handle_of: &HashMap<u64, u32>,
+    report: &mut LoadReport,
+) {
+    let mut sends: BTreeMap<Channel, Vec<i64>> = BTreeMap::new();
+    let mut recvs: BTreeMap<Channel, Vec<i64>> = BTreeMap::new();
+    let mut unresolved = 0u64;
+    let (mut n_sent, mut bytes_sent, mut collectives) = (0u64, 0u64, 0u64);
+    for (l, r) in defs.locations.iter().zip(reads) {
+        for s in &r.events.sends {
+            n_sent += 1;
+            bytes_sent += s.bytes;
+            match defs.rank_location(s.comm, s.peer, l.id) {
+                Some(to) => sends
+                    .entry((l.id, to, s.comm, s.tag))
+                    .or_default()
+                    .push(to_ns(s.time, defs)),
+                None => unresolved += 1,
+            }
+        }
+        for m in &r.events.recvs {
+            match defs.rank_location(m.comm, m.peer, l.id) {
+                Some(from) => recvs
+                    .entry((from, l.id, m.comm, m.tag))
+                    .or_default()
+                    .push(to_ns(m.time, defs)),
+                None => unresolved += 1,
+            }
+        }
+        collectives += r.events.collectives.len() as u64;
+    }
+    let name = tb.name("MPI message");
+    let category = tb.category("MPI");
+    let (mut flows, mut unmatched) = (0u64, 0u64);
+    for (key, s) in &sends {
+        let r = recvs.remove(key).unwrap_or_default();
+        unmatched += s.len().abs_diff(r.len()) as u64;
+        let (Some(&from), Some(&to)) = (handle_of.get(&key.0), handle_of.get(&key.1)) else {
+            unresolved += s.len() as u64;
+            continue;
+        };
+        for (i, (&a, &b)) in s.iter().zip(&r).enumerate() {
+            let comm = defs.comm_name(key.2);
+            tb.add_flow(
+                from,
+                a,
+                to,
+                b,
+                name,
+                category,
+                &format!("{comm} tag {} #{i}", key.3),
+            );
+            flows += 1;
+        }
+    }
+    unmatched += recvs.values().map(|v| v.len() as u64).sum::<u64>();
+    report.notes.push(format!(
+        "{n_sent} MPI messages sent ({bytes_sent} bytes), {flows} matched with their receive; {collectives} MPI collective operations (not kept)"
+    ));
+    if unmatched + unresolved > 0 {
+        report.warnings.push(FileError::whole(
+            archive,
+            format!("{unmatched} MPI send(s) or receive(s) without their other side, {unresolved} whose peer rank names no location of its communicator; not drawn"),
+        ));
+    }
+}
+
+/// The profile of the trace ([`crate::trace_profile`]): `TIME` in microseconds.
+fn derive_profile(
+    archive: &Path,
+    trace: &Trace,
+    report: &mut LoadReport,
+) -> Result<Profile, perfscape_model::BuildError> {
+    let mut builder = ProfileBuilder::new(vec![Metric::new("TIME", Unit::Microseconds)]);
+    let mut frames = FrameTable::default();
+    for (t, th) in trace.threads().iter().enumerate() {
+        let lane = trace.lane(t);
+        if lane.is_empty() {
+            continue;
+        }
+        let mut data = ThreadData::new(1);
+        emit_lane(trace, lane, &mut data, 0, &mut frames);
+        data.push_metadata("Source format", "OTF2");
+        data.push_metadata("OTF2 location", &th.thread);
+        if let Some(n) = &th.process_name {
+            data.push_metadata("OTF2 location group", n);
+        }
+        if let Some(n) = &th.thread_name {
+            data.push_metadata("OTF2 location name", n);
+        }
+        builder.add_thread(th.id, data)?;
+    }
+    let (profile, notes) = builder.finish();
+    report.warnings.extend(
+        notes
+            .into_iter()
+            .map(|n| FileError::whole(archive, format!("thread {}: {}", n.thread, n.message))),
+    );
+    Ok(profile)
+}
+
+/// "skipped record types" notes.
+fn skipped_note(defs: &GlobalDefs, reads: &[LocationRead]) -> Vec<String> {
+    let mut out = Vec::new();
+    let fmt = |m: &BTreeMap<u8, u64>| {
+        m.iter()
+            .map(|(k, n)| format!("type {k}: {n}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let d: BTreeMap<u8, u64> = defs.skipped.iter().map(|(&k, &v)| (k, v)).collect();
+    if !d.is_empty() {
+        out.push(format!(
+            "global definition records not read (skipped): {}",
+            fmt(&d)
+        ));
+    }
+    let mut e: BTreeMap<u8, u64> = BTreeMap::new();
+    for r in reads {
+        for (&k, &v) in &r.events.skipped {
+            *e.entry(k).or_default() += v;
+        }
+    }
+    if !e.is_empty() {
+        out.push(format!("event records not read (skipped): {}", fmt(&e)));
+    }
+    out
+}
+
+/// OTF2 trace archives.
+pub const FORMAT: Format = Format {
+    name: "otf2",
+    description: "OTF2 trace archives (Score-P: a directory with traces.otf2 + traces.def + traces/, or the traces.otf2 anchor file)",
+    example: "otf2/pipit-ping-pong-otf2-2rank",
+    sniff: |p| match p {
+        Probe::Dir { names, .. } => {
+            names.iter().any(|n| n.ends_with(".otf2")) && names.iter().any(|n| n.ends_with(".def"))
+        }
+        Probe::File { head, .. } => looks_like_anchor(head),
+    },
+    read: format::Read::Path(read),
+    gives: Parts {
+        series: false,
+        trace: true,
+    },
+    file_scope: FileScope::Directory,
+};

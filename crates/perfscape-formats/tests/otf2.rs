@@ -1,0 +1,262 @@
+//! OTF2: the corpus archive loads; per location, each region's visits, inclusive and
+//! exclusive time (to the nanosecond) and the messages sent and received equal those
+//! computed with the OTF2 library's Python bindings (`fixtures/otf2/make_reference.py`,
+//! committed output); messages become flows between the right lanes; truncated and damaged
+//! files load what is intact and say where they stop.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+use common::corpus;
+use perfscape_formats::{OpenOptions, Opened, detect, open};
+use perfscape_model::{MetricId, Profile, ThreadId, Trace, ValueKind};
+use serde_json::Value;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+fn archive() -> PathBuf {
+    corpus().join("otf2/pipit-ping-pong-otf2-2rank")
+}
+
+fn reference() -> Value {
+    let text = include_str!("fixtures/otf2/pipit-ping-pong-otf2-2rank.json");
+    serde_json::from_str(text).unwrap()
+}
+
+fn load(path: &Path) -> (Trace, Opened) {
+    let mut opened =
+        open(path, &OpenOptions::default()).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    (
+        opened.trace.take().expect("an OTF2 archive gives its trace"),
+        opened,
+    )
+}
+
+/// The trace thread of OTF2 location `id` (its `thread` field is the location id).
+fn lane_of(trace: &Trace, id: u64) -> usize {
+    trace
+        .threads()
+        .iter()
+        .position(|t| t.thread == id.to_string())
+        .unwrap_or_else(|| panic!("no lane for location {id}"))
+}
+
+fn value(p: &Profile, thread: ThreadId, event: &str, kind: ValueKind) -> f64 {
+    let e = p
+        .event_by_name(event)
+        .unwrap_or_else(|| panic!("no event {event}"));
+    let t = p.thread_index(thread).unwrap();
+    p.value(e, t, kind, MetricId(0))
+        .unwrap_or_else(|| panic!("no {kind:?} of {event} on {thread}"))
+}
+
+#[test]
+fn detected_from_the_directory_and_the_anchor_file() {
+    assert_eq!(detect(&archive()).unwrap().name, "otf2");
+    assert_eq!(detect(&archive().join("traces.otf2")).unwrap().name, "otf2");
+    let (a, _) = load(&archive());
+    let (b, _) = load(&archive().join("traces.otf2"));
+    assert_eq!(a, b);
+}
+
+#[test]
+fn region_times_and_messages_equal_the_otf2_python_reader() {
+    let reference = reference();
+    let (trace, opened) = load(&archive());
+    assert!(!opened.report.is_partial(), "{:?}", opened.report);
+    assert!(opened.report.warnings.is_empty(), "{:?}", opened.report.warnings);
+    let p = &opened.profile;
+    let locations = reference["locations"].as_array().unwrap();
+    assert_eq!(trace.threads().len(), locations.len());
+    let mut checked = 0;
+    for loc in locations {
+        let id = loc["location"].as_u64().unwrap();
+        let lane = lane_of(&trace, id);
+        let th = &trace.threads()[lane];
+        assert_eq!(th.thread_name.as_deref(), loc["name"].as_str());
+        assert_eq!(th.process_name.as_deref(), loc["group"].as_str());
+        assert_eq!(trace.lane(lane).len() as u64, loc["intervals"].as_u64().unwrap());
+        for (region, r) in loc["regions"].as_object().unwrap() {
+            let calls = value(p, th.id, region, ValueKind::Calls);
+            assert_eq!(
+                calls as u64,
+                r["visits"].as_u64().unwrap(),
+                "{id} {region} visits"
+            );
+            // TIME is in microseconds, from integer nanoseconds: back to nanoseconds exactly.
+            for (kind, key) in [
+                (ValueKind::Inclusive, "inclusive_ns"),
+                (ValueKind::Exclusive, "exclusive_ns"),
+            ] {
+                let ns = (value(p, th.id, region, kind) * 1000.0).round() as i64;
+                assert_eq!(ns, r[key].as_i64().unwrap(), "location {id} {region} {key}");
+                checked += 1;
+            }
+        }
+    }
+    assert_eq!(checked, 2 * 2 * 7);
+    // Messages: the flows leaving and reaching each lane, with the bytes in the notes.
+    let flows = trace.flows();
+    for loc in locations {
+        let lane = lane_of(&trace, loc["location"].as_u64().unwrap()) as u32;
+        let sent = flows.from_thread.iter().filter(|&&t| t == lane).count() as u64;
+        let received = flows.to_thread.iter().filter(|&&t| t == lane).count() as u64;
+        assert_eq!(sent, loc["messages_sent"].as_u64().unwrap());
+        assert_eq!(received, loc["messages_received"].as_u64().unwrap());
+    }
+    let total_sent: u64 = locations
+        .iter()
+        .map(|l| l["messages_sent"].as_u64().unwrap())
+        .sum();
+    let total_bytes: u64 = locations.iter().map(|l| l["bytes_sent"].as_u64().unwrap()).sum();
+    assert_eq!(flows.len() as u64, total_sent);
+    let note = format!("{total_sent} MPI messages sent ({total_bytes} bytes), {total_sent} matched");
+    assert!(
+        opened.report.notes.iter().any(|n| n.starts_with(&note)),
+        "{:?}",
+        opened.report.notes
+    );
+    // Every flow starts inside an MPI_Send and ends inside an MPI_Recv of its lanes.
+    let inside = |lane: u32, t: i64, name: &str| {
+        let l = trace.lane(lane as usize);
+        (0..l.len()).any(|i| {
+            trace.names()[l.name()[i] as usize] == name && l.start_ns()[i] <= t && t <= l.end_ns()[i]
+        })
+    };
+    for i in 0..flows.len() {
+        assert!(
+            inside(flows.from_thread[i], flows.from_ns[i], "MPI_Send"),
+            "flow {i}"
+        );
+        assert!(inside(flows.to_thread[i], flows.to_ns[i], "MPI_Recv"), "flow {i}");
+        assert!(flows.from_thread[i] != flows.to_thread[i]);
+    }
+}
+
+/// A copy of the archive in a temporary directory (the corpus is read-only).
+fn copy_archive() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let src = archive();
+    std::fs::create_dir(dir.path().join("traces")).unwrap();
+    for f in [
+        "traces.otf2",
+        "traces.def",
+        "traces/0.def",
+        "traces/0.evt",
+        "traces/1.def",
+        "traces/1.evt",
+    ] {
+        std::fs::copy(src.join(f), dir.path().join(f)).unwrap();
+    }
+    for f in [
+        "traces.otf2",
+        "traces.def",
+        "traces/0.def",
+        "traces/0.evt",
+        "traces/1.def",
+        "traces/1.evt",
+    ] {
+        let mut perm = std::fs::metadata(dir.path().join(f)).unwrap().permissions();
+        #[allow(clippy::permissions_set_readonly_false)]
+        perm.set_readonly(false);
+        std::fs::set_permissions(dir.path().join(f), perm).unwrap();
+    }
+    dir
+}
+
+fn intervals_by_name(trace: &Trace, lane: usize) -> BTreeMap<(i64, i64), String> {
+    let l = trace.lane(lane);
+    (0..l.len())
+        .map(|i| {
+            (
+                (l.start_ns()[i], l.end_ns()[i]),
+                trace.names()[l.name()[i] as usize].clone(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn truncated_event_files_load_what_is_intact_and_say_where_they_stop() {
+    let (whole, _) = load(&archive());
+    let full = std::fs::read(archive().join("traces/1.evt")).unwrap();
+    let whole_1 = intervals_by_name(&whole, lane_of(&whole, 1));
+    let whole_0 = intervals_by_name(&whole, lane_of(&whole, 0));
+    let mut fewer = 0;
+    for cut in [0usize, 1, 10, 18, 19, 100, 401, full.len() / 2, full.len() - 2] {
+        let dir = copy_archive();
+        std::fs::write(dir.path().join("traces/1.evt"), &full[..cut]).unwrap();
+        let (trace, opened) = load(dir.path());
+        let r = &opened.report;
+        assert_eq!(r.partial_files.len(), 1, "cut {cut}: {r:?}");
+        let e = &r.partial_files[0];
+        assert!(e.path.ends_with("traces/1.evt"), "{e}");
+        let at = e
+            .byte_offset
+            .unwrap_or_else(|| panic!("cut {cut}: no offset in {e}"));
+        assert!(at <= cut as u64, "cut {cut}: offset {at}");
+        assert!(
+            e.message.contains("truncated") || e.message.contains("cut off") || e.message.contains("ends"),
+            "{e}"
+        );
+        // Location 0 is whole; location 1 has the intervals closed before the cut (those still
+        // open are closed at its last event, with a warning).
+        assert_eq!(intervals_by_name(&trace, lane_of(&trace, 0)), whole_0);
+        let got = intervals_by_name(&trace, lane_of(&trace, 1));
+        let complete = got.iter().filter(|(k, v)| whole_1.get(k) == Some(v)).count();
+        assert!(complete <= whole_1.len());
+        if got.len() < whole_1.len() {
+            fewer += 1;
+        }
+    }
+    assert!(fewer >= 7, "{fewer}");
+}
+
+#[test]
+fn damaged_files_name_the_offset_and_what_was_expected() {
+    // A compressed integer whose size byte is 9: the region of the first enter event.
+    let full = std::fs::read(archive().join("traces/0.evt")).unwrap();
+    let enter = full.windows(2).position(|w| w == [0x0c, 0x01]).unwrap();
+    let mut bad = full.clone();
+    bad[enter + 1] = 9;
+    let dir = copy_archive();
+    std::fs::write(dir.path().join("traces/0.evt"), &bad).unwrap();
+    let (_, opened) = load(dir.path());
+    let e = &opened.report.partial_files[0];
+    assert!(e.path.ends_with("traces/0.evt"));
+    assert_eq!(e.byte_offset, Some(enter as u64 + 1), "{e}");
+    // A chunk header that is not one.
+    let mut bad = full.clone();
+    bad[0] = 0x07;
+    std::fs::write(dir.path().join("traces/0.evt"), &bad).unwrap();
+    let (_, opened) = load(dir.path());
+    let e = &opened.report.partial_files[0];
+    assert_eq!(e.byte_offset, Some(0));
+    assert!(e.message.contains("chunk header"), "{e}");
+    // A missing event file: that location is a bad file, the other loads.
+    std::fs::remove_file(dir.path().join("traces/0.evt")).unwrap();
+    let (trace, opened) = load(dir.path());
+    assert_eq!(opened.report.bad_files.len(), 1);
+    assert!(!trace.lane(lane_of(&trace, 1)).is_empty());
+    // The global definitions cut in their middle: an error naming traces.def and the offset,
+    // or a partial load when the locations were read before the cut.
+    let defs = std::fs::read(archive().join("traces.def")).unwrap();
+    for cut in [0usize, 10, 200, defs.len() - 2] {
+        let dir = copy_archive();
+        std::fs::write(dir.path().join("traces.def"), &defs[..cut]).unwrap();
+        match open(dir.path(), &OpenOptions::default()) {
+            Err(e) => assert!(e.to_string().contains("traces.def"), "{e}"),
+            Ok(o) => assert!(
+                o.report
+                    .partial_files
+                    .iter()
+                    .any(|e| e.path.ends_with("traces.def"))
+            ),
+        }
+    }
+    // A wrong anchor file.
+    let dir = copy_archive();
+    std::fs::write(dir.path().join("traces.otf2"), b"\x03BOTF2\0\x03").unwrap();
+    let e = open(dir.path(), &OpenOptions::default()).unwrap_err().to_string();
+    assert!(e.contains("traces.otf2"), "{e}");
+}
