@@ -22,6 +22,7 @@ pub static FORMATS: &[&Format] = &[
     &crate::tau::snapshot::FORMAT,
     &crate::tau::merged::FORMAT,
     &crate::tau::dumps::FORMAT,
+    &crate::tau::trace::FORMAT,
     &crate::ppk::FORMAT,
     &crate::hpctoolkit::FORMAT,
     &crate::pyinstrument::FORMAT,
@@ -44,13 +45,6 @@ pub struct Recognized {
 
 /// Inputs recognized only to say what they are, tried after [`FORMATS`].
 pub static RECOGNIZED: &[Recognized] = &[
-    Recognized {
-        what: "a TAU trace (tautrace.N.C.T.trc + events.N.edf)",
-        sniff: |p| {
-            p.names()
-                .is_some_and(|n| n.iter().any(|n| n.starts_with("tautrace.")))
-        },
-    },
     Recognized {
         what: "a TAU trace event definition file (.edf)",
         sniff: |p| {

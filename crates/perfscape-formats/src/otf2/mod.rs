@@ -38,12 +38,10 @@ mod events;
 use crate::error::{FileError, LoadError, LoadReport};
 use crate::format::{self, FileScope, Format, OpenOptions, Opened, Parts, Probe};
 use crate::problem::Problem;
-use crate::stacks::FrameTable;
-use crate::trace_profile::emit_lane;
 use defs::GlobalDefs;
 use events::LocationEvents;
 use perfscape_model::trace::TraceThread;
-use perfscape_model::{Metric, Profile, ProfileBuilder, ThreadData, ThreadId, Trace, TraceBuilder, Unit};
+use perfscape_model::{Profile, ThreadId, Trace, TraceBuilder};
 use rayon::prelude::*;
 use rustc_hash::FxHashMap as HashMap;
 use std::collections::BTreeMap;
@@ -395,26 +393,7 @@ fn derive_profile(
     trace: &Trace,
     report: &mut LoadReport,
 ) -> Result<Profile, perfscape_model::BuildError> {
-    let mut builder = ProfileBuilder::new(vec![Metric::new("TIME", Unit::Microseconds)]);
-    let mut frames = FrameTable::default();
-    for (t, th) in trace.threads().iter().enumerate() {
-        let lane = trace.lane(t);
-        if lane.is_empty() {
-            continue;
-        }
-        let mut data = ThreadData::new(1);
-        emit_lane(trace, lane, &mut data, 0, &mut frames);
-        data.push_metadata("Source format", "OTF2");
-        data.push_metadata("OTF2 location", &th.thread);
-        if let Some(n) = &th.process_name {
-            data.push_metadata("OTF2 location group", n);
-        }
-        if let Some(n) = &th.thread_name {
-            data.push_metadata("OTF2 location name", n);
-        }
-        builder.add_thread(th.id, data)?;
-    }
-    let (profile, notes) = builder.finish();
+    let (profile, notes) = crate::trace_profile::derive_profile(trace, "OTF2", "OTF2")?;
     report.warnings.extend(
         notes
             .into_iter()
