@@ -37,7 +37,7 @@ pub static FORMATS: &[&Format] = &[
 
 /// An input perfscape recognizes but does not read: what it is, and its sniffer.
 pub struct Recognized {
-    /// What the input is, as the error says it ("a Score-P OTF2 trace archive (anchor file)").
+    /// What the input is, as the error says it ("a Charm++ Projections summary file (.sts)").
     pub what: &'static str,
     /// Recognizes it (see [`Format::sniff`]).
     pub sniff: fn(&Probe<'_>) -> bool,
@@ -104,8 +104,8 @@ pub fn reads() -> String {
 ///
 /// # Errors
 /// [`LoadError::Io`] when the path cannot be read; [`LoadError::NotAFile`] for a device, FIFO
-/// or socket; [`LoadError::UnsupportedFormat`] for an input recognized but not read (an OTF2
-/// archive, ...); [`LoadError::UnknownFormat`] when nothing recognizes it. The last two list
+/// or socket; [`LoadError::UnsupportedFormat`] for an input recognized but not read (a Charm++
+/// Projections log, ...); [`LoadError::UnknownFormat`] when nothing recognizes it. The last two list
 /// what perfscape reads.
 pub fn detect(path: &Path) -> Result<&'static Format, LoadError> {
     let meta = crate::input::check_regular(path)?;
