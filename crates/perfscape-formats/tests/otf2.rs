@@ -60,6 +60,28 @@ fn detected_from_the_directory_and_the_anchor_file() {
 }
 
 #[test]
+fn parsed_from_bytes_as_from_files() {
+    let a = archive();
+    let read = |f: &str| std::fs::read(a.join(f)).unwrap();
+    let (d0, e0, d1, e1) = (
+        read("traces/0.def"),
+        read("traces/0.evt"),
+        read("traces/1.def"),
+        read("traces/1.evt"),
+    );
+    let (trace, profile, report) = perfscape_formats::otf2::parse_archive(
+        &read("traces.otf2"),
+        &read("traces.def"),
+        &[(Some(&d0), Some(&e0)), (Some(&d1), Some(&e1))],
+    )
+    .unwrap();
+    let (t, opened) = load(&a);
+    assert_eq!(trace, t);
+    assert_eq!(profile, opened.profile);
+    assert_eq!(report.notes, opened.report.notes);
+}
+
+#[test]
 fn region_times_and_messages_equal_the_otf2_python_reader() {
     let reference = reference();
     let (trace, opened) = load(&archive());

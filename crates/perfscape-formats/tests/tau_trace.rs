@@ -11,7 +11,7 @@ mod common;
 use common::corpus;
 use perfscape_formats::tau::trace::{RECORD_BYTES, parse_trc};
 use perfscape_formats::{OpenOptions, Opened, detect, open};
-use perfscape_model::{MetricId, Trace, ValueKind};
+use perfscape_model::{MetricId, ThreadId, Trace, ValueKind};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -92,6 +92,31 @@ fn the_trace_equals_taus_chrome_json_of_the_same_run() {
     // (The time ranges differ: the user events, kept here as counters, were left out of the
     // JSON by `tau_trace2json -ignoreatomic`.)
     assert!(chrome.counters().is_empty() && !tau.counters().is_empty());
+}
+
+#[test]
+fn parsed_from_bytes_as_from_files() {
+    let files: Vec<(ThreadId, Vec<u8>, Vec<u8>)> = (0..4)
+        .map(|r| {
+            let edf = std::fs::read(run().join(format!("events.{r}.edf"))).unwrap();
+            let trc = std::fs::read(run().join(format!("tautrace.{r}.0.0.trc"))).unwrap();
+            (
+                ThreadId {
+                    node: r,
+                    context: 0,
+                    thread: 0,
+                },
+                edf,
+                trc,
+            )
+        })
+        .collect();
+    let borrowed: Vec<(ThreadId, &[u8], &[u8])> =
+        files.iter().map(|(t, e, r)| (*t, &e[..], &r[..])).collect();
+    let (trace, profile, _) = perfscape_formats::tau::trace::parse_run(&borrowed).unwrap();
+    let (t, opened) = load(&run());
+    assert_eq!(trace, t);
+    assert_eq!(profile, opened.profile);
 }
 
 #[test]

@@ -298,7 +298,7 @@ impl<'a> Records<'a> {
             } else {
                 let n = *self.data.get(at + 1).ok_or_else(|| truncated(at, kind))?;
                 if n == 0xff {
-                    let mut f = Fields::new(&self.data[at + 2..], at + 2, self.big_endian);
+                    let mut f = Fields::new(self.data.get(at + 2..).unwrap_or_default(), at + 2, self.big_endian);
                     let len = f.u64_full("record length").map_err(|_| truncated(at, kind))?;
                     let len = usize::try_from(len).unwrap_or(usize::MAX);
                     (at + 10, (at + 10).saturating_add(len))

@@ -92,6 +92,7 @@ fn anchor_of(path: &Path) -> Result<PathBuf, LoadError> {
 /// What reading one location gave.
 struct LocationRead {
     events: LocationEvents,
+    local: defs::LocalDefs,
     problems: Vec<FileError>,
     bad: Option<FileError>,
     bytes: u64,
@@ -152,11 +153,29 @@ pub fn read(path: &Path, opts: &OpenOptions<'_>) -> Result<Opened, LoadError> {
         report.partial_files.extend(r.problems.iter().cloned());
         report.bad_files.extend(r.bad.iter().cloned());
     }
-    let trace = build_trace(path, &defs, &reads, &mut report);
-    let profile = derive_profile(path, &trace, &mut report).map_err(|source| LoadError::Build {
-        path: path.to_path_buf(),
-        source,
-    })?;
+    let (trace, profile) =
+        assemble(path, &anchor, &defs, &reads, &mut report).map_err(|source| LoadError::Build {
+            path: path.to_path_buf(),
+            source,
+        })?;
+    Ok(Opened {
+        profile,
+        series: None,
+        trace: opts.parts.trace.then_some(trace),
+        report,
+    })
+}
+
+/// The trace and profile from what was read, with the notes.
+fn assemble(
+    path: &Path,
+    anchor: &buffer::Anchor,
+    defs: &GlobalDefs,
+    reads: &[LocationRead],
+    report: &mut LoadReport,
+) -> Result<(Trace, Profile), perfscape_model::BuildError> {
+    let trace = build_trace(path, defs, reads, report);
+    let profile = derive_profile(path, &trace, report)?;
     report.notes.insert(
         0,
         format!(
@@ -173,52 +192,104 @@ pub fn read(path: &Path, opts: &OpenOptions<'_>) -> Result<Opened, LoadError> {
             anchor.locations
         ),
     );
-    let skipped = skipped_note(&defs, &reads);
-    report.notes.extend(skipped);
-    Ok(Opened {
-        profile,
-        series: None,
-        trace: opts.parts.trace.then_some(trace),
-        report,
-    })
+    report.notes.extend(skipped_note(defs, reads));
+    Ok((trace, profile))
 }
 
-/// Reads location `id`'s local definitions (optional) and events.
-fn read_location(dir: &Path, id: u64, anchor: &buffer::Anchor) -> LocationRead {
+/// Parses an archive given as bytes, without the file system (for fuzzing and tests): the
+/// anchor file, the global definitions, and per location in the order the definitions list
+/// them its local definitions (if any) and its event file (a missing one: `None`). Problems
+/// name the archive's usual file names (`traces.def`, `traces/N.evt`).
+///
+/// # Errors
+/// The anchor file or the global definitions cannot be read at all.
+pub fn parse_archive(
+    anchor: &[u8],
+    global_defs: &[u8],
+    locations: &[(Option<&[u8]>, Option<&[u8]>)],
+) -> Result<(Trace, Profile, LoadReport), Problem> {
+    let anchor = buffer::anchor(anchor)?;
+    let mut report = LoadReport {
+        format: FORMAT.name,
+        ..LoadReport::default()
+    };
+    let (defs, def_problem) = defs::global(global_defs, anchor.chunk_size_defs);
+    if let Some(p) = def_problem {
+        if defs.timer_resolution == 0 || defs.locations.is_empty() {
+            return Err(p);
+        }
+        report.partial_files.push(p.in_file("traces.def"));
+    }
+    let reads: Vec<LocationRead> = defs
+        .locations
+        .iter()
+        .enumerate()
+        .map(|(i, l)| {
+            let (def, evt) = locations.get(i).copied().unwrap_or((None, None));
+            let dir = Path::new("traces");
+            let mut r = parse_location(dir, l.id, &anchor, def);
+            match evt {
+                Some(evt) => parse_events(&mut r, dir, l.id, &anchor, evt),
+                None => r.bad = Some(FileError::whole(dir.join(format!("{}.evt", l.id)), "missing")),
+            }
+            r
+        })
+        .collect();
+    for r in &reads {
+        report.partial_files.extend(r.problems.iter().cloned());
+        report.bad_files.extend(r.bad.iter().cloned());
+    }
+    let (trace, profile) = assemble(Path::new("traces.otf2"), &anchor, &defs, &reads, &mut report)
+        .map_err(|e| Problem::whole(format!("internal error: {e}")))?;
+    Ok((trace, profile, report))
+}
+
+/// A location's local definitions from their bytes (`None`: the location has none).
+fn parse_location(dir: &Path, id: u64, anchor: &buffer::Anchor, def: Option<&[u8]>) -> LocationRead {
     let mut out = LocationRead {
         events: LocationEvents::default(),
+        local: defs::LocalDefs::default(),
         problems: Vec::new(),
         bad: None,
         bytes: 0,
         files: 0,
     };
+    if let Some(bytes) = def {
+        out.files += 1;
+        out.bytes += bytes.len() as u64;
+        let (local, problem) = defs::local(bytes, anchor.chunk_size_defs);
+        out.problems
+            .extend(problem.map(|p| p.in_file(dir.join(format!("{id}.def")))));
+        out.local = local;
+    }
+    out
+}
+
+/// A location's events from the bytes of its event file.
+fn parse_events(out: &mut LocationRead, dir: &Path, id: u64, anchor: &buffer::Anchor, evt: &[u8]) {
+    out.files += 1;
+    out.bytes += evt.len() as u64;
+    let (events, problem) = events::read(evt, anchor.chunk_size_events, &out.local);
+    out.events = events;
+    out.problems
+        .extend(problem.map(|p| p.in_file(dir.join(format!("{id}.evt")))));
+}
+
+/// Reads location `id`'s local definitions (optional) and events.
+fn read_location(dir: &Path, id: u64, anchor: &buffer::Anchor) -> LocationRead {
     let def_path = dir.join(format!("{id}.def"));
-    let local = if def_path.exists() {
+    let (def, def_error) = if def_path.exists() {
         match crate::input::read_member(&def_path) {
-            Ok(bytes) => {
-                out.files += 1;
-                out.bytes += bytes.len() as u64;
-                let (local, problem) = defs::local(&bytes, anchor.chunk_size_defs);
-                out.problems.extend(problem.map(|p| p.in_file(&def_path)));
-                local
-            }
-            Err(e) => {
-                out.problems.push(e);
-                defs::LocalDefs::default()
-            }
+            Ok(bytes) => (Some(bytes), None),
+            Err(e) => (None, Some(e)),
         }
     } else {
-        defs::LocalDefs::default()
+        (None, None)
     };
-    let evt_path = dir.join(format!("{id}.evt"));
-    match crate::input::read_member(&evt_path) {
-        Ok(bytes) => {
-            out.files += 1;
-            out.bytes += bytes.len() as u64;
-            let (events, problem) = events::read(&bytes, anchor.chunk_size_events, &local);
-            out.events = events;
-            out.problems.extend(problem.map(|p| p.in_file(&evt_path)));
-        }
+    let mut out = parse_location(dir, id, anchor, def.as_deref());
+    out.problems.extend(def_error);
+    match crate::input::read_member(&dir.join(format!("{id}.evt"))) {
+        Ok(bytes) => parse_events(&mut out, dir, id, anchor, &bytes),
         Err(e) => out.bad = Some(e),
     }
     out

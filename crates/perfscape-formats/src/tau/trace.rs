@@ -314,6 +314,63 @@ pub fn read(path: &Path, opts: &OpenOptions<'_>) -> Result<Opened, LoadError> {
     })
 }
 
+/// Parses a run given as bytes, without the file system (for fuzzing and tests): per
+/// thread its id, its rank's `.edf` text and its `.trc` bytes. Problems name the usual file
+/// names (`events.N.edf`, `tautrace.N.C.T.trc`).
+///
+/// # Errors
+/// No thread could be read (the first problem).
+pub fn parse_run(
+    threads: &[(ThreadId, &[u8], &[u8])],
+) -> Result<(Trace, perfscape_model::Profile, LoadReport), Problem> {
+    let mut report = LoadReport {
+        format: FORMAT.name,
+        ..LoadReport::default()
+    };
+    let mut read = Vec::new();
+    let mut first: Option<Problem> = None;
+    for (id, edf, trc) in threads {
+        let trc_name = format!("tautrace.{}.{}.{}.trc", id.node, id.context, id.thread);
+        let edf = match parse_edf(&String::from_utf8_lossy(edf)) {
+            Ok(d) => d,
+            Err(p) => {
+                report
+                    .bad_files
+                    .push(p.clone().in_file(format!("events.{}.edf", id.node)));
+                first.get_or_insert(p);
+                continue;
+            }
+        };
+        match parse_trc(trc) {
+            Ok((records, problem)) => {
+                report.partial_files.extend(problem.map(|p| p.in_file(&trc_name)));
+                read.push(ThreadRecords {
+                    id: *id,
+                    records,
+                    edf,
+                });
+            }
+            Err(p) => {
+                report.bad_files.push(p.clone().in_file(&trc_name));
+                first.get_or_insert(p);
+            }
+        }
+    }
+    if read.is_empty() {
+        return Err(first.unwrap_or_else(|| Problem::whole("no thread")));
+    }
+    let path = Path::new("tautrace");
+    let trace = build_trace(path, &read, &mut report);
+    let (profile, notes) = crate::trace_profile::derive_profile(&trace, "TAU trace", "TAU")
+        .map_err(|e| Problem::whole(format!("internal error: {e}")))?;
+    report.warnings.extend(
+        notes
+            .into_iter()
+            .map(|n| FileError::whole(path, format!("thread {}: {}", n.thread, n.message))),
+    );
+    Ok((trace, profile, report))
+}
+
 /// A message end point: (sender node, receiver node, tag, communicator).
 type Channel = (u32, u32, u32, u32);
 
