@@ -196,6 +196,9 @@ fn assemble(
     Ok((trace, profile))
 }
 
+/// One location's files as bytes: its local definitions and its event file (`None`: absent).
+pub type LocationBytes<'a> = (Option<&'a [u8]>, Option<&'a [u8]>);
+
 /// Parses an archive given as bytes, without the file system (for fuzzing and tests): the
 /// anchor file, the global definitions, and per location in the order the definitions list
 /// them its local definitions (if any) and its event file (a missing one: `None`). Problems
@@ -206,7 +209,7 @@ fn assemble(
 pub fn parse_archive(
     anchor: &[u8],
     global_defs: &[u8],
-    locations: &[(Option<&[u8]>, Option<&[u8]>)],
+    locations: &[LocationBytes<'_>],
 ) -> Result<(Trace, Profile, LoadReport), Problem> {
     let anchor = buffer::anchor(anchor)?;
     let mut report = LoadReport {
