@@ -81,10 +81,12 @@ fn parsed_from_bytes_as_from_files() {
     assert_eq!(report.notes, opened.report.notes);
 }
 
-#[test]
-fn region_times_and_messages_equal_the_otf2_python_reader() {
-    let reference = reference();
-    let (trace, opened) = load(&archive());
+/// Compares the archive at `path` with the reference numbers of `make_reference.py`: per
+/// location each region's visits, inclusive and exclusive time (to the ns), the intervals,
+/// and the messages; returns the trace and the report. `cells` is the number of (location,
+/// region) cells expected.
+fn check_against_reference(path: &Path, reference: &Value, cells: usize) -> (Trace, Opened) {
+    let (trace, opened) = load(path);
     assert!(!opened.report.is_partial(), "{:?}", opened.report);
     assert!(opened.report.warnings.is_empty(), "{:?}", opened.report.warnings);
     let p = &opened.profile;
@@ -112,11 +114,11 @@ fn region_times_and_messages_equal_the_otf2_python_reader() {
             ] {
                 let ns = (value(p, th.id, region, kind) * 1000.0).round() as i64;
                 assert_eq!(ns, r[key].as_i64().unwrap(), "location {id} {region} {key}");
-                checked += 1;
             }
+            checked += 1;
         }
     }
-    assert_eq!(checked, 2 * 2 * 7);
+    assert_eq!(checked, cells);
     // Messages: the flows leaving and reaching each lane, with the bytes in the notes.
     let flows = trace.flows();
     for loc in locations {
@@ -138,21 +140,60 @@ fn region_times_and_messages_equal_the_otf2_python_reader() {
         "{:?}",
         opened.report.notes
     );
+    (trace, opened)
+}
+
+/// True when lane `lane` has an interval named `name` around time `t`.
+fn inside(trace: &Trace, lane: u32, t: i64, name: &str) -> bool {
+    let l = trace.lane(lane as usize);
+    (0..l.len())
+        .any(|i| trace.names()[l.name()[i] as usize] == name && l.start_ns()[i] <= t && t <= l.end_ns()[i])
+}
+
+#[test]
+fn region_times_and_messages_equal_the_otf2_python_reader() {
+    let (trace, _) = check_against_reference(&archive(), &reference(), 2 * 7);
     // Every flow starts inside an MPI_Send and ends inside an MPI_Recv of its lanes.
-    let inside = |lane: u32, t: i64, name: &str| {
-        let l = trace.lane(lane as usize);
-        (0..l.len()).any(|i| {
-            trace.names()[l.name()[i] as usize] == name && l.start_ns()[i] <= t && t <= l.end_ns()[i]
-        })
-    };
+    let flows = trace.flows();
     for i in 0..flows.len() {
         assert!(
-            inside(flows.from_thread[i], flows.from_ns[i], "MPI_Send"),
+            inside(&trace, flows.from_thread[i], flows.from_ns[i], "MPI_Send"),
             "flow {i}"
         );
-        assert!(inside(flows.to_thread[i], flows.to_ns[i], "MPI_Recv"), "flow {i}");
+        assert!(
+            inside(&trace, flows.to_thread[i], flows.to_ns[i], "MPI_Recv"),
+            "flow {i}"
+        );
         assert!(flows.from_thread[i] != flows.to_thread[i]);
     }
+}
+
+#[test]
+fn non_blocking_messages_collectives_threads_and_metrics_of_a_hand_made_trace() {
+    // Written by fixtures/otf2/make_late_sender.py with the otf2 Python writer; reference by
+    // make_reference.py: two ranks, rank 0 with a second thread, send/recv, isend/irecv
+    // (+ completions), a barrier (collective begin/end), a metric sample.
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/otf2/late-sender-2rank");
+    let reference: Value =
+        serde_json::from_str(include_str!("fixtures/otf2/late-sender-2rank.json")).unwrap();
+    let (trace, opened) = check_against_reference(&dir, &reference, 6 + 2 + 6);
+    // The worker thread is the second thread of rank 0's process.
+    let worker = &trace.threads()[lane_of(&trace, 1)];
+    assert_eq!((worker.id.node, worker.id.thread), (0, 1));
+    // The isend/irecv message goes from inside MPI_Isend to inside MPI_Wait (the irecv
+    // completion), the blocking one from MPI_Send to MPI_Recv.
+    let flows = trace.flows();
+    let ends: Vec<(i64, i64)> = (0..flows.len())
+        .map(|i| (flows.from_ns[i], flows.to_ns[i]))
+        .collect();
+    assert_eq!(ends, vec![(5010, 5200), (6010, 6300)]);
+    assert!(inside(&trace, flows.to_thread[1], 6300, "MPI_Wait"));
+    let notes = opened.report.notes.join("\n");
+    assert!(notes.contains("2 MPI collective operations"), "{notes}");
+    assert!(
+        notes.contains("event records not read (skipped): type 31: 1"),
+        "{notes}"
+    );
 }
 
 /// A copy of the archive in a temporary directory (the corpus is read-only).

@@ -298,7 +298,11 @@ impl<'a> Records<'a> {
             } else {
                 let n = *self.data.get(at + 1).ok_or_else(|| truncated(at, kind))?;
                 if n == 0xff {
-                    let mut f = Fields::new(self.data.get(at + 2..).unwrap_or_default(), at + 2, self.big_endian);
+                    let mut f = Fields::new(
+                        self.data.get(at + 2..).unwrap_or_default(),
+                        at + 2,
+                        self.big_endian,
+                    );
                     let len = f.u64_full("record length").map_err(|_| truncated(at, kind))?;
                     let len = usize::try_from(len).unwrap_or(usize::MAX);
                     (at + 10, (at + 10).saturating_add(len))
@@ -465,5 +469,42 @@ mod tests {
         r.next_record().unwrap();
         let e = r.next_record().unwrap_err();
         assert_eq!(e.offset, Some(30));
+    }
+
+    #[test]
+    fn records_continue_in_the_next_chunk() {
+        let chunk = |first: u64| {
+            let mut c = vec![0x03, 0x42];
+            c.extend(first.to_le_bytes());
+            c.extend(0u64.to_le_bytes());
+            c
+        };
+        let mut file = chunk(1);
+        file.push(0x05);
+        file.extend(10u64.to_le_bytes());
+        file.extend([12, 1, 3]); // enter region 3
+        file.push(0x00); // end of chunk; the rest of the chunk is unused
+        file.resize(64, 0xee);
+        file.extend(chunk(2));
+        file.push(0x05);
+        file.extend(20u64.to_le_bytes());
+        file.extend([13, 1, 3]); // leave region 3
+        file.push(0x02);
+        let mut r = Records::new(&file, 64, true).unwrap();
+        let a = r.next_record().unwrap().unwrap();
+        assert_eq!((a.kind, a.time), (12, 10));
+        let b = r.next_record().unwrap().unwrap();
+        assert_eq!((b.kind, b.time, b.offset), (13, 20, 64 + 18 + 9));
+        assert!(r.next_record().unwrap().is_none());
+        // Cut inside the second chunk's header.
+        let mut r = Records::new(&file[..70], 64, true).unwrap();
+        r.next_record().unwrap();
+        assert_eq!(r.next_record().unwrap_err().offset, Some(66));
+        // Cut at the chunk boundary.
+        let mut r = Records::new(&file[..64], 64, true).unwrap();
+        r.next_record().unwrap();
+        let e = r.next_record().unwrap_err();
+        assert_eq!(e.offset, Some(30));
+        assert!(e.message.contains("next chunk"), "{}", e.message);
     }
 }
