@@ -87,9 +87,11 @@ pub fn late_senders(trace: &Trace) -> LateSenders {
         };
         out.examined += 1;
         let (send_start, recv_start, recv_end) = (sl.start_ns()[s], rl.start_ns()[r], rl.end_ns()[r]);
-        let wait = (send_start - recv_start).min(recv_end - recv_start);
+        let wait = send_start
+            .saturating_sub(recv_start)
+            .min(recv_end.saturating_sub(recv_start));
         if wait > 0 {
-            lost[to] += wait;
+            lost[to] = lost[to].saturating_add(wait);
             out.messages.push(LateSender {
                 flow: f,
                 receiver: to,
@@ -102,7 +104,8 @@ pub fn late_senders(trace: &Trace) -> LateSenders {
     }
     for (th, &ns) in trace.threads().iter().zip(&lost) {
         out.per_thread_ns.push((th.id, ns));
-        *out.per_rank_ns.entry(th.id.node).or_default() += ns;
+        let r = out.per_rank_ns.entry(th.id.node).or_default();
+        *r = r.saturating_add(ns);
     }
     out
 }

@@ -100,7 +100,7 @@ pub(crate) fn emit_lane(
         let cs = start[i].max(start[p]).max(cover_until[p]);
         let ce = end[i].min(end[p]);
         if ce > cs {
-            covered[p] += ce - cs;
+            covered[p] = covered[p].saturating_add(ce.saturating_sub(cs));
         }
         cover_until[p] = cover_until[p].max(ce);
     }
@@ -117,10 +117,10 @@ pub(crate) fn emit_lane(
         fn add(&mut self, s: i64, e: i64, excl: i64, kids: u32) {
             self.calls += 1;
             self.subcalls += u64::from(kids);
-            self.excl_ns += excl;
+            self.excl_ns = self.excl_ns.saturating_add(excl);
             let from = s.max(self.cover_until);
             if e > from {
-                self.incl_ns += e - from;
+                self.incl_ns = self.incl_ns.saturating_add(e.saturating_sub(from));
             }
             self.cover_until = self.cover_until.max(e);
         }
@@ -154,7 +154,7 @@ pub(crate) fn emit_lane(
             }
         };
         node_of[i] = node;
-        let excl = (end[i] - start[i]) - covered[i];
+        let excl = end[i].saturating_sub(start[i]).saturating_sub(covered[i]);
         nodes[node as usize].2.add(start[i], end[i], excl, children[i]);
         flat.entry(frame[i])
             .or_insert_with(|| {

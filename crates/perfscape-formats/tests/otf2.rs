@@ -323,3 +323,42 @@ fn damaged_files_name_the_offset_and_what_was_expected() {
     let e = open(dir.path(), &OpenOptions::default()).unwrap_err().to_string();
     assert!(e.contains("traces.otf2"), "{e}");
 }
+
+#[test]
+fn fuzz_finding_huge_message_lengths_and_clock_offsets_do_not_overflow() {
+    // An input of the `otf2` fuzz target (framing: 2-byte length + bytes for the anchor
+    // file, the global definitions, then local definitions and events per location) whose
+    // message lengths summed past u64 and whose times lay ±2^64 ticks apart.
+    let data =
+        std::fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/otf2/fuzz-overflow.bin"))
+            .unwrap();
+    fn take<'a>(d: &mut &'a [u8]) -> &'a [u8] {
+        if d.len() < 2 {
+            return std::mem::take(d);
+        }
+        let n = usize::from(u16::from_le_bytes([d[0], d[1]])).min(d.len() - 2);
+        let part = &d[2..2 + n];
+        *d = &d[2 + n..];
+        part
+    }
+    let mut d = &data[..];
+    let (anchor, defs) = (take(&mut d), take(&mut d));
+    let mut parts = Vec::new();
+    while !d.is_empty() && parts.len() < 8 {
+        let def = take(&mut d);
+        let evt = take(&mut d);
+        parts.push((Some(def), Some(evt)));
+    }
+    // Loads (what is intact) or fails with a reason; never panics.
+    if let Ok((trace, _, _)) = perfscape_formats::otf2::parse_archive(anchor, defs, &parts) {
+        for i in 0..trace.threads().len() {
+            let l = trace.lane(i);
+            assert!(
+                l.start_ns()
+                    .iter()
+                    .zip(l.end_ns())
+                    .all(|(s, e)| s <= e && e.abs() <= 1 << 62)
+            );
+        }
+    }
+}

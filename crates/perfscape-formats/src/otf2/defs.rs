@@ -314,14 +314,14 @@ impl LocalDefs {
         let slope = if b.time == a.time {
             0.0
         } else {
-            (b.offset - a.offset) as f64 / (b.time as f64 - a.time as f64)
+            (b.offset as f64 - a.offset as f64) / (b.time as f64 - a.time as f64)
         };
         let diff = if time >= a.time {
             (time - a.time) as f64
         } else {
             -((a.time - time) as f64)
         };
-        let offset = a.offset + (slope * diff).round_ties_even() as i64;
+        let offset = a.offset.wrapping_add((slope * diff).round_ties_even() as i64);
         time.wrapping_add(offset as u64)
     }
 }

@@ -298,12 +298,16 @@ fn read_location(dir: &Path, id: u64, anchor: &buffer::Anchor) -> LocationRead {
     out
 }
 
+/// The largest time kept, ns (see [`to_ns`]).
+const MAX_NS: i128 = 1 << 62;
+
 /// Nanoseconds since the global offset of global tick `tick` (see the module documentation).
 fn to_ns(tick: u64, defs: &GlobalDefs) -> i64 {
     let d = i128::from(tick) - i128::from(defs.global_offset);
     let res = i128::from(defs.timer_resolution);
     let ns = (2 * d * 1_000_000_000 + res).div_euclid(2 * res);
-    i64::try_from(ns).unwrap_or(if ns < 0 { i64::MIN } else { i64::MAX })
+    // Clamped to ±2^62 ns (±146 years), so that differences of two times never overflow.
+    ns.clamp(-MAX_NS, MAX_NS) as i64
 }
 
 /// The trace: a lane per location, its regions as intervals, messages as flows.
@@ -405,7 +409,7 @@ fn add_messages(
     for (l, r) in defs.locations.iter().zip(reads) {
         for s in &r.events.sends {
             n_sent += 1;
-            bytes_sent += s.bytes;
+            bytes_sent = bytes_sent.saturating_add(s.bytes);
             match defs.rank_location(s.comm, s.peer, l.id) {
                 Some(to) => sends
                     .entry((l.id, to, s.comm, s.tag))

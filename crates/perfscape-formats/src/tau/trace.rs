@@ -380,7 +380,8 @@ fn build_trace(path: &Path, threads: &[ThreadRecords], report: &mut LoadReport) 
         .flat_map(|t| t.records.iter().map(|r| r.ti))
         .min()
         .unwrap_or(0);
-    let ns = |ti: u64| i64::try_from(ti.saturating_sub(origin).saturating_mul(1000)).unwrap_or(i64::MAX);
+    // Clamped to 2^62 ns (146 years), so that differences of two times never overflow.
+    let ns = |ti: u64| ti.saturating_sub(origin).saturating_mul(1000).min(1 << 62) as i64;
     let mut tb = TraceBuilder::new();
     let mut sends: BTreeMap<Channel, Vec<(u32, i64)>> = BTreeMap::new();
     let mut recvs: BTreeMap<Channel, Vec<(u32, i64)>> = BTreeMap::new();
@@ -568,5 +569,33 @@ mod tests {
                 .line,
             Some(2)
         );
+    }
+
+    #[test]
+    fn times_centuries_apart_do_not_overflow() {
+        // A fuzz finding: records 2^64 us apart; times are clamped to 2^62 ns and the
+        // derived profile's sums saturate.
+        let rec = |ev: i32, par: i64, ti: u64| {
+            let mut b = Vec::new();
+            b.extend(ev.to_le_bytes());
+            b.extend([0u8; 4]);
+            b.extend(par.to_le_bytes());
+            b.extend(ti.to_le_bytes());
+            b
+        };
+        let mut trc = rec(EV_INIT, 3, 0);
+        for _ in 0..4 {
+            trc.extend(rec(4, 1, 0));
+            trc.extend(rec(4, -1, u64::MAX));
+        }
+        let edf = b"1 dynamic_trace_events\n4 TAU_USER 0 \"main\" EntryExit\n";
+        let id = ThreadId {
+            node: 0,
+            context: 0,
+            thread: 0,
+        };
+        let (trace, profile, _) = parse_run(&[(id, &edf[..], &trc[..])]).unwrap();
+        assert_eq!(trace.lane(0).end_ns()[0], 1 << 62);
+        assert_eq!(profile.threads().len(), 1);
     }
 }
