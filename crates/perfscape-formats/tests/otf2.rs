@@ -362,3 +362,22 @@ fn fuzz_finding_huge_message_lengths_and_clock_offsets_do_not_overflow() {
         }
     }
 }
+
+/// Any archive against its `make_reference.py` output (not run by default; used to check
+/// larger archives written with the Python writer, e.g. several chunks per location):
+/// `OTF2_ARCHIVE=DIR OTF2_REFERENCE=REF.json cargo test -p perfscape-formats --test otf2 -- --ignored`
+#[test]
+#[ignore = "needs OTF2_ARCHIVE and OTF2_REFERENCE"]
+fn an_archive_named_by_the_environment_equals_its_reference() {
+    let dir = PathBuf::from(std::env::var("OTF2_ARCHIVE").unwrap());
+    let reference: Value =
+        serde_json::from_str(&std::fs::read_to_string(std::env::var("OTF2_REFERENCE").unwrap()).unwrap())
+            .unwrap();
+    let cells = reference["locations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l["regions"].as_object().unwrap().len())
+        .sum();
+    check_against_reference(&dir, &reference, cells);
+}
