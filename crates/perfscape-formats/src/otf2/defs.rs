@@ -17,6 +17,7 @@ const REGION: u8 = 15;
 const GROUP: u8 = 18;
 const METRIC_MEMBER: u8 = 19;
 const METRIC_CLASS: u8 = 20;
+const METRIC_INSTANCE: u8 = 21;
 const COMM: u8 = 22;
 
 /// Local definition record types.
@@ -30,6 +31,7 @@ const GROUP_COMM_SELF: u8 = 6;
 
 /// Mapping types (`OTF2_MappingType`) whose local ids events carry.
 pub(crate) const MAP_REGION: u8 = 3;
+pub(crate) const MAP_METRIC: u8 = 5;
 pub(crate) const MAP_COMM: u8 = 6;
 
 /// "Undefined" reference.
@@ -94,6 +96,8 @@ pub(crate) struct GlobalDefs {
     pub(crate) metric_members: HashMap<u32, MetricMember>,
     /// Metric classes by id: their members.
     pub(crate) metric_classes: HashMap<u32, Vec<u32>>,
+    /// Metric instances by id: their class.
+    pub(crate) metric_instances: HashMap<u32, u32>,
     /// Records of types not read here, by type.
     pub(crate) skipped: HashMap<u8, u64>,
 }
@@ -110,6 +114,16 @@ impl GlobalDefs {
     /// The name of region `id`, if it is defined.
     pub(crate) fn region_name(&self, id: u32) -> Option<String> {
         self.regions.get(&id).map(|&s| self.string(s))
+    }
+
+    /// The members of metric `id` (a class, or an instance of one).
+    pub(crate) fn metric_members(&self, id: u32) -> Option<Vec<&MetricMember>> {
+        let class = self.metric_classes.get(&id).or_else(|| {
+            self.metric_instances
+                .get(&id)
+                .and_then(|c| self.metric_classes.get(c))
+        })?;
+        class.iter().map(|m| self.metric_members.get(m)).collect()
     }
 
     /// The name of communicator `id`.
@@ -245,6 +259,11 @@ fn read_global(data: &[u8], chunk_size: u64, d: &mut GlobalDefs) -> Result<(), P
                     members.push(f.u32("metric member")?);
                 }
                 d.metric_classes.insert(id, members);
+            }
+            METRIC_INSTANCE => {
+                let id = f.u32("metric instance id")?;
+                let class = f.u32("metric class")?;
+                d.metric_instances.insert(id, class);
             }
             k => *d.skipped.entry(k).or_default() += 1,
         }

@@ -2,7 +2,7 @@
 //! fields from the OTF2 source (`src/otf2_events_int.h`, `src/OTF2_EvtWriter.c`).
 
 use super::buffer::Records;
-use super::defs::{LocalDefs, MAP_COMM, MAP_REGION};
+use super::defs::{LocalDefs, MAP_COMM, MAP_METRIC, MAP_REGION};
 use crate::problem::Problem;
 use rustc_hash::FxHashMap as HashMap;
 
@@ -16,6 +16,7 @@ const MPI_RECV: u8 = 18;
 const MPI_IRECV: u8 = 19;
 const MPI_COLLECTIVE_BEGIN: u8 = 22;
 const MPI_COLLECTIVE_END: u8 = 23;
+const METRIC: u8 = 31;
 
 /// A region entered or left, with global ids and the corrected time in ticks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -56,6 +57,17 @@ pub(crate) struct Collective {
     pub(crate) bytes_received: u64,
 }
 
+/// A metric sample: one value per member of the metric (class or instance).
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct MetricSample {
+    /// Global tick.
+    pub(crate) time: u64,
+    /// Global metric id (a metric class or instance).
+    pub(crate) metric: u32,
+    /// The values, as written: (`OTF2_Type`, the 64 bits).
+    pub(crate) values: Vec<(u8, u64)>,
+}
+
 /// What one location's event file holds.
 #[derive(Debug, Default)]
 pub(crate) struct LocationEvents {
@@ -67,6 +79,8 @@ pub(crate) struct LocationEvents {
     pub(crate) recvs: Vec<MessageEvent>,
     /// Collective operations (a begin with its end).
     pub(crate) collectives: Vec<Collective>,
+    /// Metric samples.
+    pub(crate) metrics: Vec<MetricSample>,
     /// Records of other types, by type: skipped, not errors.
     pub(crate) skipped: HashMap<u8, u64>,
     /// Events read.
@@ -144,6 +158,18 @@ fn read_into(
                     }),
                     None => out.unmatched += 1,
                 }
+            }
+            METRIC => {
+                // The metric, the number of values, then per value its type and its 64 bits
+                // as a compressed integer (a double's bits; OTF2_EvtWriter_Metric).
+                let metric = local.map(MAP_METRIC, f.u32("metric")?);
+                let n = f.u8("number of metric values")?;
+                let mut values = Vec::with_capacity(usize::from(n));
+                for _ in 0..n {
+                    let kind = f.u8("metric value type")?;
+                    values.push((kind, f.u64("metric value")?));
+                }
+                out.metrics.push(MetricSample { time, metric, values });
             }
             MPI_ISEND_COMPLETE | MPI_IRECV_REQUEST => {}
             k => {

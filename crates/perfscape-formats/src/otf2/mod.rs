@@ -23,7 +23,9 @@
 //!   receive's. Ranks are resolved through the communicator's group to locations.
 //! - **profile**: derived from the intervals ([`crate::trace_profile`]): per location and
 //!   region calls, inclusive and exclusive time (`TIME`, microseconds), flat and callpath.
-//! - Not kept: collective begin/end records (counted in the notes), metrics, parameters,
+//! - **counters**: metric samples, per process (location group) a counter per metric member,
+//!   a series per location (its id).
+//! - Not kept: collective begin/end records (counted in the notes), parameters,
 //!   RMA, I/O and thread events: every record type not read is skipped by its length and
 //!   counted in the notes, never an error. Not read: SIONlib containers and compressed
 //!   archives (refused with the reason).
@@ -380,6 +382,7 @@ fn build_trace(archive: &Path, defs: &GlobalDefs, reads: &[LocationRead], report
         ));
     }
     add_messages(archive, &mut tb, defs, reads, &handle_of, report);
+    add_metrics(archive, &mut tb, defs, reads, report);
     let (trace, notes) = tb.finish();
     for n in notes {
         report.warnings.push(FileError::whole(
@@ -388,6 +391,46 @@ fn build_trace(archive: &Path, defs: &GlobalDefs, reads: &[LocationRead], report
         ));
     }
     trace
+}
+
+/// Metric samples as counter series: per process (location group), counter = the metric
+/// member's name, series = the location's id.
+fn add_metrics(
+    archive: &Path,
+    tb: &mut TraceBuilder,
+    defs: &GlobalDefs,
+    reads: &[LocationRead],
+    report: &mut LoadReport,
+) {
+    let mut undefined = 0u64;
+    for (l, r) in defs.locations.iter().zip(reads) {
+        let series = l.id.to_string();
+        for m in &r.events.metrics {
+            let members = defs
+                .metric_members(m.metric)
+                .filter(|ms| ms.len() == m.values.len());
+            let Some(members) = members else {
+                undefined += 1;
+                continue;
+            };
+            let t = to_ns(m.time, defs);
+            for (member, &(kind, bits)) in members.iter().zip(&m.values) {
+                // OTF2_Type: 1-4 unsigned, 5-8 signed, 9 float and 10 double (as a double's bits).
+                let value = match kind {
+                    5..=8 => bits as i64 as f64,
+                    9 | 10 => f64::from_bits(bits),
+                    _ => bits as f64,
+                };
+                tb.add_counter_value(l.group, &member.name, &series, t, value);
+            }
+        }
+    }
+    if undefined > 0 {
+        report.warnings.push(FileError::whole(
+            archive,
+            format!("{undefined} metric sample(s) of an undefined metric, or with a different number of values than its members; not kept"),
+        ));
+    }
 }
 
 /// A message's end point: (sender location, receiver location, communicator, tag).
