@@ -44,6 +44,7 @@ pub mod threads;
 pub mod timeline;
 mod top;
 pub mod views;
+pub mod wait_states;
 
 pub use calltree::{TreeNode, TreeScope, call_tree, call_tree_largest};
 pub use derived::{

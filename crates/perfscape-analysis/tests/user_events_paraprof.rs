@@ -44,15 +44,13 @@ fn pooled_statistics_equal_those_of_paraprofs_per_thread_table() {
         let Some(i) = text.find("Node\tContext\tThread\tUser Event") else {
             continue;
         };
-        let opened = match open(&run, &OpenOptions::default()) {
-            Ok(o) => o,
-            // The TAU trace run: traces are not read yet (the trace issue).
-            Err(e @ perfscape_formats::LoadError::UnsupportedFormat { .. }) => {
-                eprintln!("{}: {e}", run.display());
-                continue;
-            }
-            Err(e) => panic!("{}: {e}", run.display()),
-        };
+        // The TAU trace run: its user events are counter series of the trace, not user events
+        // of the derived profile (yet), so ParaProf's table of trace2profile's user events has
+        // nothing to compare with.
+        if perfscape_formats::detect(&run).is_ok_and(|f| f.name == "tau-trace") {
+            continue;
+        }
+        let opened = open(&run, &OpenOptions::default()).unwrap_or_else(|e| panic!("{}: {e}", run.display()));
         let p = &opened.profile;
         let mut theirs: BTreeMap<String, Pooled> = BTreeMap::new();
         let mut thread0: BTreeMap<String, [f64; 5]> = BTreeMap::new();

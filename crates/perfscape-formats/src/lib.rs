@@ -16,7 +16,7 @@
 //!   ([`Opened`]); [`options`]: [`OpenOptions`]; [`input`]: reading a file whole and
 //!   decompressing it (gzip, zstd, xz), in front of every reader.
 //! - One module per format (`tau`, `cube`, `ppk`, `hpctoolkit`, `caliper`, `pyinstrument`,
-//!   `pprof`, `chrome`, `perf`), each declaring its `FORMAT`; shared pieces (`calltree`,
+//!   `pprof`, `chrome`, `perf`, `otf2`), each declaring its `FORMAT`; shared pieces (`calltree`,
 //!   `stacks`, `trace_profile`, `xml`).
 //! - [`cache`]: the on-disk cache of opened profiles.
 //!
@@ -43,6 +43,7 @@ pub mod hpctoolkit;
 pub mod input;
 mod open;
 pub mod options;
+pub mod otf2;
 pub mod perf;
 pub mod ppk;
 pub mod pprof;

@@ -22,12 +22,14 @@ pub static FORMATS: &[&Format] = &[
     &crate::tau::snapshot::FORMAT,
     &crate::tau::merged::FORMAT,
     &crate::tau::dumps::FORMAT,
+    &crate::tau::trace::FORMAT,
     &crate::ppk::FORMAT,
     &crate::hpctoolkit::FORMAT,
     &crate::pyinstrument::FORMAT,
     &crate::caliper::FORMAT,
     &crate::perf::data::FORMAT,
     &crate::cube::FORMAT,
+    &crate::otf2::FORMAT,
     &crate::chrome::FORMAT,
     &crate::perf::script::FORMAT,
     &crate::pprof::FORMAT,
@@ -35,7 +37,7 @@ pub static FORMATS: &[&Format] = &[
 
 /// An input perfscape recognizes but does not read: what it is, and its sniffer.
 pub struct Recognized {
-    /// What the input is, as the error says it ("a Score-P OTF2 trace archive (anchor file)").
+    /// What the input is, as the error says it ("a Charm++ Projections summary file (.sts)").
     pub what: &'static str,
     /// Recognizes it (see [`Format::sniff`]).
     pub sniff: fn(&Probe<'_>) -> bool,
@@ -43,20 +45,6 @@ pub struct Recognized {
 
 /// Inputs recognized only to say what they are, tried after [`FORMATS`].
 pub static RECOGNIZED: &[Recognized] = &[
-    Recognized {
-        what: "a TAU trace (tautrace.N.C.T.trc + events.N.edf)",
-        sniff: |p| {
-            p.names()
-                .is_some_and(|n| n.iter().any(|n| n.starts_with("tautrace.")))
-        },
-    },
-    Recognized {
-        what: "a Score-P OTF2 trace archive (anchor file)",
-        sniff: |p| {
-            p.head()
-                .is_some_and(|h| h.len() >= 6 && h[0] == 0x03 && h[1] == b'B' && &h[2..6] == b"OTF2")
-        },
-    },
     Recognized {
         what: "a TAU trace event definition file (.edf)",
         sniff: |p| {
@@ -116,8 +104,8 @@ pub fn reads() -> String {
 ///
 /// # Errors
 /// [`LoadError::Io`] when the path cannot be read; [`LoadError::NotAFile`] for a device, FIFO
-/// or socket; [`LoadError::UnsupportedFormat`] for an input recognized but not read (an OTF2
-/// archive, ...); [`LoadError::UnknownFormat`] when nothing recognizes it. The last two list
+/// or socket; [`LoadError::UnsupportedFormat`] for an input recognized but not read (a Charm++
+/// Projections log, ...); [`LoadError::UnknownFormat`] when nothing recognizes it. The last two list
 /// what perfscape reads.
 pub fn detect(path: &Path) -> Result<&'static Format, LoadError> {
     let meta = crate::input::check_regular(path)?;
@@ -267,9 +255,9 @@ mod tests {
         assert_eq!(sniffed(&tar), Some("cube"));
         assert_eq!(sniffed(&[0, b'P', 0, b'P', 0, b'K', 0, 0, 0, 2]), Some("ppk"));
         assert_eq!(sniffed(b"PERFILE2\x68\0\0\0"), Some("perf-data"));
+        assert_eq!(sniffed(b"\x03BOTF2\x00\x03\x02\x02"), Some("otf2"));
         for head in [
-            &b"\x03BOTF2\x00\x03\x02\x02"[..],
-            b"126 dynamic_trace_events\n# FunctionId Group Tag",
+            &b"126 dynamic_trace_events\n# FunctionId Group Tag"[..],
             b"PROJECTIONS_ID \nVERSION 11.0\n",
             b"SCOREP_ENABLE_PROFILING=false\n",
             b"{\"some\": \"json\"}",

@@ -18,11 +18,43 @@
 
 use crate::stacks::FrameTable;
 use perfscape_model::trace::{IntervalLane, NO_PARENT};
-use perfscape_model::{ThreadData, Trace};
+use perfscape_model::{BuildError, BuildNote, Metric, Profile, ProfileBuilder, ThreadData, Trace, Unit};
 use rustc_hash::FxHashMap as HashMap;
 
 /// Nanoseconds per microsecond.
 const NS_PER_US: f64 = 1000.0;
+
+/// The profile of a trace without samples: one metric, `TIME` (microseconds), and per
+/// thread with intervals the rows of [`emit_lane`], with the metadata `Source format` =
+/// `source` and the thread's names (`{prefix} process`, `{prefix} thread` and their names
+/// when given). Threads without intervals are left out. Returns the builder's notes.
+pub(crate) fn derive_profile(
+    trace: &Trace,
+    source: &str,
+    prefix: &str,
+) -> Result<(Profile, Vec<BuildNote>), BuildError> {
+    let mut builder = ProfileBuilder::new(vec![Metric::new("TIME", Unit::Microseconds)]);
+    let mut frames = FrameTable::default();
+    for (t, th) in trace.threads().iter().enumerate() {
+        let lane = trace.lane(t);
+        if lane.is_empty() {
+            continue;
+        }
+        let mut data = ThreadData::new(1);
+        emit_lane(trace, lane, &mut data, 0, &mut frames);
+        data.push_metadata("Source format", source);
+        data.push_metadata(&format!("{prefix} process"), &th.process);
+        data.push_metadata(&format!("{prefix} thread"), &th.thread);
+        if let Some(n) = &th.process_name {
+            data.push_metadata(&format!("{prefix} process name"), n);
+        }
+        if let Some(n) = &th.thread_name {
+            data.push_metadata(&format!("{prefix} thread name"), n);
+        }
+        builder.add_thread(th.id, data)?;
+    }
+    Ok(builder.finish())
+}
 
 /// Appends the rows derived from `lane` (see the module documentation) to `data`, with the
 /// time in metric `time_metric` (microseconds) and 0 in the others. `frames` cleans names
@@ -68,7 +100,7 @@ pub(crate) fn emit_lane(
         let cs = start[i].max(start[p]).max(cover_until[p]);
         let ce = end[i].min(end[p]);
         if ce > cs {
-            covered[p] += ce - cs;
+            covered[p] = covered[p].saturating_add(ce.saturating_sub(cs));
         }
         cover_until[p] = cover_until[p].max(ce);
     }
@@ -85,10 +117,10 @@ pub(crate) fn emit_lane(
         fn add(&mut self, s: i64, e: i64, excl: i64, kids: u32) {
             self.calls += 1;
             self.subcalls += u64::from(kids);
-            self.excl_ns += excl;
+            self.excl_ns = self.excl_ns.saturating_add(excl);
             let from = s.max(self.cover_until);
             if e > from {
-                self.incl_ns += e - from;
+                self.incl_ns = self.incl_ns.saturating_add(e.saturating_sub(from));
             }
             self.cover_until = self.cover_until.max(e);
         }
@@ -122,7 +154,7 @@ pub(crate) fn emit_lane(
             }
         };
         node_of[i] = node;
-        let excl = (end[i] - start[i]) - covered[i];
+        let excl = end[i].saturating_sub(start[i]).saturating_sub(covered[i]);
         nodes[node as usize].2.add(start[i], end[i], excl, children[i]);
         flat.entry(frame[i])
             .or_insert_with(|| {

@@ -43,8 +43,9 @@ fn every_corpus_input_round_trips_bit_for_bit() {
     // incremental dumps beside) + 8 ParaProf/trace2profile dumps of the trace run.
     assert_eq!(tau_runs, 35);
     // + 3 snapshot, 3 merged, 9 ppk, 14 CUBE, 2 HPCToolkit, 9 Caliper inputs, 14 pprof,
-    // 20 Chrome traces (one in tau-real), 5 perf.data and 4 perf script files.
-    assert_eq!(loaded, 118, "{} inputs", inputs.len());
+    // 20 Chrome traces (one in tau-real), 5 perf.data and 4 perf script files, 1 TAU trace
+    // run and 1 OTF2 archive.
+    assert_eq!(loaded, 120, "{} inputs", inputs.len());
 }
 
 fn has_nan(p: &Profile) -> bool {
@@ -90,8 +91,8 @@ fn every_corpus_input_reopens_from_the_cache_with_the_same_profile_and_report() 
         assert_eq!(listing(&beside), before, "{}", input.display());
         reopened += 1;
     }
-    assert_eq!(reopened, 118);
-    assert_eq!(cache::entries(cache.path()).unwrap().len(), 118);
+    assert_eq!(reopened, 120);
+    assert_eq!(cache::entries(cache.path()).unwrap().len(), 120);
 }
 
 #[test]

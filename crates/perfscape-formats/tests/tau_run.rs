@@ -383,10 +383,17 @@ fn not_a_tau_run_gets_a_clear_error() {
     fs::write(other.path().join("notes.txt"), "hello").unwrap();
     let e = open(other.path(), &opts()).unwrap_err().to_string();
     assert!(e.contains("notes.txt"), "{e}");
-    let e = open(&corpus().join("tau-real/mpi-stencil-np4-trace"), &opts())
-        .unwrap_err()
-        .to_string();
-    assert!(e.contains("trace") && e.contains("does not read yet"), "{e}");
+    // An input recognized but not read (a Charm++ Projections summary file).
+    let e = open(
+        &corpus().join("projections/pipit-ping-pong-projections/pingpong.prj.sts"),
+        &opts(),
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(
+        e.contains("Projections") && e.contains("does not read yet"),
+        "{e}"
+    );
     let e = open(Path::new("/nonexistent/run"), &opts())
         .unwrap_err()
         .to_string();

@@ -1,6 +1,6 @@
 //! TAU's formats: text profiles (`profile.N.C.T`, `MULTI__<metric>/`), snapshot XML
 //! (`snapshot.N.C.T`), the merged `tauprofile.xml` and incremental dumps
-//! (`dump__<time>__.N.C.T`). Traces are recognized by [`crate::registry`].
+//! (`dump__<time>__.N.C.T`) and traces (`tautrace.N.C.T.trc` + `events.N.edf`, [`trace`]).
 
 pub mod dumps;
 pub mod merged;
@@ -8,6 +8,7 @@ pub mod metadata;
 pub mod profile_text;
 pub mod run;
 pub mod snapshot;
+pub mod trace;
 pub mod xml_doc;
 pub mod xml_split;
 

@@ -87,8 +87,14 @@ pub fn corpus_inputs() -> Vec<PathBuf> {
         entries.sort();
         for p in entries {
             if p.is_dir() {
-                if detect(&p).is_ok_and(is_supported) {
-                    out.push(p);
+                let format = detect(&p).ok().filter(|f| is_supported(f));
+                if let Some(f) = format {
+                    out.push(p.clone());
+                    // A TAU trace run also holds TAU's conversions of it (trace.chrome.json,
+                    // trace2profile and ParaProf dumps under oracle/): inputs of their own.
+                    if f.name == "tau-trace" && depth < 3 {
+                        visit(&p, depth + 1, out);
+                    }
                 } else if depth < 3 {
                     visit(&p, depth + 1, out);
                 }
@@ -111,6 +117,7 @@ pub fn corpus_inputs() -> Vec<PathBuf> {
         "chrome-trace",
         "perf-data",
         "perf-script",
+        "otf2",
     ] {
         visit(&corpus().join(base), 0, &mut out);
     }
