@@ -313,6 +313,19 @@ mod tests {
         assert!(refused("big.c").contains("bytes"));
         assert!(refused(&"a/".repeat(3000)).contains("bytes"));
         assert!(refused("a\0b.c").contains("NUL"));
+        // A FIFO (whose read would block) is never taken for a source file.
+        #[cfg(unix)]
+        {
+            let fifo = root.path().join("fifo.c");
+            assert!(
+                std::process::Command::new("mkfifo")
+                    .arg(&fifo)
+                    .status()
+                    .unwrap()
+                    .success()
+            );
+            assert!(matches!(r.read("fifo.c"), Err(SourceError::NotFound(_))));
+        }
         assert_eq!(SourceRoots::default().read("b.c"), Err(SourceError::NoRoots));
         assert!(SourceRoots::new(&[root.path().join("b.c")], &[]).is_err());
         assert!(SourceRoots::new(&[], &["nothing".into()]).is_err());
