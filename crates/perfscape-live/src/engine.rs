@@ -383,19 +383,8 @@ impl Engine {
     /// [`LiveOptions::thread_grace`] ago (others may follow), or fewer than
     /// [`LiveOptions::expected_threads`] are known (at most `max_wait`).
     fn holding(&self, now: Instant) -> bool {
-        if self
-            .last_appeared
-            .is_some_and(|t| now.saturating_duration_since(t) < self.opts.thread_grace)
-        {
-            return true;
-        }
-        if self.opts.expected_threads.is_some_and(|n| self.known.len() < n) {
-            return match (self.held_since, self.opts.max_wait) {
-                (Some(since), Some(w)) => now.saturating_duration_since(since) < w,
-                _ => true,
-            };
-        }
-        false
+        self.opts
+            .holding(self.last_appeared, self.known.len(), self.held_since, now)
     }
 
     fn has_snapshot_files(&self) -> bool {

@@ -1,7 +1,7 @@
 //! [`LiveOptions`]: how a run directory is watched; [`LiveError`]: why watching could not start.
 
 use std::path::PathBuf;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// How a run directory is watched.
 #[derive(Clone, Debug, PartialEq)]
@@ -45,6 +45,32 @@ impl Default for LiveOptions {
             expected_threads: None,
             thread_grace: Duration::from_millis(200),
         }
+    }
+}
+
+impl LiveOptions {
+    /// True while new samples are held back rather than integrated: within
+    /// [`LiveOptions::thread_grace`] of the last thread appearing (`last_appeared`), or while
+    /// fewer than [`LiveOptions::expected_threads`] are `known`, for at most
+    /// [`LiveOptions::max_wait`] from `held_since` (no time yet: held). Shared by the watcher
+    /// and the stream listener.
+    pub(crate) fn holding(
+        &self,
+        last_appeared: Option<Instant>,
+        known: usize,
+        held_since: Option<Instant>,
+        now: Instant,
+    ) -> bool {
+        if last_appeared.is_some_and(|t| now.saturating_duration_since(t) < self.thread_grace) {
+            return true;
+        }
+        if self.expected_threads.is_some_and(|n| known < n) {
+            return match (held_since, self.max_wait) {
+                (Some(since), Some(w)) => now.saturating_duration_since(since) < w,
+                _ => true,
+            };
+        }
+        false
     }
 }
 

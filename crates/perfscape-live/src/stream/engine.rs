@@ -96,19 +96,10 @@ struct Hold {
 
 impl Hold {
     fn holding(&mut self, opts: &LiveOptions, known: usize, now: Instant) -> bool {
-        if self
-            .last_hello
-            .is_some_and(|t| now.saturating_duration_since(t) < opts.thread_grace)
-        {
-            return true;
-        }
         if opts.expected_threads.is_some_and(|n| known < n) {
-            let since = *self.since.get_or_insert(now);
-            return opts
-                .max_wait
-                .is_none_or(|w| now.saturating_duration_since(since) < w);
+            self.since.get_or_insert(now);
         }
-        false
+        opts.holding(self.last_hello, known, self.since, now)
     }
 }
 

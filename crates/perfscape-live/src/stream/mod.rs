@@ -151,10 +151,7 @@ pub fn ingest_bytes(
         drop(shared);
         drain.join().unwrap_or_default()
     });
-    let series = SeriesHandle::new(Integrator::new(IntegratorOptions {
-        alignment: Alignment::ByName,
-        max_wait: opts.live.max_wait,
-    }));
+    let series = new_series(opts);
     let events = engine::handle_all(msgs, &series, std::time::Instant::now());
     let replies = socket
         .written()
@@ -163,6 +160,14 @@ pub fn ingest_bytes(
         .filter_map(|l| serde_json::from_slice(l).ok())
         .collect();
     (replies, events, series)
+}
+
+/// An empty series whose samples are matched across threads by name, as TAU snapshots are.
+fn new_series(opts: &StreamOptions) -> SeriesHandle {
+    SeriesHandle::new(Integrator::new(IntegratorOptions {
+        alignment: Alignment::ByName,
+        max_wait: opts.live.max_wait,
+    }))
 }
 
 /// A bound listener: the address it listens on (the port chosen for port 0) as
@@ -221,10 +226,7 @@ pub fn listen(addr: &ListenAddr, opts: &StreamOptions) -> Result<LiveRun, LiveEr
         threads: Mutex::new((HashSet::new(), HashSet::new())),
         to_engine,
     });
-    let series = SeriesHandle::new(Integrator::new(IntegratorOptions {
-        alignment: Alignment::ByName,
-        max_wait: opts.live.max_wait,
-    }));
+    let series = new_series(opts);
     let (etx, erx) = mpsc::channel::<LiveEvent>();
     let finished = Arc::new(OnceLock::new());
     let accept_shared = shared.clone();
