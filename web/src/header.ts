@@ -79,14 +79,15 @@ export function sampleBar(ctx: Context): HTMLElement {
     slider.value = String(sel.sample ?? end);
     const name = sel.sample === null ? (ctx.run.live ? `newest: ${ctx.series?.samples[count - 1]?.name ?? 'none yet'}` : 'final state') : (ctx.series?.samples[sel.sample]?.name ?? '');
     const info = sel.sample === null ? null : ctx.series?.samples[sel.sample];
-    label.textContent = `${sel.sample === null ? '' : `sample ${sel.sample}: `}${name}${info && !info.complete ? ` (${info.missing} threads missing)` : ''} · ${count} samples`;
+    const thinned = ctx.series?.samples.filter((x) => x.thinned).length ?? 0;
+    label.textContent = `${sel.sample === null ? '' : `sample ${sel.sample}: `}${name}${info && !info.complete ? ` (${info.missing} threads missing)` : ''} · ${count} samples${thinned ? ` (${thinned} older ones thinned)` : ''}`;
     live.textContent = ctx.run.live ? (sel.sample === null ? '● live, following' : '● live (paused: drag right to follow)') : '';
   };
   resync = () => sync(store.get());
   slider.addEventListener('input', () => {
     const v = Number(slider.value);
     const end = Number(slider.max);
-    store.set({ sample: v >= end ? null : v });
+    store.set({ sample: v >= end ? null : keptNear(ctx.series?.samples ?? [], v) });
   });
   bar.append('Sample ', slider, label, selectFor('mode'), live);
   if (ctx.run.replay && !REPORT) bar.appendChild(replayButton());
@@ -95,6 +96,14 @@ export function sampleBar(ctx: Context): HTMLElement {
     if (changed.has('sample') || changed.has('revision')) sync(sel);
   });
   return bar;
+}
+
+/** The kept sample nearest to `v` (the first at or after it, else the last before it): a
+ * thinned sample (`serve --sample-window`) has no values to show. */
+export function keptNear(samples: readonly { thinned: boolean }[], v: number): number {
+  for (let i = v; i < samples.length; i++) if (!samples[i].thinned) return i;
+  for (let i = Math.min(v, samples.length) - 1; i >= 0; i--) if (!samples[i].thinned) return i;
+  return v;
 }
 
 /** Redraws the sample bar (its count) without a new revision of the views. */
@@ -141,7 +150,10 @@ export function liveHandler(ctx: Context): (ev: unknown) => void {
         resync?.();
       } else {
         ctx.invalidate();
-        store.set({ revision: store.get().revision + 1 });
+        // A selected sample that was thinned meanwhile: its nearest kept one.
+        const sel = store.get().sample;
+        const moved = sel !== null && series.samples[sel]?.thinned ? { sample: keptNear(series.samples, sel) } : {};
+        store.set({ ...moved, revision: store.get().revision + 1 });
       }
     } catch (e) {
       console.error(e);

@@ -118,6 +118,11 @@ pub struct ServeArgs {
     /// Live mode: the number of threads the run will have, if known (samples wait for them).
     #[arg(long, value_name = "N")]
     threads: Option<usize>,
+    /// Live mode: keep the values of at most N samples, so memory stays flat however long the
+    /// run is followed; beyond, every other older sample is thinned (its interval folded into
+    /// the next kept sample's deltas) while the newest N/2 stay whole. 0 keeps every sample.
+    #[arg(long, value_name = "N", default_value_t = perfscape_live::DEFAULT_SAMPLE_WINDOW)]
+    sample_window: usize,
 }
 
 impl ServeArgs {
@@ -225,6 +230,7 @@ fn start_live(args: &ServeArgs, input: &Input, token: Option<&str>) -> anyhow::R
     let live = perfscape_live::LiveOptions {
         max_wait: Some(std::time::Duration::from_secs_f64(args.max_wait)),
         expected_threads: args.threads,
+        sample_window: (args.sample_window > 0).then_some(args.sample_window),
         ..Default::default()
     };
     if let Some(addr) = &args.listen {

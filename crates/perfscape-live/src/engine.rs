@@ -98,6 +98,7 @@ impl Engine {
         let integrator = Integrator::new(IntegratorOptions {
             alignment: Alignment::ByName,
             max_wait: opts.max_wait,
+            window: opts.sample_window,
         });
         let series = match series {
             Some(s) => {
@@ -353,6 +354,7 @@ impl Engine {
                 *self.series.write() = Integrator::new(IntegratorOptions {
                     alignment,
                     max_wait: self.opts.max_wait,
+                    window: self.opts.sample_window,
                 });
                 out.push(LiveEvent::Notice {
                     message: match mode {

@@ -86,7 +86,7 @@ pub mod synthetic;
 mod watch;
 
 pub use event::{AmendedEvent, FinishReason, LiveEvent, SampleEvent};
-pub use options::{LiveError, LiveOptions};
+pub use options::{DEFAULT_SAMPLE_WINDOW, LiveError, LiveOptions};
 pub use replay::{ReplayOptions, ReplayPlan, ReplayStart, replay, replay_plan, replay_plan_with};
 pub use series_handle::{SeriesGuard, SeriesHandle};
 pub use stream::{ListenAddr, StreamOptions, listen};

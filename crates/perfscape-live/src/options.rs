@@ -33,7 +33,17 @@ pub struct LiveOptions {
     /// sample could go out with only the earliest threads, the others added later as
     /// amendments). Only delays samples right after a thread appears. Default 200 ms.
     pub thread_grace: Duration,
+    /// Keep the values of at most this many samples: beyond, older samples are thinned
+    /// (every other one dropped, the newest half of the window kept whole; see
+    /// `perfscape_model::IntegratorOptions::window`), so a run followed for hours holds flat
+    /// memory. `None` keeps every sample. Default [`DEFAULT_SAMPLE_WINDOW`].
+    pub sample_window: Option<usize>,
 }
+
+/// Default [`LiveOptions::sample_window`]: 512 samples (at one sample a second, the last
+/// 256 s whole and the run before at coarser spacing). A sample costs 8 bytes per thread and
+/// value kind of each event it holds (1,024 threads × 12 timers × 4 kinds ≈ 0.4 MB).
+pub const DEFAULT_SAMPLE_WINDOW: usize = 512;
 
 impl Default for LiveOptions {
     fn default() -> Self {
@@ -44,6 +54,7 @@ impl Default for LiveOptions {
             quiet: Duration::from_secs(2),
             expected_threads: None,
             thread_grace: Duration::from_millis(200),
+            sample_window: Some(DEFAULT_SAMPLE_WINDOW),
         }
     }
 }

@@ -484,3 +484,57 @@ fn ingest_bytes_runs_the_listener_path_without_a_socket() {
         Some(3.0)
     );
 }
+
+#[test]
+fn a_long_stream_keeps_a_window_of_samples_and_the_same_final_state() {
+    // 300 iterations, each a region entered and left and a sample: with a window of 16 the
+    // series keeps at most 16 samples' values, and the final state equals the whole series'.
+    let mut recs = vec![hello(3)];
+    for k in 0..300i64 {
+        let t = 1_000_000 * k;
+        recs.push(Record::Enter {
+            region: "step".into(),
+            group: None,
+            t_ns: t,
+        });
+        recs.push(Record::Exit {
+            region: "step".into(),
+            t_ns: t + 1_000 * (k % 7 + 1),
+        });
+        recs.push(Record::Sample {
+            name: format!("iteration {k}"),
+            t_ns: t + 500_000,
+            events: None,
+            user_events: None,
+        });
+    }
+    recs.push(Record::End { t_ns: 300_000_000 });
+    let bytes: Vec<u8> = recs.iter().flat_map(line).collect();
+    let mut windowed = StreamOptions::default();
+    windowed.live.sample_window = Some(16);
+    let mut whole = StreamOptions::default();
+    whole.live.sample_window = None;
+    let (r1, _, s1) = perfscape_live::stream::ingest_bytes(&bytes, &windowed);
+    let (r2, _, s2) = perfscape_live::stream::ingest_bytes(&bytes, &whole);
+    assert!(r1.is_empty() && r2.is_empty(), "{r1:?} {r2:?}");
+    let (s1, s2) = (s1.read(), s2.read());
+    assert_eq!(
+        s1.len(),
+        301,
+        "300 iterations and the final sample, thinned ones included"
+    );
+    assert_eq!(s2.len(), 301);
+    assert!(s1.kept_samples().len() <= 16, "{} kept", s1.kept_samples().len());
+    assert_eq!(s2.kept_samples().len(), 301);
+    assert_eq!(s1.thinned_count(), 301 - s1.kept_samples().len());
+    let (f1, f2) = (s1.final_profile().unwrap(), s2.final_profile().unwrap());
+    let e1 = f1.event_by_name("step").unwrap();
+    let e2 = f2.event_by_name("step").unwrap();
+    for kind in [ValueKind::Calls, ValueKind::Exclusive, ValueKind::Inclusive] {
+        assert_eq!(f1.interval(e1).values(kind, T), f2.interval(e2).values(kind, T));
+    }
+    // Independent of the model: 300 calls of 1..=7 µs in turn.
+    let want_us: f64 = (0..300).map(|k| f64::from(k % 7 + 1)).sum();
+    assert_eq!(f1.interval(e1).values(ValueKind::Calls, T), &[300.0]);
+    assert!((f1.interval(e1).values(ValueKind::Inclusive, T)[0] - want_us).abs() < 1e-9);
+}

@@ -29,7 +29,7 @@
 use crate::event::normalize_timer_name;
 use crate::ids::{AtomicEventId, EventId, ThreadId, ThreadIndex};
 use crate::metric::Metric;
-use crate::series::{ResolvedPart, SampleId, SampleSeries};
+use crate::series::{Amend, ResolvedPart, SampleId, SampleSeries};
 use rustc_hash::FxHashMap as HashMap;
 use std::collections::VecDeque;
 use std::sync::Arc;
@@ -145,6 +145,14 @@ pub struct IntegratorOptions {
     /// from when it was first pushed. `None` (the default) waits until those threads end,
     /// which is right for finished runs; live mode sets a bound.
     pub max_wait: Option<Duration>,
+    /// Keep at most this many samples' values (at least 4): older samples are thinned as
+    /// [`SampleSeries`]'s `thin` describes — the newest half of the window kept whole, every
+    /// other older one dropped when the window is full — and the integrator forgets what it
+    /// kept for them (which threads wrote them, their names per thread), so a live run's
+    /// memory stays flat however long it runs (a few dozen bytes per sample remain: its
+    /// name, time and counts). Late parts of a thinned sample are dropped and counted in
+    /// [`IntegrationReport::late_after_thinning`]. `None` (the default) keeps every sample.
+    pub window: Option<usize>,
 }
 
 /// What [`Integrator::poll`] did.
@@ -204,6 +212,11 @@ pub struct IntegrationReport {
     pub amended: Vec<(SampleId, ThreadId)>,
     /// Human-readable notes (duplicate rows merged, ...).
     pub notes: Vec<String>,
+    /// Samples thinned to keep the series within [`IntegratorOptions::window`].
+    pub thinned: usize,
+    /// Late thread parts that arrived for a sample already thinned: dropped (the thread's
+    /// next kept sample holds its values, which are cumulative).
+    pub late_after_thinning: usize,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -278,6 +291,8 @@ pub struct Integrator {
     threads: Vec<ThreadState>,
     keys: Vec<KeyState>,
     key_index: HashMap<Key, usize>,
+    /// Sample id -> the key it was integrated from.
+    sample_key: Vec<u32>,
     next_order: u64,
     report: IntegrationReport,
 }
@@ -292,6 +307,7 @@ impl Integrator {
             threads: Vec::new(),
             keys: Vec::new(),
             key_index: HashMap::default(),
+            sample_key: Vec::new(),
             next_order: 0,
             report: IntegrationReport::default(),
         }
@@ -448,14 +464,16 @@ impl Integrator {
                     let t = ThreadIndex::from(ti);
                     if let Some((_, sample)) = self.pop_head(t) {
                         let part = self.resolve(t, &sample);
-                        if self.series.amend_sample(s, &part) {
-                            self.report.amended.push((s, sample.thread));
-                            out.push(Integrated::Amended { sample: s, thread: t });
-                        } else {
-                            self.report.notes.push(format!(
+                        match self.series.amend_sample(s, &part) {
+                            Amend::Added => {
+                                self.report.amended.push((s, sample.thread));
+                                out.push(Integrated::Amended { sample: s, thread: t });
+                            }
+                            Amend::AlreadyPresent => self.report.notes.push(format!(
                                 "thread {}: sample `{}` was delivered twice; the second copy was ignored",
                                 sample.thread, sample.name
-                            ));
+                            )),
+                            Amend::Thinned => self.report.late_after_thinning += 1,
                         }
                     }
                 }
@@ -560,6 +578,36 @@ impl Integrator {
         };
         let s = self.series.push_sample(name, &parts);
         self.keys[k].emitted = Some(s);
+        self.sample_key.push(u32::try_from(k).unwrap_or(u32::MAX));
+        if let Some(window) = self.options.window {
+            let thinned = self.series.thin(window);
+            self.report.thinned += thinned.len();
+            for s in thinned {
+                self.forget(s);
+            }
+        }
+    }
+
+    /// Frees what the integrator kept for thinned sample `s`: its writers, and its name in
+    /// each writer's name counts (a copy of the name arriving later from one of them finds
+    /// the thinned sample and is counted in [`IntegrationReport::late_after_thinning`]).
+    fn forget(&mut self, s: SampleId) {
+        let Some(&k) = self.sample_key.get(s.index()) else {
+            return;
+        };
+        let Some(ks) = self.keys.get_mut(k as usize) else {
+            return;
+        };
+        let writers = std::mem::take(&mut ks.writers);
+        if let Key::Name(name, 0) = &ks.key {
+            for (t, _) in writers {
+                if let Some(state) = self.threads.get_mut(t.index())
+                    && state.name_counts.get(name) == Some(&1)
+                {
+                    state.name_counts.remove(name);
+                }
+            }
+        }
     }
 
     /// Maps a thread sample onto series ids and metric order.

@@ -4,74 +4,13 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 use perfscape_model::{
     Alignment, AtomicKind, EventId, IntegrateError, Integrated, Integrator, IntegratorOptions, Metric,
-    MetricId, SampleId, SampleMode, SampleSeries, ThreadId, ThreadIndex, ThreadSample, TimerDef, TimerSample,
-    UserEventDef, UserEventSample, ValueKind,
+    MetricId, SampleId, SampleMode, SampleSeries, ThreadId, ThreadIndex, TimerSample, ValueKind,
 };
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-struct Gen {
-    metrics: Arc<Vec<Metric>>,
-    defs: Vec<Arc<TimerDef>>,
-    user: Arc<UserEventDef>,
-}
-
-impl Gen {
-    fn new() -> Self {
-        let defs = ["main", "main => work", "work", "late"]
-            .iter()
-            .enumerate()
-            .map(|(i, n)| {
-                Arc::new(TimerDef {
-                    id: i as u32,
-                    name: format!("{n} "),
-                    groups: "TAU_USER".into(),
-                })
-            })
-            .collect();
-        Self {
-            metrics: Arc::new(vec![Metric::tau("TIME"), Metric::tau("CPU_TIME")]),
-            defs,
-            user: Arc::new(UserEventDef {
-                id: 0,
-                name: "bytes".into(),
-            }),
-        }
-    }
-
-    /// A sample where every value grows with `step` and depends on the thread.
-    fn sample(&self, thread: u32, name: &str, step: u32, ts: i64) -> ThreadSample {
-        let k = f64::from(step);
-        let r = f64::from(thread + 1);
-        let mut timers = Vec::new();
-        let mut values = Vec::new();
-        for (i, d) in self.defs.iter().enumerate().take(3) {
-            timers.push(TimerSample {
-                def: d.clone(),
-                calls: k * (i as f64 + 1.0),
-                subcalls: k,
-            });
-            values.extend([10.0 * k * r, 20.0 * k * r, 1.0 * k, 2.0 * k]);
-        }
-        ThreadSample {
-            thread: ThreadId::new(thread, 0, 0),
-            name: name.into(),
-            timestamp_us: ts,
-            metrics: self.metrics.clone(),
-            metadata: Some(Arc::new(vec![("rank".into(), thread.to_string())])),
-            timers,
-            timer_values: values,
-            user_events: vec![UserEventSample {
-                def: self.user.clone(),
-                count: k,
-                max: 8.0 * r,
-                min: 1.0,
-                mean: 4.0,
-                sum_squares: 20.0 * k,
-            }],
-        }
-    }
-}
+mod common;
+use common::Gen;
 
 fn names(series: &SampleSeries) -> Vec<&str> {
     series.samples().iter().map(|s| s.name()).collect()
@@ -119,6 +58,7 @@ fn waits_for_threads_then_times_out_and_amends_late_parts() {
     let opts = IntegratorOptions {
         alignment: Alignment::ByName,
         max_wait: Some(Duration::from_secs(2)),
+        window: None,
     };
     let mut integ = Integrator::new(opts);
     integ.expect_thread(ThreadId::new(0, 0, 0));
@@ -177,6 +117,7 @@ fn deltas_sum_back_to_cumulative_and_profiles_keep_event_ids() {
     let mut integ = Integrator::new(IntegratorOptions {
         alignment: Alignment::ByPosition,
         max_wait: None,
+        window: None,
     });
     for t in 0..3 {
         for k in 1..=4 {
@@ -226,14 +167,16 @@ fn deltas_sum_back_to_cumulative_and_profiles_keep_event_ids() {
     assert_eq!(f.interval(work).calls(), &[48.0, 48.0, 48.0]);
     let trend = series.timer_trend(work, ValueKind::Exclusive, MetricId(0), SampleMode::Cumulative);
     assert_eq!(trend.len(), 4);
-    assert_eq!((trend[3].min, trend[3].max, trend[3].mean), (160.0, 480.0, 320.0));
-    assert_eq!(trend[3].min_thread, Some(ThreadIndex(0)));
+    assert_eq!(trend[3].0, SampleId(3));
+    let t3 = trend[3].1;
+    assert_eq!((t3.min, t3.max, t3.mean), (160.0, 480.0, 320.0));
+    assert_eq!(t3.min_thread, Some(ThreadIndex(0)));
     let ut = series.user_event_trend(
         series.user_event_by_name("bytes").unwrap(),
         AtomicKind::Max,
         SampleMode::Cumulative,
     );
-    assert_eq!(ut[0].max, 24.0);
+    assert_eq!(ut[0].1.max, 24.0);
 }
 
 #[test]
@@ -280,6 +223,7 @@ fn a_new_slot_in_a_late_part_widens_the_old_row() {
     let opts = IntegratorOptions {
         alignment: Alignment::ByName,
         max_wait: Some(Duration::ZERO),
+        window: None,
     };
     let mut integ = Integrator::new(opts);
     integ.expect_thread(ThreadId::new(0, 0, 0));

@@ -32,6 +32,14 @@ impl ApiError {
         }
     }
 
+    /// 410 Gone (a sample thinned out of a live run's window).
+    pub fn gone(message: impl Into<String>) -> Self {
+        Self {
+            status: 410,
+            message: message.into(),
+        }
+    }
+
     /// 403 Forbidden (a request from another site's page).
     pub fn forbidden(message: impl Into<String>) -> Self {
         Self {

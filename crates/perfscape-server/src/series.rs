@@ -131,8 +131,9 @@ impl SeriesState {
     /// The profile for `at`. Without a sample: the run's own profile when the run is finished
     /// and the mode cumulative; the newest sample otherwise (a live run, or deltas, which only
     /// samples have). Sample profiles are kept in `cache`. Errors: 400 when the run has no
-    /// samples but one is asked for; 404 for a sample beyond the series; 503 when a live run
-    /// has no sample yet and no profile loaded.
+    /// samples but one is asked for; 404 for a sample beyond the series; 410 for a sample
+    /// thinned out of a live run's window (`--sample-window`), naming the nearest kept ones;
+    /// 503 when a live run has no sample yet and no profile loaded.
     pub fn pick(&self, cache: &ViewCache, at: At, run: Option<&Profile>) -> Result<Picked, ApiError> {
         let (sample, mode) = (at.sample, at.mode);
         let Some(series) = &self.series else {
@@ -148,6 +149,20 @@ impl SeriesState {
         let s = match sample {
             Some(s) if s as usize >= n => {
                 return Err(ApiError::not_found(format!("no sample {s} (the run has {n})")));
+            }
+            Some(s) if series.sample(SampleId(s)).is_some_and(|i| i.is_thinned()) => {
+                let before = series.kept_samples().rev().find(|k| k.0 < s);
+                let after = series.kept_samples().find(|k| k.0 > s);
+                let near: Vec<String> = before
+                    .iter()
+                    .chain(after.iter())
+                    .map(|k| k.0.to_string())
+                    .collect();
+                return Err(ApiError::gone(format!(
+                    "sample {s} was thinned to keep the run within its window of samples (--sample-window); \
+                     its interval is in the deltas of the next kept sample; nearest kept: {}",
+                    near.join(", ")
+                )));
             }
             Some(s) => s,
             None if mode == SampleMode::Cumulative && !self.is_live() && run.is_some() => {

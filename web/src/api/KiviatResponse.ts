@@ -18,7 +18,7 @@ scale: Array<number>,
  */
 unit: string, 
 /**
- * Sample sequence numbers along the tube.
+ * Sample sequence numbers along the tube (kept samples only).
  */
 samples: Array<number>, 
 /**

@@ -27,4 +27,10 @@ missing: number,
 /**
  * True when every expected thread wrote it.
  */
-complete: boolean, };
+complete: boolean, 
+/**
+ * True when its values were dropped to keep a live run within its window of samples
+ * (`serve --sample-window`): it cannot be selected; the next kept sample's deltas
+ * include its interval.
+ */
+thinned: boolean, };

@@ -5,7 +5,7 @@
  */
 export type TrendPoint = { 
 /**
- * Sample sequence number.
+ * Sample sequence number (only kept samples have points; see `SampleJson::thinned`).
  */
 seq: number, 
 /**

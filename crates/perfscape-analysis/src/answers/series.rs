@@ -29,6 +29,10 @@ pub struct SampleJson {
     pub missing: u32,
     /// True when every expected thread wrote it.
     pub complete: bool,
+    /// True when its values were dropped to keep a live run within its window of samples
+    /// (`serve --sample-window`): it cannot be selected; the next kept sample's deltas
+    /// include its interval.
+    pub thinned: bool,
 }
 
 /// `GET /api/series`: the samples of a run observed over time.
@@ -47,7 +51,7 @@ pub struct SeriesResponse {
 #[derive(Debug, Clone, Serialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct TrendPoint {
-    /// Sample sequence number.
+    /// Sample sequence number (only kept samples have points; see `SampleJson::thinned`).
     pub seq: u32,
     /// Sample timestamp (µs since the epoch).
     pub timestamp_us: f64,
@@ -105,7 +109,7 @@ pub struct KiviatResponse {
     pub scale: Vec<f64>,
     /// Unit.
     pub unit: String,
-    /// Sample sequence numbers along the tube.
+    /// Sample sequence numbers along the tube (kept samples only).
     pub samples: Vec<u32>,
     /// One tube per thread.
     pub threads: Vec<KiviatThread>,
@@ -144,6 +148,7 @@ fn sample_json(i: usize, s: &SampleInfo) -> SampleJson {
         present,
         missing: expected.saturating_sub(present),
         complete: s.is_complete(),
+        thinned: s.is_thinned(),
     }
 }
 
@@ -190,12 +195,9 @@ pub fn trend(
     let points = series
         .timer_trend(e, values.kind, values.metric, mode)
         .iter()
-        .enumerate()
-        .map(|(i, a)| TrendPoint {
-            seq: i as u32,
-            timestamp_us: series
-                .sample(SampleId::from(i))
-                .map_or(0.0, |s| s.timestamp_us() as f64),
+        .map(|(s, a)| TrendPoint {
+            seq: s.0,
+            timestamp_us: series.sample(*s).map_or(0.0, |s| s.timestamp_us() as f64),
             threads: a.threads,
             min: finite(a.min),
             mean: finite(a.mean),
@@ -257,8 +259,8 @@ fn series_thread(series: &SampleSeries, id: ThreadId) -> Result<ThreadIndex, Vie
 /// unknown events or threads.
 pub fn kiviat(series: &SampleSeries, params: &KiviatParams) -> Result<KiviatResponse, ViewError> {
     let (kind, m, mode) = (params.values.kind, params.values.metric, params.mode);
-    let n = series.len();
-    let last = SampleId::from(n.saturating_sub(1));
+    let kept: Vec<SampleId> = series.kept_samples().collect();
+    let last = kept.last().copied().unwrap_or(SampleId(0));
     let events = match &params.events {
         Some(list) => list.events(series.timer_count())?,
         None => default_events(series, last, kind, m, KIVIAT_EVENTS_DEFAULT),
@@ -286,7 +288,10 @@ pub fn kiviat(series: &SampleSeries, params: &KiviatParams) -> Result<KiviatResp
             threads.len()
         )));
     }
-    let samples = thin(n, KIVIAT_SAMPLES_MAX);
+    let samples: Vec<SampleId> = thin(kept.len(), KIVIAT_SAMPLES_MAX)
+        .into_iter()
+        .map(|i| kept[i])
+        .collect();
     let mut raw: Vec<Vec<Vec<Option<f64>>>> = threads
         .iter()
         .map(|&t| {
@@ -295,11 +300,7 @@ pub fn kiviat(series: &SampleSeries, params: &KiviatParams) -> Result<KiviatResp
                 .map(|&s| {
                     events
                         .iter()
-                        .map(|&e| {
-                            series
-                                .timer_value(e, t, SampleId::from(s), kind, m, mode)
-                                .and_then(finite)
-                        })
+                        .map(|&e| series.timer_value(e, t, s, kind, m, mode).and_then(finite))
                         .collect()
                 })
                 .collect()
@@ -330,7 +331,7 @@ pub fn kiviat(series: &SampleSeries, params: &KiviatParams) -> Result<KiviatResp
         events: events.iter().map(|&e| series.timer_name(e).to_string()).collect(),
         scale,
         unit: params.values.unit(series.metrics()),
-        samples: samples.iter().map(|&s| s as u32).collect(),
+        samples: samples.iter().map(|s| s.0).collect(),
         threads: threads
             .iter()
             .zip(raw)

@@ -272,6 +272,7 @@ fn read_dumps_series(dir: &Path, opts: &OpenOptions<'_>) -> Result<(SampleSeries
     let mut integ = Integrator::new(IntegratorOptions {
         alignment: Alignment::ByPosition,
         max_wait: None,
+        window: None,
     });
     for t in files.keys() {
         integ.expect_thread(*t);

@@ -167,6 +167,7 @@ fn new_series(opts: &StreamOptions) -> SeriesHandle {
     SeriesHandle::new(Integrator::new(IntegratorOptions {
         alignment: Alignment::ByName,
         max_wait: opts.live.max_wait,
+        window: opts.live.sample_window,
     }))
 }
 

@@ -124,9 +124,17 @@ pub struct SampleInfo {
     thread_timestamps_us: Vec<i64>,
     expected_threads: u32,
     present: u32,
+    thinned: bool,
 }
 
 impl SampleInfo {
+    /// True when the sample's values were dropped to keep the series within its window
+    /// ([`SampleSeries::thin`]): its name, time and counts remain, its values are folded into
+    /// the next kept sample's deltas (values are cumulative, so nothing else is lost).
+    pub fn is_thinned(&self) -> bool {
+        self.thinned
+    }
+
     /// Name of the sample as the program gave it (TAU: `iteration 40`, `final`, ...).
     pub fn name(&self) -> &str {
         &self.name
@@ -174,8 +182,12 @@ impl SampleInfo {
         self.expected_threads as usize
     }
 
-    /// The threads expected but missing (see [`SampleInfo::expected_threads`]).
+    /// The threads expected but missing (see [`SampleInfo::expected_threads`]); empty for a
+    /// thinned sample (which threads wrote it is no longer kept).
     pub fn missing_threads(&self) -> Vec<ThreadIndex> {
+        if self.thinned {
+            return Vec::new();
+        }
         (0..self.expected_threads as usize)
             .map(ThreadIndex::from)
             .filter(|&t| !self.is_present(t))
@@ -275,6 +287,24 @@ pub struct SampleSeries {
     atomic_index: HashMap<String, AtomicEventId>,
     atomics: Vec<EventRows>,
     samples: Vec<SampleInfo>,
+    /// Sample id -> position of its row in every event's `rows`; [`THINNED`] once thinned.
+    row_of: Vec<u32>,
+    /// Row position -> sample id (the kept samples, ascending).
+    kept: Vec<u32>,
+}
+
+/// `row_of` of a sample whose values were dropped by [`SampleSeries::thin`].
+const THINNED: u32 = u32::MAX;
+
+/// What [`SampleSeries::amend_sample`] did with a late part.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Amend {
+    /// The part was added to the sample.
+    Added,
+    /// The thread was already present in the sample (a second copy): nothing changed.
+    AlreadyPresent,
+    /// The sample was thinned out of the window (or does not exist): nothing changed.
+    Thinned,
 }
 
 /// One thread's part of a sample with series ids resolved (built by the integrator).
@@ -335,7 +365,7 @@ impl SampleSeries {
         self.timer_groups.push(groups.to_string());
         self.timer_index.insert(name.to_string(), e);
         self.timers.push(EventRows {
-            rows: vec![Vec::new(); self.samples.len()],
+            rows: vec![Vec::new(); self.kept.len()],
             ..EventRows::default()
         });
         e
@@ -351,7 +381,7 @@ impl SampleSeries {
         self.atomic_names.push(name.to_string());
         self.atomic_index.insert(name.into_owned(), a);
         self.atomics.push(EventRows {
-            rows: vec![Vec::new(); self.samples.len()],
+            rows: vec![Vec::new(); self.kept.len()],
             ..EventRows::default()
         });
         a
@@ -374,6 +404,7 @@ impl SampleSeries {
             thread_timestamps_us: ts,
             expected_threads: u32::try_from(self.threads.len()).unwrap_or(u32::MAX),
             present: u32::try_from(present).unwrap_or(u32::MAX),
+            thinned: false,
         };
         let nq = self.timer_q();
         // Slots first (a new slot widens this sample's row).
@@ -394,22 +425,26 @@ impl SampleSeries {
             rows.rows.push(row);
         }
         self.samples.push(info);
+        let r = self.kept.len();
+        self.row_of.push(u32::try_from(r).unwrap_or(THINNED));
+        self.kept.push(s.0);
         for p in parts {
-            self.write_part(s.index(), p);
+            self.write_part(r, p);
         }
         s
     }
 
     /// Adds a thread's late part to an already integrated sample where it was missing.
-    /// Returns false (and changes nothing) when the thread is already present.
-    pub(crate) fn amend_sample(&mut self, s: SampleId, part: &ResolvedPart) -> bool {
+    /// Changes nothing when the thread is already present or the sample was thinned.
+    pub(crate) fn amend_sample(&mut self, s: SampleId, part: &ResolvedPart) -> Amend {
         let si = s.index();
         let t = part.thread;
-        let Some(info) = self.samples.get_mut(si) else {
-            return false;
+        let Some(r) = self.row(si) else {
+            return Amend::Thinned;
         };
+        let info = &mut self.samples[si];
         if info.is_present(t) {
-            return false;
+            return Amend::AlreadyPresent;
         }
         if info.thread_timestamps_us.len() <= t.index() {
             info.thread_timestamps_us.resize(t.index() + 1, MISSING_TS);
@@ -420,33 +455,107 @@ impl SampleSeries {
         let nq = self.timer_q();
         // The thread's existing cells in this sample were NaN (missing): now 0 until written.
         for rows in self.timers.iter_mut() {
-            zero_cells(rows, si, t, nq);
+            zero_cells(rows, r, t, nq);
         }
         for rows in self.atomics.iter_mut() {
-            zero_cells(rows, si, t, ATOMIC_Q);
+            zero_cells(rows, r, t, ATOMIC_Q);
         }
         for &e in &part.timers {
             let rows = &mut self.timers[e.index()];
             let j = rows.slot(t);
-            widen(rows, si, j + 1, nq, &self.samples[si]);
+            widen(rows, r, j + 1, nq, &self.samples[si]);
         }
         for &(a, _) in &part.atomics {
             let rows = &mut self.atomics[a.index()];
             let j = rows.slot(t);
-            widen(rows, si, j + 1, ATOMIC_Q, &self.samples[si]);
+            widen(rows, r, j + 1, ATOMIC_Q, &self.samples[si]);
         }
-        self.write_part(si, part);
-        true
+        self.write_part(r, part);
+        Amend::Added
     }
 
-    fn write_part(&mut self, s: usize, p: &ResolvedPart) {
+    /// The row position of sample `s` (an index into [`SampleSeries::samples`]), `None` when
+    /// it was thinned or does not exist.
+    pub(super) fn row(&self, s: usize) -> Option<usize> {
+        self.row_of.get(s).filter(|&&r| r != THINNED).map(|&r| r as usize)
+    }
+
+    /// Keeps the series within `window` kept samples (`window` ≥ 4; smaller values are
+    /// raised to 4): when more are kept, every other sample among the older ones (all but the
+    /// newest `window / 2`) is thinned — its values dropped, its name, time and counts kept —
+    /// so the older part of a long run is kept at 2x, 4x, … coarser spacing while the newest
+    /// samples stay whole (the round-robin archives of RRDtool do the same for monitoring
+    /// series). The first sample is never thinned, nor the last sample a thread is present in
+    /// (its final state, read by [`SampleSeries::final_profile`]). Since values are
+    /// cumulative, a kept sample's delta then covers the interval since the thread's previous
+    /// kept sample: the thinned samples' changes are folded into it, nothing is lost from
+    /// the run's totals. Returns the samples thinned now (ascending).
+    pub(crate) fn thin(&mut self, window: usize) -> Vec<SampleId> {
+        let window = window.max(4);
+        let n = self.kept.len();
+        if n <= window {
+            return Vec::new();
+        }
+        let old = n - window / 2;
+        // Each thread's last present sample is kept.
+        let mut protected = vec![false; n];
+        let mut seen = vec![false; self.threads.len()];
+        let mut unseen = self.threads.len();
+        for r in (0..n).rev() {
+            if unseen == 0 {
+                break;
+            }
+            for t in self.samples[self.kept[r] as usize].present_threads() {
+                if let Some(x) = seen.get_mut(t.index())
+                    && !*x
+                {
+                    *x = true;
+                    unseen -= 1;
+                    protected[r] = true;
+                }
+            }
+        }
+        let drop: Vec<bool> = (0..n).map(|r| r < old && r % 2 == 1 && !protected[r]).collect();
+        let thinned: Vec<SampleId> = (0..n)
+            .filter(|&r| drop[r])
+            .map(|r| SampleId(self.kept[r]))
+            .collect();
+        if thinned.is_empty() {
+            return thinned;
+        }
+        for rows in self.timers.iter_mut().chain(self.atomics.iter_mut()) {
+            let mut r = 0;
+            rows.rows.retain(|_| {
+                r += 1;
+                !drop.get(r - 1).copied().unwrap_or(false)
+            });
+        }
+        for &s in &thinned {
+            let info = &mut self.samples[s.index()];
+            info.thinned = true;
+            info.thread_timestamps_us = Vec::new();
+            self.row_of[s.index()] = THINNED;
+        }
+        let mut r = 0;
+        self.kept.retain(|_| {
+            r += 1;
+            !drop[r - 1]
+        });
+        for (r, &s) in self.kept.iter().enumerate() {
+            self.row_of[s as usize] = u32::try_from(r).unwrap_or(THINNED);
+        }
+        thinned
+    }
+
+    /// Adds part `p` into the row at position `r` (see [`SampleSeries::row`]).
+    fn write_part(&mut self, r: usize, p: &ResolvedPart) {
         let nq = self.timer_q();
         for (i, &e) in p.timers.iter().enumerate() {
             let rows = &mut self.timers[e.index()];
             let Some(&j) = rows.slot_of.get(&p.thread.0) else {
                 continue;
             };
-            let row = &mut rows.rows[s];
+            let row = &mut rows.rows[r];
             let w = row.len() / nq;
             for q in 0..nq {
                 if let (Some(cell), Some(v)) = (row.get_mut(q * w + j as usize), p.values.get(i * nq + q)) {
@@ -459,7 +568,7 @@ impl SampleSeries {
             let Some(&j) = rows.slot_of.get(&p.thread.0) else {
                 continue;
             };
-            let row = &mut rows.rows[s];
+            let row = &mut rows.rows[r];
             let w = row.len() / ATOMIC_Q;
             let j = j as usize;
             let cell = |q: usize| q * w + j;
@@ -507,9 +616,20 @@ impl SampleSeries {
         self.thread_metadata.get(t.index()).map_or(&[], Vec::as_slice)
     }
 
-    /// Number of samples.
+    /// Number of samples, thinned ones included ([`SampleId`]s run from 0 to `len() - 1`).
     pub fn len(&self) -> usize {
         self.samples.len()
+    }
+
+    /// The samples whose values are kept (not thinned, see [`SampleInfo::is_thinned`]), in
+    /// sequence order; every sample when the series has no window.
+    pub fn kept_samples(&self) -> impl DoubleEndedIterator<Item = SampleId> + ExactSizeIterator + '_ {
+        self.kept.iter().map(|&s| SampleId(s))
+    }
+
+    /// Number of samples thinned so far (see [`SampleInfo::is_thinned`]).
+    pub fn thinned_count(&self) -> usize {
+        self.samples.len() - self.kept.len()
     }
 
     /// True when no sample was integrated.
@@ -517,7 +637,8 @@ impl SampleSeries {
         self.samples.is_empty()
     }
 
-    /// All samples, in sequence order.
+    /// All samples, in sequence order, thinned ones included (see
+    /// [`SampleSeries::kept_samples`]).
     pub fn samples(&self) -> &[SampleInfo] {
         &self.samples
     }
@@ -598,6 +719,7 @@ impl SampleSeries {
                 .iter()
                 .map(|s| s.thread_timestamps_us.capacity() * 8 + s.name.capacity() + 64)
                 .sum::<usize>()
+            + (self.row_of.capacity() + self.kept.capacity()) * 4
     }
 }
 

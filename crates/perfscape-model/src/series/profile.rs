@@ -13,23 +13,24 @@ impl SampleSeries {
     /// their deltas, so every analysis of a profile works on one sample. Every timer of the
     /// series is declared, so the profile's [`crate::EventId`]s equal the series'. A thread has a
     /// timer (user event) when its cumulative calls (count) at `s` are non-zero, in both
-    /// modes; in delta mode its values may be 0 for the interval. Errors only if the series
-    /// is inconsistent (a bug), never for data.
+    /// modes; in delta mode its values may be 0 for the interval (since the thread's previous
+    /// kept sample). A thinned or unknown sample gives a profile without threads. Errors only
+    /// if the series is inconsistent (a bug), never for data.
     pub fn profile_at(&self, s: SampleId, mode: SampleMode) -> Result<Profile, BuildError> {
-        let Some(info) = self.sample(s) else {
+        let (Some(info), Some(r)) = (self.sample(s), self.row(s.index())) else {
             return self.build_profile(|_| None, mode);
         };
-        self.build_profile(|t| info.is_present(t).then_some(s.index()), mode)
+        self.build_profile(|t| info.is_present(t).then_some(r), mode)
     }
 
     /// The final state of the run: every thread's last sample (cumulative), as ParaProf shows
     /// a snapshot profile. Threads that wrote no sample are left out.
     pub fn final_profile(&self) -> Result<Profile, BuildError> {
         let mut last = vec![None; self.threads.len()];
-        for (s, info) in self.samples.iter().enumerate() {
-            for t in info.present_threads() {
+        for (r, &s) in self.kept.iter().enumerate() {
+            for t in self.samples[s as usize].present_threads() {
                 if let Some(slot) = last.get_mut(t.index()) {
-                    *slot = Some(s);
+                    *slot = Some(r);
                 }
             }
         }
@@ -44,6 +45,8 @@ impl SampleSeries {
             .map(SampleId::from)
     }
 
+    /// A profile of the threads `pick` gives a row position (see [`SampleSeries::row`]) for,
+    /// each with its values at that row.
     fn build_profile(
         &self,
         pick: impl Fn(ThreadIndex) -> Option<usize>,

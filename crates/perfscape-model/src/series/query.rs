@@ -18,8 +18,9 @@ impl SampleSeries {
         }
     }
 
-    pub(super) fn row_slice(rows: &EventRows, s: usize, q: usize, nq: usize) -> &[f64] {
-        let Some(row) = rows.rows.get(s) else {
+    /// Quantity `q` of the row at position `r` (`None`: a thinned sample, empty).
+    pub(super) fn row_slice(rows: &EventRows, r: Option<usize>, q: usize, nq: usize) -> &[f64] {
+        let Some(row) = r.and_then(|r| rows.rows.get(r)) else {
             return &[];
         };
         let w = row.len() / nq.max(1);
@@ -28,29 +29,39 @@ impl SampleSeries {
 
     /// Cumulative values of timer `e`, `kind`, metric `m` at sample `s`, one per slot of
     /// [`SampleSeries::timer_threads`] (the first `len` slots): a borrowed, contiguous slice.
-    /// Empty when out of range.
+    /// Empty when out of range or thinned.
     pub fn timer_row(&self, e: EventId, s: SampleId, kind: ValueKind, m: MetricId) -> &[f64] {
         if m.index() >= self.metrics.len() && !kind.is_metric_independent() {
             return &[];
         }
         self.timers.get(e.index()).map_or(&[], |rows| {
-            Self::row_slice(rows, s.index(), Self::timer_q_index(kind, m), self.timer_q())
+            Self::row_slice(
+                rows,
+                self.row(s.index()),
+                Self::timer_q_index(kind, m),
+                self.timer_q(),
+            )
         })
     }
 
-    /// Cumulative values of user event `a`, `kind` at sample `s`, one per slot.
+    /// Cumulative values of user event `a`, `kind` at sample `s`, one per slot (empty when
+    /// thinned).
     pub fn user_event_row(&self, a: AtomicEventId, s: SampleId, kind: AtomicKind) -> &[f64] {
-        self.atomics
-            .get(a.index())
-            .map_or(&[], |rows| Self::row_slice(rows, s.index(), kind.q(), ATOMIC_Q))
+        self.atomics.get(a.index()).map_or(&[], |rows| {
+            Self::row_slice(rows, self.row(s.index()), kind.q(), ATOMIC_Q)
+        })
     }
 
-    /// The previous sample before `s` in which thread `t` is present.
-    pub(super) fn previous_present(&self, s: usize, t: ThreadIndex) -> Option<usize> {
-        (0..s).rev().find(|&p| self.samples[p].is_present(t))
+    /// The row position of the previous kept sample before the one at row `r` in which
+    /// thread `t` is present.
+    pub(super) fn previous_present(&self, r: usize, t: ThreadIndex) -> Option<usize> {
+        (0..r)
+            .rev()
+            .find(|&p| self.samples[self.kept[p] as usize].is_present(t))
     }
 
-    /// Cumulative value of cell (slot j, quantity q) at sample p: 0 beyond the row's width.
+    /// Cumulative value of cell (slot j, quantity q) at row position p: 0 beyond the row's
+    /// width.
     pub(super) fn cell(rows: &EventRows, p: usize, j: usize, q: usize, nq: usize) -> f64 {
         let Some(row) = rows.rows.get(p) else {
             return 0.0;
@@ -59,8 +70,9 @@ impl SampleSeries {
         if j < w { row[q * w + j] } else { 0.0 }
     }
 
-    pub(super) fn delta_row(&self, rows: &EventRows, s: usize, q: usize, nq: usize) -> Vec<f64> {
-        let cur = Self::row_slice(rows, s, q, nq);
+    /// Deltas of quantity `q` at row position `r`, one per slot.
+    pub(super) fn delta_row(&self, rows: &EventRows, r: usize, q: usize, nq: usize) -> Vec<f64> {
+        let cur = Self::row_slice(rows, Some(r), q, nq);
         cur.iter()
             .enumerate()
             .map(|(j, &v)| {
@@ -69,21 +81,22 @@ impl SampleSeries {
                 }
                 let t = rows.slots[j];
                 let prev = self
-                    .previous_present(s, t)
+                    .previous_present(r, t)
                     .map_or(0.0, |p| Self::cell(rows, p, j, q, nq));
                 v - prev
             })
             .collect()
     }
 
-    /// Per-interval user-event values of slot j at sample s (count, max, min, mean, sumsqr).
-    pub(super) fn atomic_delta_cell(&self, rows: &EventRows, s: usize, j: usize) -> [f64; ATOMIC_Q] {
-        let cur: [f64; ATOMIC_Q] = std::array::from_fn(|q| Self::cell(rows, s, j, q, ATOMIC_Q));
+    /// Per-interval user-event values of slot j at row position r (count, max, min, mean,
+    /// sumsqr).
+    pub(super) fn atomic_delta_cell(&self, rows: &EventRows, r: usize, j: usize) -> [f64; ATOMIC_Q] {
+        let cur: [f64; ATOMIC_Q] = std::array::from_fn(|q| Self::cell(rows, r, j, q, ATOMIC_Q));
         if cur[0].is_nan() {
             return cur;
         }
         let t = rows.slots[j];
-        let prev: [f64; ATOMIC_Q] = match self.previous_present(s, t) {
+        let prev: [f64; ATOMIC_Q] = match self.previous_present(r, t) {
             Some(p) => std::array::from_fn(|q| Self::cell(rows, p, j, q, ATOMIC_Q)),
             None => [0.0; ATOMIC_Q],
         };
@@ -110,11 +123,11 @@ impl SampleSeries {
         };
         let cum = self.timer_row(e, s, kind, m);
         let threads = &rows.slots[..cum.len()];
-        let values = match mode {
-            SampleMode::Cumulative => Cow::Borrowed(cum),
-            SampleMode::Delta => {
-                Cow::Owned(self.delta_row(rows, s.index(), Self::timer_q_index(kind, m), self.timer_q()))
+        let values = match (mode, self.row(s.index())) {
+            (SampleMode::Delta, Some(r)) => {
+                Cow::Owned(self.delta_row(rows, r, Self::timer_q_index(kind, m), self.timer_q()))
             }
+            _ => Cow::Borrowed(cum),
         };
         SampleValues { threads, values }
     }
@@ -135,19 +148,19 @@ impl SampleSeries {
         };
         let cum = self.user_event_row(a, s, kind);
         let threads = &rows.slots[..cum.len()];
-        let values = match mode {
-            SampleMode::Cumulative => Cow::Borrowed(cum),
-            SampleMode::Delta => Cow::Owned(
+        let values = match (mode, self.row(s.index())) {
+            (SampleMode::Delta, Some(r)) => Cow::Owned(
                 (0..cum.len())
-                    .map(|j| self.atomic_delta_cell(rows, s.index(), j)[kind.q()])
+                    .map(|j| self.atomic_delta_cell(rows, r, j)[kind.q()])
                     .collect(),
             ),
+            _ => Cow::Borrowed(cum),
         };
         SampleValues { threads, values }
     }
 
     /// The value of one timer cell, if thread `t` wrote sample `s` (0 when it had not
-    /// called the event yet).
+    /// called the event yet); `None` for a thinned sample.
     pub fn timer_value(
         &self,
         e: EventId,
@@ -161,55 +174,54 @@ impl SampleSeries {
         if !info.is_present(t) || (m.index() >= self.metrics.len() && !kind.is_metric_independent()) {
             return None;
         }
+        let r = self.row(s.index())?;
         let rows = self.timers.get(e.index())?;
         let Some(&j) = rows.slot_of.get(&t.0) else {
             return Some(0.0);
         };
         let (q, nq) = (Self::timer_q_index(kind, m), self.timer_q());
-        let cur = Self::cell(rows, s.index(), j as usize, q, nq);
+        let cur = Self::cell(rows, r, j as usize, q, nq);
         Some(match mode {
             SampleMode::Cumulative => cur,
             SampleMode::Delta => {
                 cur - self
-                    .previous_present(s.index(), t)
+                    .previous_present(r, t)
                     .map_or(0.0, |p| Self::cell(rows, p, j as usize, q, nq))
             }
         })
     }
 
-    /// Statistics of timer `e` across threads at every sample, in sequence order: the data of
-    /// a min / mean / max line plot. One pass over the event's rows (plus the previous rows
-    /// for deltas).
+    /// Statistics of timer `e` across threads at every kept sample
+    /// ([`SampleSeries::kept_samples`]), in sequence order: the data of a min / mean / max
+    /// line plot. One pass over the event's rows (plus the previous rows for deltas).
     pub fn timer_trend(
         &self,
         e: EventId,
         kind: ValueKind,
         m: MetricId,
         mode: SampleMode,
-    ) -> Vec<AcrossThreads> {
-        (0..self.samples.len())
+    ) -> Vec<(SampleId, AcrossThreads)> {
+        self.kept_samples()
             .map(|s| {
-                let s = SampleId::from(s);
                 let v = self.timer_values(e, s, kind, m, mode);
                 let calls = self.timer_row(e, s, ValueKind::Calls, m);
-                self.across(s, v.threads, &v.values, calls)
+                (s, self.across(s, v.threads, &v.values, calls))
             })
             .collect()
     }
 
-    /// Statistics of user event `a` across threads at every sample, in sequence order.
+    /// Statistics of user event `a` across threads at every kept sample, in sequence order.
     pub fn user_event_trend(
         &self,
         a: AtomicEventId,
         kind: AtomicKind,
         mode: SampleMode,
-    ) -> Vec<AcrossThreads> {
-        (0..self.samples.len())
+    ) -> Vec<(SampleId, AcrossThreads)> {
+        self.kept_samples()
             .map(|s| {
-                let s = SampleId::from(s);
                 let v = self.user_event_values(a, s, kind, mode);
                 let counts = self.user_event_row(a, s, AtomicKind::Count);
-                self.across(s, v.threads, &v.values, counts)
+                (s, self.across(s, v.threads, &v.values, counts))
             })
             .collect()
     }
