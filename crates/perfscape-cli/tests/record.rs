@@ -11,6 +11,13 @@ use std::process::{Command, Stdio};
 use std::sync::mpsc;
 use std::time::Duration;
 
+fn producers() -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../producers")
+        .display()
+        .to_string()
+}
+
 fn get(base: &str, path: &str, token: &str) -> String {
     let addr = base.strip_prefix("http://").unwrap();
     let mut s = TcpStream::connect(addr).unwrap();
@@ -25,29 +32,14 @@ fn get(base: &str, path: &str, token: &str) -> String {
     out.split_once("\r\n\r\n").unwrap().1.to_string()
 }
 
-#[test]
-fn record_runs_the_program_and_serves_what_it_streams() {
-    let producers = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../producers");
-    // Two ranks, as an MPI program's would: each says hello, times a region, takes a sample.
-    let script = format!(
-        r#"
-import os, sys, time
-sys.path.insert(0, {producers:?})
-from perfscape_stream import Stream
-addr = os.environ["PERFSCAPE_STREAM"]
-streams = [Stream(addr, rank=r, program="record-test") for r in (0, 1)]
-for r, s in enumerate(streams):
-    s.enter("work", t_ns=1_000_000)
-    s.exit(t_ns=1_000_000 + (r + 1) * 1_000_000)
-    s.sample("done", t_ns=5_000_000)
-for s in streams:
-    s.end(t_ns=6_000_000)
-    s.close()
-"#,
-        producers = producers.display().to_string()
-    );
+/// Starts `perfscape record [extra] -- python3 -c script` and returns the server and its
+/// tokened URL once the program ended.
+fn record(extra: &[&str], script: &str) -> (std::process::Child, String) {
+    let mut args = vec!["record", "--no-open"];
+    args.extend_from_slice(extra);
+    args.extend_from_slice(&["--", "python3", "-c", script]);
     let mut child = Command::new(env!("CARGO_BIN_EXE_perfscape"))
-        .args(["record", "--no-open", "--", "python3", "-c", &script])
+        .args(&args)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
@@ -79,7 +71,31 @@ for s in streams:
             ended = true;
         }
     }
-    let url = url.unwrap();
+    (child, url.unwrap())
+}
+
+#[test]
+fn record_runs_the_program_and_serves_what_it_streams() {
+    let producers = producers();
+    // Two ranks, as an MPI program's would: each says hello, times a region, takes a sample.
+    let script = format!(
+        r#"
+import os, sys, time
+sys.path.insert(0, {producers:?})
+from perfscape_stream import Stream
+addr = os.environ["PERFSCAPE_STREAM"]
+streams = [Stream(addr, rank=r, program="record-test") for r in (0, 1)]
+for r, s in enumerate(streams):
+    s.enter("work", t_ns=1_000_000)
+    s.exit(t_ns=1_000_000 + (r + 1) * 1_000_000)
+    s.sample("done", t_ns=5_000_000)
+for s in streams:
+    s.end(t_ns=6_000_000)
+    s.close()
+"#,
+        producers = producers
+    );
+    let (mut child, url) = record(&[], &script);
     let (base, token) = url.split_once("/?token=").unwrap();
     // The final sample arrives once both threads ended.
     let mut run = String::new();
@@ -122,4 +138,59 @@ fn a_command_needs_an_address_and_addresses_are_checked() {
         .unwrap();
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("nothing to record"));
+}
+
+#[test]
+fn a_window_of_samples_thins_older_samples_and_says_so() {
+    // One rank, 40 samples, a window of 8: older samples are thinned, the served views answer
+    // for kept samples only and name the nearest kept ones for a thinned one.
+    let script = format!(
+        r#"
+import os, sys
+sys.path.insert(0, {producers:?})
+from perfscape_stream import Stream
+s = Stream(os.environ["PERFSCAPE_STREAM"], rank=0, program="window-test")
+for k in range(40):
+    s.enter("work", t_ns=1_000_000 * k)
+    s.exit(t_ns=1_000_000 * k + 1000 * (k + 1))
+    s.sample(f"iteration {{k}}", t_ns=1_000_000 * k + 500_000)
+s.end(t_ns=50_000_000)
+s.close()
+"#,
+        producers = producers()
+    );
+    let (mut child, url) = record(&["--sample-window", "8"], &script);
+    let (base, token) = url.split_once("/?token=").unwrap();
+    let mut series = String::new();
+    for _ in 0..100 {
+        series = get(base, "/api/series", token);
+        if series.contains(r#""name":"final""#) {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let v: serde_json::Value = serde_json::from_str(&series).unwrap();
+    let samples = v["samples"].as_array().unwrap();
+    assert_eq!(samples.len(), 41, "{series}");
+    let kept: Vec<u64> = samples
+        .iter()
+        .filter(|s| s["thinned"] == false)
+        .map(|s| s["seq"].as_u64().unwrap())
+        .collect();
+    assert!(kept.len() <= 8 && kept[0] == 0 && *kept.last().unwrap() == 40, "{kept:?}");
+    let thinned = samples.iter().find(|s| s["thinned"] == true).unwrap()["seq"].as_u64().unwrap();
+    let gone = get(base, &format!("/api/events?sample={thinned}"), token);
+    assert!(gone.contains("was thinned") && gone.contains("nearest kept"), "{gone}");
+    let ok = get(base, &format!("/api/events?sample={}", kept[1]), token);
+    assert!(ok.contains("work"), "{ok}");
+    let trend: serde_json::Value = serde_json::from_str(&get(base, "/api/trend?event=0", token)).unwrap();
+    let seqs: Vec<u64> = trend["points"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["seq"].as_u64().unwrap())
+        .collect();
+    assert_eq!(seqs, kept);
+    let _ = child.kill();
+    let _ = child.wait();
 }
