@@ -141,6 +141,28 @@ describe('3-D views: a click selects what is drawn there (64 ranks)', () => {
       assert.equal((await selection(page)).event, g.rows[nr - 1 - cells[inner][1]].event);
       assert.equal((await selection(page)).thread, g.cols[20].thread);
       await page.locator('#panel-terrain').screenshot({ path: path.join(process.env.VIEWS3D_SHOTS ?? '/tmp', `terrain-top-${size.width}.png`) });
+      // 16 thread bins of 4 ranks each: a click on a bin selects the event and thread of its
+      // height (the server's picks), not only the event.
+      const coarse = page.waitForResponse((r) => /\/api\/terrain\?/.test(r.url()));
+      await page.evaluate(() => window.perfscape.store.set({ tx: 16 }));
+      const t16 = await (await coarse).json();
+      assert.ok(t16.grid.cols.every((c) => c.last > c.first), 'every bin covers several ranks');
+      await page.waitForFunction((n) => window.perfscape.charts.get('terrain').getOption().series[0].data.length === n, t16.grid.rows.length * t16.grid.cols.length);
+      await page.waitForTimeout(800);
+      const cells16 = (await option(page, 'terrain')).series[0].data;
+      const nr16 = t16.grid.rows.length;
+      const at = cells16.findIndex((v) => v[0] === 6 && v[1] === nr16 - 4);
+      const [c16] = await project(page, 'terrain', [cells16[at]]);
+      await clear(page);
+      await clickAt(page, box.x + c16[0], box.y + c16[1]);
+      await selected(page, `a click on bin ${cells16[at]} at ${c16}`);
+      const want = t16.picks[(nr16 - 1 - cells16[at][1]) * t16.grid.cols.length + cells16[at][0]];
+      assert.ok(want, 'the bin has a value');
+      assert.equal((await selection(page)).event, want.event);
+      assert.equal((await selection(page)).thread, want.thread);
+      const th = Number(want.thread.split('.')[0]);
+      const bin = t16.grid.cols[6];
+      assert.ok(th >= bin.first && th <= bin.last, `rank ${th} lies in bin ${bin.first}–${bin.last}`);
       assert.deepEqual(errors, []);
       await page.close();
     });

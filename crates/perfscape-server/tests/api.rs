@@ -600,6 +600,48 @@ fn overview_and_terrain_follow_the_thread_axis() {
     assert_eq!(t.grid.thread_count, 16);
 }
 
+/// A terrain cell covering many events and threads names the event and thread of its largest
+/// value: the profile's value there is the cell's height, and no value of the bins' events and
+/// threads is larger.
+#[test]
+fn terrain_cells_name_the_event_and_thread_of_their_height() {
+    let l = example();
+    let p = &l.profile;
+    let c = cache();
+    let q = TerrainRequest {
+        h: Some(8),
+        w: Some(8),
+        threads: Some(ThreadOrder::Cluster),
+        clusters: Some(3),
+        ..Default::default()
+    };
+    let t = matrix::terrain(view(p, &c), &q).unwrap();
+    let g = &t.grid;
+    let nc = g.cols.len();
+    assert!(
+        g.cols.iter().any(|b| b.last > b.first),
+        "some column bins cover many threads"
+    );
+    assert_eq!(t.picks.len(), g.values.len());
+    let (kind, m) = (ValueKind::Exclusive, MetricId(0));
+    let mut checked = 0;
+    for (i, (pick, v)) in t.picks.iter().zip(&g.values).enumerate() {
+        let (Some(pick), Some(v)) = (pick, v) else {
+            assert_eq!(pick.is_none(), v.is_none());
+            continue;
+        };
+        let th = p.thread_index(pick.thread.parse().unwrap()).unwrap();
+        let got = p.value(EventId(pick.event), th, kind, m).unwrap();
+        assert_eq!(got, *v, "cell {i}: the pick's value is the cell's height");
+        let col = &g.cols[i % nc];
+        if let Some(single) = &col.thread {
+            assert_eq!(&pick.thread, single);
+        }
+        checked += 1;
+    }
+    assert!(checked > 20, "{checked} cells");
+}
+
 /// A zoomed matrix over a few rows is answered from a pyramid of those rows alone while the
 /// whole pyramid is not cached: its answers equal those of the whole pyramid, for every thread
 /// order, reduction and region, and nothing of the size of the whole pyramid is kept.

@@ -117,13 +117,16 @@ export class TerrainView extends PanelView {
   /** The peaks' points as drawn. */
   private peakPoints: number[][] = [];
 
-  /** The selection a click on surface point `i` makes: its row's event and its column's thread
-   * (each only when the bin holds one). */
+  /** The selection a click on surface point `i` makes: the event and thread of the cell's
+   * height (the server's `picks`: the largest value among the bins' events and threads). */
   private cellAt(i: number): { event?: number; thread?: string } | null {
     const g = this.data?.grid;
     const v = this.cells[i];
     if (!g || !v) return null;
-    const row = g.rows[g.rows.length - 1 - v[1]];
+    const r = g.rows.length - 1 - v[1];
+    const pick = this.data?.picks[r * g.cols.length + v[0]];
+    if (pick) return { event: pick.event, thread: pick.thread };
+    const row = g.rows[r];
     const col = g.cols[v[0]];
     const out: { event?: number; thread?: string } = {};
     if (row?.event !== null && row?.event !== undefined) out.event = row.event;
@@ -192,7 +195,7 @@ export class TerrainView extends PanelView {
           const col = g.cols[v[0]];
           const events = row && row.first !== row.last ? `events ${row.first + 1}–${row.last + 1}` : 'event';
           const threads = col?.thread ? 'thread' : 'threads';
-          return `${events} ${esc(row?.label ?? '')}<br/>${threads} ${esc(col?.label ?? '')}<br/><b>${value(v[2], u)}</b>${row?.first === row?.last || col?.thread ? '<br/><small>click: select</small>' : ''}`;
+          return `${events} ${esc(row?.label ?? '')}<br/>${threads} ${esc(col?.label ?? '')}<br/><b>${value(v[2], u)}</b><br/><small>click: select${row?.first === row?.last && col?.thread ? '' : ' its highest event and thread'}</small>`;
         },
       },
       visualMap: { show: false, dimension: 2, min: 0, max: g.max ?? 1, inRange: { color: HOT }, seriesIndex: 0 },

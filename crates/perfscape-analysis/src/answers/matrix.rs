@@ -5,7 +5,7 @@
 use crate::axis::AxisInfo;
 use crate::error::ViewError;
 use crate::params::Values;
-use crate::pyramid::{ProfileMatrix, Pyramid, RowWindow};
+use crate::pyramid::{MatrixSource, ProfileMatrix, Pyramid, RowWindow};
 use crate::views::{OverviewParams, Reduce, RowKind, RowOrder, RowSet, ThreadAxis};
 use perfscape_model::{Profile, ThreadId};
 use serde::Serialize;
@@ -141,6 +141,22 @@ pub struct TerrainResponse {
     pub grid: MatrixResponse,
     /// Largest cells, at most one per event, largest first.
     pub peaks: Vec<PeakJson>,
+    /// Per grid cell (row-major, as `grid.values`): the event and thread of its largest
+    /// value (the value it shows, as the grid is reduced by MAX), so that a click on a cell
+    /// that covers many events or threads selects the one that makes its height. `None` for
+    /// an empty cell.
+    pub picks: Vec<Option<CellPick>>,
+}
+
+/// The event and thread of a terrain cell's largest value (the first in row and axis order on
+/// ties).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct CellPick {
+    /// Event id (the row's first event).
+    pub event: u32,
+    /// Thread (`N.C.T`).
+    pub thread: String,
 }
 
 /// One row of the row space (events or source lines).
@@ -591,5 +607,40 @@ pub fn terrain(
         })
         .take(k)
         .collect();
-    TerrainResponse { grid, peaks }
+    let picks = cell_picks(m, &grid);
+    TerrainResponse { grid, peaks, picks }
+}
+
+/// The argmax of every cell of `grid` (see [`TerrainResponse::picks`]): one pass over the
+/// values of the rows the grid covers, each cell keeping its largest value's row and
+/// position.
+fn cell_picks(m: &MatrixInput<'_>, grid: &MatrixResponse) -> Vec<Option<CellPick>> {
+    let (nr, nc) = (grid.rows.len(), grid.cols.len());
+    let mut best: Vec<Option<(f64, usize, usize)>> = vec![None; nr * nc];
+    let src = m.source();
+    let col_of = |p: usize| {
+        let c = grid.cols.partition_point(|b| (b.last as usize) < p);
+        (c < nc && grid.cols[c].first as usize <= p).then_some(c)
+    };
+    for (ri, rb) in grid.rows.iter().enumerate() {
+        for r in rb.first as usize..=rb.last as usize {
+            src.for_each_in_row(r, &mut |p, v| {
+                if let Some(ci) = col_of(p) {
+                    let cell = &mut best[ri * nc + ci];
+                    if !v.is_nan() && cell.is_none_or(|(b, br, bp)| v > b || (v == b && (r, p) < (br, bp))) {
+                        *cell = Some((v, r, p));
+                    }
+                }
+            });
+        }
+    }
+    best.into_iter()
+        .map(|c| {
+            let (_, r, p) = c?;
+            Some(CellPick {
+                event: m.rows.rows[r].events.first()?.0,
+                thread: m.profile.thread(*m.axis.axis.order.get(p)?).to_string(),
+            })
+        })
+        .collect()
 }
