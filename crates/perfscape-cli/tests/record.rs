@@ -177,10 +177,18 @@ s.close()
         .filter(|s| s["thinned"] == false)
         .map(|s| s["seq"].as_u64().unwrap())
         .collect();
-    assert!(kept.len() <= 8 && kept[0] == 0 && *kept.last().unwrap() == 40, "{kept:?}");
-    let thinned = samples.iter().find(|s| s["thinned"] == true).unwrap()["seq"].as_u64().unwrap();
+    assert!(
+        kept.len() <= 8 && kept[0] == 0 && *kept.last().unwrap() == 40,
+        "{kept:?}"
+    );
+    let thinned = samples.iter().find(|s| s["thinned"] == true).unwrap()["seq"]
+        .as_u64()
+        .unwrap();
     let gone = get(base, &format!("/api/events?sample={thinned}"), token);
-    assert!(gone.contains("was thinned") && gone.contains("nearest kept"), "{gone}");
+    assert!(
+        gone.contains("was thinned") && gone.contains("nearest kept"),
+        "{gone}"
+    );
     let ok = get(base, &format!("/api/events?sample={}", kept[1]), token);
     assert!(ok.contains("work"), "{ok}");
     let trend: serde_json::Value = serde_json::from_str(&get(base, "/api/trend?event=0", token)).unwrap();

@@ -6,6 +6,13 @@
 //!
 //! `cargo run --release -p perfscape-live --example stream_load -- PRODUCERS SECONDS PAIRS_PER_S SAMPLE_MS`
 //! (defaults 1024 60 200 1000).
+//!
+//! To the page instead: with `PAGES_URL=http://127.0.0.1:PORT` (a `perfscape serve --listen
+//! tcp://127.0.0.1:LPORT --no-token --port PORT` started beforehand), `CONNECT=127.0.0.1:LPORT`
+//! and `PAGES=K`, the producers stream to that server and K page clients each hold its
+//! WebSocket (`/api/ws`) and, on every `sample` event, read `/api/series` as the page does;
+//! the latency is then from the last producer sending sample k to the last page holding the
+//! series with it. `SERVER_PID=PID` adds the server's resident memory every 10 s.
 
 #![allow(clippy::expect_used, clippy::unwrap_used)]
 
@@ -18,7 +25,8 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 fn rss_mib() -> f64 {
-    let s = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    let pid = std::env::var("SERVER_PID").unwrap_or_else(|_| "self".into());
+    let s = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
     s.lines()
         .find_map(|l| l.strip_prefix("VmRSS:"))
         .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<f64>().ok())
@@ -36,10 +44,241 @@ fn line(r: &Record, out: &mut Vec<u8>) {
     out.push(b'\n');
 }
 
+/// The simulated producers: threads streaming to `addr`.
+struct Load {
+    /// Per sample: when its last record was sent (ns since the epoch, max over producers).
+    sent: Arc<Vec<AtomicU64>>,
+    /// Records sent.
+    records: Arc<AtomicU64>,
+    /// When the producers start sending.
+    start: Instant,
+    handles: Vec<std::thread::JoinHandle<()>>,
+}
+
+impl Load {
+    fn start(addr: &str, producers: u64, pairs_per_s: u64, sample_ms: u64, samples: usize) -> Self {
+        // Per sample: when its last record was sent (ns since the epoch, max over producers).
+        let sent: Arc<Vec<AtomicU64>> = Arc::new((0..samples).map(|_| AtomicU64::new(0)).collect());
+        let records = Arc::new(AtomicU64::new(0));
+        let start = Instant::now() + Duration::from_millis(500);
+        let mut handles = Vec::new();
+        for p in 0..producers {
+            let (addr, sent, records) = (addr.to_string(), sent.clone(), records.clone());
+            handles.push(
+                std::thread::Builder::new()
+                    .stack_size(128 * 1024)
+                    .spawn(move || {
+                        let mut s = TcpStream::connect(&addr).expect("connect");
+                        let _ = s.set_nodelay(true);
+                        let mut buf = Vec::with_capacity(64 * 1024);
+                        line(
+                            &Record::Hello {
+                                protocol: 1,
+                                program: Some("stream_load".into()),
+                                run: None,
+                                rank: p as u32,
+                                thread: 0,
+                                metrics: None,
+                                token: None,
+                            },
+                            &mut buf,
+                        );
+                        s.write_all(&buf).expect("hello");
+                        let tick = Duration::from_millis(20);
+                        let per_tick = (pairs_per_s as f64 * tick.as_secs_f64()).max(1.0) as usize;
+                        let regions = ["compute", "MPI_Allreduce()", "halo_exchange", "MPI_Waitall()"];
+                        let mut next_sample = 0usize;
+                        let mut n = 0u64;
+                        let mut k = 0usize;
+                        while next_sample < samples {
+                            let due = start + tick * k as u32;
+                            k += 1;
+                            if let Some(d) = due.checked_duration_since(Instant::now()) {
+                                std::thread::sleep(d);
+                            }
+                            buf.clear();
+                            let t = now_ns();
+                            for i in 0..per_tick {
+                                let region = regions[(p as usize + i) % regions.len()].to_string();
+                                line(
+                                    &Record::Enter {
+                                        region: region.clone(),
+                                        group: None,
+                                        t_ns: t,
+                                    },
+                                    &mut buf,
+                                );
+                                line(&Record::Exit { region, t_ns: t }, &mut buf);
+                                n += 2;
+                            }
+                            let sample_due =
+                                start + Duration::from_millis(sample_ms * (next_sample as u64 + 1));
+                            let is_sample = Instant::now() >= sample_due;
+                            if is_sample {
+                                line(
+                                    &Record::Sample {
+                                        name: format!("s{next_sample}"),
+                                        t_ns: t,
+                                        events: None,
+                                        user_events: None,
+                                    },
+                                    &mut buf,
+                                );
+                                n += 1;
+                            }
+                            if s.write_all(&buf).is_err() {
+                                return;
+                            }
+                            if is_sample {
+                                sent[next_sample].fetch_max(now_ns() as u64, Ordering::Relaxed);
+                                next_sample += 1;
+                            }
+                        }
+                        records.fetch_add(n, Ordering::Relaxed);
+                    })
+                    .expect("spawn"),
+            );
+        }
+        Self {
+            sent,
+            records,
+            start,
+            handles,
+        }
+    }
+
+    fn join(self) {
+        for h in self.handles {
+            let _ = h.join();
+        }
+    }
+}
+
+/// p50 / p95 / max of `v` (sorted here).
+fn quantiles(v: &mut [f64]) -> (f64, f64, f64) {
+    v.sort_by(f64::total_cmp);
+    let q = |p: f64| {
+        v.get(((v.len() as f64 - 1.0) * p).round() as usize)
+            .copied()
+            .unwrap_or(f64::NAN)
+    };
+    (q(0.5), q(0.95), q(1.0))
+}
+
+/// One HTTP GET on `host` (HOST:PORT), the body's length.
+fn http_get(host: &str, path: &str) -> usize {
+    use std::io::Read;
+    let Ok(mut s) = TcpStream::connect(host) else {
+        return 0;
+    };
+    let _ = write!(
+        s,
+        "GET {path} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n"
+    );
+    let mut out = Vec::new();
+    let _ = s.read_to_end(&mut out);
+    out.len()
+}
+
+/// The load against a served run, measured at `pages` page clients (see the module docs).
+fn to_pages(
+    addr: &str,
+    url: &str,
+    pages: usize,
+    (producers, seconds, pairs_per_s, sample_ms): (u64, u64, u64, u64),
+) {
+    let samples = (seconds * 1000 / sample_ms) as usize;
+    let host = url
+        .trim_start_matches("http://")
+        .trim_end_matches('/')
+        .to_string();
+    // Per sample and page: when the page held the series with it (ns since the epoch).
+    let held: Arc<Vec<Mutex<Vec<u64>>>> = Arc::new((0..samples).map(|_| Mutex::new(Vec::new())).collect());
+    let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let mut clients = Vec::new();
+    for _ in 0..pages {
+        let (host, held, stop) = (host.clone(), held.clone(), stop.clone());
+        clients.push(std::thread::spawn(move || {
+            let (mut ws, _) = tungstenite::connect(format!("ws://{host}/api/ws")).expect("websocket");
+            if let tungstenite::stream::MaybeTlsStream::Plain(s) = ws.get_mut() {
+                let _ = s.set_read_timeout(Some(Duration::from_millis(200)));
+            }
+            while !stop.load(Ordering::Relaxed) {
+                let Ok(msg) = ws.read() else { continue };
+                let Ok(text) = msg.into_text() else { continue };
+                let v: serde_json::Value = serde_json::from_str(&text).unwrap_or_default();
+                if v["type"] != "event" || v["event"]["event"] != "sample" {
+                    continue;
+                }
+                let name = v["event"]["name"].as_str().unwrap_or("");
+                let Ok(k) = name.trim_start_matches('s').parse::<usize>() else {
+                    continue;
+                };
+                http_get(&host, "/api/series");
+                if let Some(h) = held.get(k) {
+                    h.lock().expect("lock").push(now_ns() as u64);
+                }
+            }
+        }));
+    }
+    std::thread::sleep(Duration::from_millis(500));
+    let load = Load::start(addr, producers, pairs_per_s, sample_ms, samples);
+    let mut rss_trace = vec![rss_mib()];
+    let deadline = load.start + Duration::from_secs(seconds + 30);
+    let mut last_rss = Instant::now();
+    while Instant::now() < deadline && held.last().is_none_or(|h| h.lock().expect("lock").len() < pages) {
+        std::thread::sleep(Duration::from_millis(100));
+        if last_rss.elapsed() >= Duration::from_secs(10) {
+            rss_trace.push(rss_mib());
+            last_rss = Instant::now();
+        }
+    }
+    let elapsed = load.start.elapsed().as_secs_f64();
+    let (sent, records) = (load.sent.clone(), load.records.clone());
+    load.join();
+    stop.store(true, Ordering::Relaxed);
+    for c in clients {
+        let _ = c.join();
+    }
+    let mut lat: Vec<f64> = Vec::new();
+    let mut partial = 0;
+    for (k, h) in held.iter().enumerate() {
+        let h = h.lock().expect("lock");
+        if h.len() < pages {
+            partial += 1;
+            continue;
+        }
+        let last = h.iter().copied().max().unwrap_or(0);
+        lat.push((last as f64 - sent[k].load(Ordering::Relaxed) as f64) / 1e6);
+    }
+    let (p50, p95, max) = quantiles(&mut lat);
+    let total = records.load(Ordering::Relaxed);
+    println!(
+        "producers {producers}, {seconds} s, {pairs_per_s} enter/exit pairs/s each, a sample every {sample_ms} ms, {pages} pages"
+    );
+    println!(
+        "records sent {total} in {elapsed:.1} s: {:.0} records/s",
+        total as f64 / elapsed
+    );
+    println!(
+        "samples at every page {}/{samples} ({partial} not at every page); latency last send -> last page holding the series: p50 {p50:.1} ms, p95 {p95:.1} ms, max {max:.1} ms",
+        lat.len()
+    );
+    println!("server resident MiB every 10 s: {rss_trace:.0?}");
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let arg = |i: usize, d: u64| args.get(i).and_then(|a| a.parse().ok()).unwrap_or(d);
     let (producers, seconds, pairs_per_s, sample_ms) = (arg(0, 1024), arg(1, 60), arg(2, 200), arg(3, 1000));
+    let samples = (seconds * 1000 / sample_ms) as usize;
+    if let (Ok(addr), Ok(url)) = (std::env::var("CONNECT"), std::env::var("PAGES_URL")) {
+        let pages: usize = std::env::var("PAGES")
+            .ok()
+            .and_then(|p| p.parse().ok())
+            .unwrap_or(1);
+        return to_pages(&addr, &url, pages, (producers, seconds, pairs_per_s, sample_ms));
+    }
     let opts = StreamOptions::default();
     let run = listen(&"tcp://127.0.0.1:0".parse().expect("address"), &opts).expect("listen");
     let addr = run
@@ -48,89 +287,8 @@ fn main() {
         .expect("utf-8")
         .trim_start_matches("tcp://")
         .to_string();
-    let samples = (seconds * 1000 / sample_ms) as usize;
-    // Per sample: when its last record was sent (ns since the epoch, max over producers).
-    let sent: Arc<Vec<AtomicU64>> = Arc::new((0..samples).map(|_| AtomicU64::new(0)).collect());
-    let records = Arc::new(AtomicU64::new(0));
-    let start = Instant::now() + Duration::from_millis(500);
-    let rss0 = rss_mib();
-    let mut handles = Vec::new();
-    for p in 0..producers {
-        let (addr, sent, records) = (addr.clone(), sent.clone(), records.clone());
-        handles.push(
-            std::thread::Builder::new()
-                .stack_size(128 * 1024)
-                .spawn(move || {
-                    let mut s = TcpStream::connect(&addr).expect("connect");
-                    let _ = s.set_nodelay(true);
-                    let mut buf = Vec::with_capacity(64 * 1024);
-                    line(
-                        &Record::Hello {
-                            protocol: 1,
-                            program: Some("stream_load".into()),
-                            run: None,
-                            rank: p as u32,
-                            thread: 0,
-                            metrics: None,
-                            token: None,
-                        },
-                        &mut buf,
-                    );
-                    s.write_all(&buf).expect("hello");
-                    let tick = Duration::from_millis(20);
-                    let per_tick = (pairs_per_s as f64 * tick.as_secs_f64()).max(1.0) as usize;
-                    let regions = ["compute", "MPI_Allreduce()", "halo_exchange", "MPI_Waitall()"];
-                    let mut next_sample = 0usize;
-                    let mut n = 0u64;
-                    let mut k = 0usize;
-                    while next_sample < samples {
-                        let due = start + tick * k as u32;
-                        k += 1;
-                        if let Some(d) = due.checked_duration_since(Instant::now()) {
-                            std::thread::sleep(d);
-                        }
-                        buf.clear();
-                        let t = now_ns();
-                        for i in 0..per_tick {
-                            let region = regions[(p as usize + i) % regions.len()].to_string();
-                            line(
-                                &Record::Enter {
-                                    region: region.clone(),
-                                    group: None,
-                                    t_ns: t,
-                                },
-                                &mut buf,
-                            );
-                            line(&Record::Exit { region, t_ns: t }, &mut buf);
-                            n += 2;
-                        }
-                        let sample_due = start + Duration::from_millis(sample_ms * (next_sample as u64 + 1));
-                        let is_sample = Instant::now() >= sample_due;
-                        if is_sample {
-                            line(
-                                &Record::Sample {
-                                    name: format!("s{next_sample}"),
-                                    t_ns: t,
-                                    events: None,
-                                    user_events: None,
-                                },
-                                &mut buf,
-                            );
-                            n += 1;
-                        }
-                        if s.write_all(&buf).is_err() {
-                            return;
-                        }
-                        if is_sample {
-                            sent[next_sample].fetch_max(now_ns() as u64, Ordering::Relaxed);
-                            next_sample += 1;
-                        }
-                    }
-                    records.fetch_add(n, Ordering::Relaxed);
-                })
-                .expect("spawn"),
-        );
-    }
+    let load = Load::start(&addr, producers, pairs_per_s, sample_ms, samples);
+    let (sent, records, start, rss0) = (load.sent.clone(), load.records.clone(), load.start, rss_mib());
     let latencies = Arc::new(Mutex::new(Vec::new()));
     let mut rss_trace = Vec::new();
     let mut last_rss = Instant::now();
@@ -161,9 +319,7 @@ fn main() {
         }
     }
     let elapsed = start.elapsed().as_secs_f64();
-    for h in handles {
-        let _ = h.join();
-    }
+    load.join();
     let mut l: Vec<f64> = latencies.lock().expect("lock").iter().map(|x| x.0).collect();
     l.sort_by(f64::total_cmp);
     let q = |p: f64| {
