@@ -1,6 +1,6 @@
 #![allow(clippy::expect_used)]
 //! Builds the browser front end (`web/`, TypeScript + Vite) into `$OUT_DIR/web`, which
-//! `rust-embed` embeds into the binary. Runs `npm ci` first when `web/node_modules` is missing.
+//! `rust-embed` embeds into the binary. Runs `npm ci` first when `web/node_modules` is missing or older than `package-lock.json`.
 //!
 //! Set `PERFSCAPE_WEB_DIST=<dir>` to embed an already built front end instead (no Node needed).
 
@@ -38,6 +38,21 @@ fn npm(web: &Path, args: &[&str]) {
     }
 }
 
+/// True when `web/package-lock.json` changed after `npm ci` last installed `node_modules` (npm
+/// writes `node_modules/.package-lock.json` on install): a merge or pull that changed the
+/// front end's dependencies gets them installed instead of a build failing on a stale tree.
+fn lock_is_newer(web: &Path) -> bool {
+    let modified = |p: PathBuf| std::fs::metadata(p).and_then(|m| m.modified()).ok();
+    match (
+        modified(web.join("package-lock.json")),
+        modified(web.join("node_modules/.package-lock.json")),
+    ) {
+        (Some(lock), Some(installed)) => lock > installed,
+        (Some(_), None) => true,
+        _ => false,
+    }
+}
+
 fn main() {
     let manifest = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"));
     let out = PathBuf::from(std::env::var("OUT_DIR").expect("cargo sets OUT_DIR")).join("web");
@@ -66,7 +81,7 @@ fn main() {
             }
         }
     }
-    if !web.join("node_modules").is_dir() {
+    if !web.join("node_modules").is_dir() || lock_is_newer(&web) {
         npm(&web, &["ci", "--no-audit", "--no-fund", "--loglevel=error"]);
     }
     let out_s = out.to_string_lossy().to_string();
