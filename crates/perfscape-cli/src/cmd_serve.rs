@@ -119,8 +119,9 @@ pub struct ServeArgs {
     #[arg(long, value_name = "N")]
     threads: Option<usize>,
     /// Live mode: keep the values of at most N samples, so memory stays flat however long the
-    /// run is followed; beyond, every other older sample is thinned (its interval folded into
-    /// the next kept sample's deltas) while the newest N/2 stay whole. 0 keeps every sample.
+    /// run is followed; beyond, older samples are thinned to an even spacing that doubles as
+    /// the run grows (their intervals folded into the next kept sample's deltas) while the
+    /// newest N/2 stay whole. 0 keeps every sample.
     #[arg(long, value_name = "N", default_value_t = perfscape_live::DEFAULT_SAMPLE_WINDOW)]
     sample_window: usize,
 }

@@ -34,7 +34,8 @@ pub struct LiveOptions {
     /// amendments). Only delays samples right after a thread appears. Default 200 ms.
     pub thread_grace: Duration,
     /// Keep the values of at most this many samples: beyond, older samples are thinned
-    /// (every other one dropped, the newest half of the window kept whole; see
+    /// (kept at an even spacing that doubles as the run grows, the newest half of the window
+    /// kept whole; see
     /// `perfscape_model::IntegratorOptions::window`), so a run followed for hours holds flat
     /// memory. `None` keeps every sample. Default [`DEFAULT_SAMPLE_WINDOW`].
     pub sample_window: Option<usize>,

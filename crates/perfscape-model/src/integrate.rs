@@ -146,8 +146,8 @@ pub struct IntegratorOptions {
     /// which is right for finished runs; live mode sets a bound.
     pub max_wait: Option<Duration>,
     /// Keep at most this many samples' values (at least 4): older samples are thinned as
-    /// [`SampleSeries`]'s `thin` describes — the newest half of the window kept whole, every
-    /// other older one dropped when the window is full — and the integrator forgets what it
+    /// [`SampleSeries`]'s `thin` describes — the newest half of the window kept whole, the
+    /// older samples kept at an even spacing that doubles as the run grows — and the integrator forgets what it
     /// kept for them (which threads wrote them, their names per thread), so a live run's
     /// memory stays flat however long it runs (a few dozen bytes per sample remain: its
     /// name, time and counts). Late parts of a thinned sample are dropped and counted in

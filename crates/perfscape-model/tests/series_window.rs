@@ -79,6 +79,17 @@ fn a_windowed_series_agrees_with_the_whole_one() {
     assert!(kept.ends_with(&(55..60).map(SampleId).collect::<Vec<_>>()));
     // Thread 2's last sample (iteration 13) is kept: its final state.
     assert!(kept.contains(&SampleId(12)));
+    // The older part is spread evenly over the whole history: every multiple of one stride
+    // (a power of two) before the newest samples, and nothing else but thread 2's last.
+    let recent = kept.iter().position(|s| s.0 >= 55).unwrap();
+    let old: Vec<u32> = kept[..recent].iter().map(|s| s.0).filter(|&x| x != 12).collect();
+    let stride = old[1] - old[0];
+    assert!(stride.is_power_of_two() && stride > 1, "{old:?}");
+    assert_eq!(
+        old,
+        (0..55).step_by(stride as usize).collect::<Vec<u32>>(),
+        "stride {stride}"
+    );
     for (i, info) in win.samples().iter().enumerate() {
         assert_eq!(info.name(), whole.samples()[i].name());
         assert_eq!(info.timestamp_us(), whole.samples()[i].timestamp_us());

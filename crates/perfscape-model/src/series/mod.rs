@@ -291,6 +291,9 @@ pub struct SampleSeries {
     row_of: Vec<u32>,
     /// Row position -> sample id (the kept samples, ascending).
     kept: Vec<u32>,
+    /// Older samples are kept when their id is a multiple of this (see
+    /// [`SampleSeries::thin`]); 0 or 1 until the window first overflows.
+    stride: u32,
 }
 
 /// `row_of` of a sample whose values were dropped by [`SampleSeries::thin`].
@@ -481,15 +484,16 @@ impl SampleSeries {
     }
 
     /// Keeps the series within `window` kept samples (`window` ≥ 4; smaller values are
-    /// raised to 4): when more are kept, every other sample among the older ones (all but the
-    /// newest `window / 2`) is thinned — its values dropped, its name, time and counts kept —
-    /// so the older part of a long run is kept at 2x, 4x, … coarser spacing while the newest
-    /// samples stay whole (the round-robin archives of RRDtool do the same for monitoring
-    /// series). The first sample is never thinned, nor the last sample a thread is present in
-    /// (its final state, read by [`SampleSeries::final_profile`]). Since values are
-    /// cumulative, a kept sample's delta then covers the interval since the thread's previous
-    /// kept sample: the thinned samples' changes are folded into it, nothing is lost from
-    /// the run's totals. Returns the samples thinned now (ascending).
+    /// raised to 4). The newest `window / 2` samples stay whole; among the older ones only the
+    /// samples whose sequence number is a multiple of a stride are kept, the stride doubling
+    /// (1, 2, 4, …) whenever the window would still overflow — so the older part of a long run
+    /// stays spread evenly over its whole history at a spacing that grows with it (the
+    /// round-robin archives of RRDtool keep monitoring series the same way). Sample 0 is
+    /// always kept, and so is the last sample each thread is present in (its final state,
+    /// read by [`SampleSeries::final_profile`]). A thinned sample keeps its name, time and
+    /// counts, not its values; since values are cumulative, a kept sample's delta then covers
+    /// the interval since the thread's previous kept sample: nothing is lost from the run's
+    /// totals. Returns the samples thinned now (ascending).
     pub(crate) fn thin(&mut self, window: usize) -> Vec<SampleId> {
         let window = window.max(4);
         let n = self.kept.len();
@@ -497,6 +501,7 @@ impl SampleSeries {
             return Vec::new();
         }
         let old = n - window / 2;
+        self.stride = self.stride.max(1);
         // Each thread's last present sample is kept.
         let mut protected = vec![false; n];
         let mut seen = vec![false; self.threads.len()];
@@ -515,7 +520,17 @@ impl SampleSeries {
                 }
             }
         }
-        let drop: Vec<bool> = (0..n).map(|r| r < old && r % 2 == 1 && !protected[r]).collect();
+        let mut drop: Vec<bool>;
+        loop {
+            let stride = self.stride;
+            drop = (0..n)
+                .map(|r| r < old && self.kept[r] % stride != 0 && !protected[r])
+                .collect();
+            if n - drop.iter().filter(|&&d| d).count() <= window || self.stride >= 1 << 30 {
+                break;
+            }
+            self.stride *= 2;
+        }
         let thinned: Vec<SampleId> = (0..n)
             .filter(|&r| drop[r])
             .map(|r| SampleId(self.kept[r]))
