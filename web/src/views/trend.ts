@@ -26,10 +26,13 @@ export class TrendView extends PanelView {
       const pt = [ev.offsetX, ev.offsetY];
       if (!this.plot.containPixel('grid', pt)) return;
       const x = this.plot.convertFromPixel({ xAxisIndex: 0 }, pt[0]) as unknown as number;
-      const n = this.data?.points.length ?? 0;
+      const points = this.data?.points ?? [];
+      const n = points.length;
       if (!n || !Number.isFinite(x)) return;
-      const seq = Math.max(0, Math.min(n - 1, Math.round(x)));
-      store.set({ sample: seq === n - 1 && !this.ctx.run.live ? null : seq });
+      // Points are the kept samples (a live run's window thins older ones): index -> seq.
+      const i = Math.max(0, Math.min(n - 1, Math.round(x)));
+      const seq = points[i].seq;
+      store.set({ sample: i === n - 1 && !this.ctx.run.live ? null : seq });
     });
   }
 
@@ -69,9 +72,13 @@ export class TrendView extends PanelView {
     const t = this.data;
     if (!t) return;
     const u = t.unit;
-    const names = this.ctx.series?.samples.map((x) => x.name) ?? t.points.map((p) => String(p.seq));
-    const cur = s.sample ?? t.points.length - 1;
-    this.title.innerHTML = `<b>${esc(t.name)}</b> · ${esc(s.kind)} · ${t.mode === 'delta' ? 'change since the previous sample' : 'cumulative'} · sample ${cur}: ${esc(names[cur] ?? '')}`;
+    // One category per point: the kept samples (older ones of a long live run are thinned).
+    const all = this.ctx.series?.samples;
+    const names = t.points.map((p) => all?.[p.seq]?.name ?? String(p.seq));
+    const last = t.points[t.points.length - 1]?.seq ?? 0;
+    const seqNow = s.sample ?? last;
+    const cur = Math.max(0, t.points.findIndex((p) => p.seq >= seqNow));
+    this.title.innerHTML = `<b>${esc(t.name)}</b> · ${esc(s.kind)} · ${t.mode === 'delta' ? 'change since the previous sample' : 'cumulative'} · sample ${seqNow}: ${esc(all?.[seqNow]?.name ?? names[cur] ?? '')}`;
     const lo = t.points.map((p) => (p.mean === null || p.stddev === null ? null : p.mean - p.stddev));
     const band = t.points.map((p) => (p.stddev === null ? null : 2 * p.stddev));
     const fmt = (v: unknown) => value(v as number, u);
