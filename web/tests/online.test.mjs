@@ -86,3 +86,62 @@ test('the MPI example streams to a served page: trend, heat map and communicatio
     server.stop();
   }
 });
+
+test('a long stream kept within a window of samples: the slider and the trend show the kept samples', { timeout: 120000 }, async () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'perfscape-window-'));
+  process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
+  const sock = path.join(dir, 'ps.sock');
+  const server = await serve('window', ['--listen', `unix:${sock}`, '--threads', '2', '--sample-window', '16']);
+  const br = await browser();
+  let producer;
+  try {
+    const page = await br.newPage({ viewport: SIZES[1] });
+    const errors = [];
+    page.on('pageerror', (e) => errors.push(e.message));
+    await page.goto(server.url);
+    await page.waitForSelector('body[data-ready="1"], .fatal', { timeout: 60000 });
+    // Two ranks, 60 iterations, a sample each: 61 samples with the final one, at most 16 kept.
+    const script = `
+import os, sys, time
+sys.path.insert(0, ${JSON.stringify(path.join(repo, 'producers'))})
+from perfscape_stream import Stream
+ss = [Stream(os.environ["PERFSCAPE_STREAM"], rank=r, program="window") for r in (0, 1)]
+for k in range(60):
+    for r, s in enumerate(ss):
+        s.enter("compute", t_ns=1_000_000 * k)
+        s.exit(t_ns=1_000_000 * k + 1000 * (k + 1) * (r + 1))
+        s.sample(f"iteration {k}", t_ns=1_000_000 * k + 900_000)
+    time.sleep(0.03)
+for s in ss:
+    s.end(t_ns=70_000_000)
+    s.close()
+`;
+    producer = spawn('python3', ['-c', script], { env: { ...process.env, PERFSCAPE_STREAM: `unix:${sock}` }, stdio: 'inherit' });
+    assert.equal(await new Promise((resolve) => producer.on('exit', resolve)), 0);
+    await page.waitForFunction(() => (window.perfscapeLive?.counts ?? []).includes(61), null, { timeout: 60000 });
+    const series = await page.evaluate(async () => (await fetch('/api/series')).json());
+    const kept = series.samples.filter((s) => !s.thinned).map((s) => s.seq);
+    assert.equal(series.samples.length, 61);
+    assert.ok(kept.length <= 16 && kept.length > 4, `kept ${kept}`);
+    // The trend has one point per kept sample, named after it.
+    await page.waitForFunction((n) => window.perfscape.charts.get('trend')?.getOption().xAxis?.[0]?.data?.length === n, kept.length, { timeout: 30000 });
+    const names = await page.evaluate(() => window.perfscape.charts.get('trend').getOption().xAxis[0].data);
+    assert.deepEqual(names, kept.map((k) => series.samples[k].name));
+    // Dragging the slider onto a thinned sample selects the nearest kept one.
+    const thinned = series.samples.find((s) => s.thinned).seq;
+    await page.evaluate((v) => {
+      const s = document.querySelector('#sample-slider');
+      s.value = String(v);
+      s.dispatchEvent(new Event('input'));
+    }, thinned);
+    const sel = await page.evaluate(() => window.perfscape.store.get().sample);
+    assert.ok(kept.includes(sel) && sel > thinned, `sample ${sel} selected for thinned ${thinned}`);
+    assert.match(await page.textContent('.sample-name'), /older ones thinned/);
+    if (shots) await page.screenshot({ path: path.join(shots, 'online-window-1280.png') });
+    assert.deepEqual(errors, []);
+  } finally {
+    if (producer && producer.exitCode === null) producer.kill('SIGKILL');
+    await br.close();
+    server.stop();
+  }
+});
