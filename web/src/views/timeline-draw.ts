@@ -144,6 +144,15 @@ export interface DrawInput {
 
 const us = (ns: number) => durationUs(ns / 1000);
 
+/** Tick labels of the time axis for a window `span_ns` wide: one unit for all ticks, with as
+ * many decimals as tell ticks about a sixth of the window apart from each other. */
+export function tickFormatter(spanNs: number): (v: number) => string {
+  const [scale, unit] = spanNs >= 2e9 ? [1e9, 's'] : spanNs >= 2e6 ? [1e6, 'ms'] : spanNs >= 2e3 ? [1e3, 'µs'] : [1, 'ns'];
+  const step = spanNs / 6 / scale;
+  const decimals = Math.min(6, Math.max(0, Math.ceil(-Math.log10(step))));
+  return (v: number) => `${(v / scale).toFixed(decimals)} ${unit}`;
+}
+
 /** The ECharts option of the timeline. */
 export function timelineOption(inp: DrawInput): echarts.EChartsOption {
   const { d, lay, selName, selected } = inp;
@@ -219,7 +228,7 @@ export function timelineOption(inp: DrawInput): echarts.EChartsOption {
     ],
     xAxis: [
       { type: 'value', gridIndex: 0, min: 0, max: d.duration_ns, show: false },
-      { type: 'value', gridIndex: 1, min: 0, max: d.duration_ns, axisLabel: { formatter: (v: number) => us(v), fontSize: 10, hideOverlap: true } },
+      { type: 'value', gridIndex: 1, min: 0, max: d.duration_ns, axisLabel: { formatter: tickFormatter(inp.window[1] - inp.window[0]), fontSize: 10, hideOverlap: true } },
     ],
     yAxis: [
       { type: 'value', gridIndex: 0, min: 0, max: stripMax, axisLabel: { fontSize: 9 }, splitNumber: 1 },
@@ -292,13 +301,15 @@ export function timelineOption(inp: DrawInput): echarts.EChartsOption {
           const a = apiR.coord([apiR.value(0), apiR.value(2)]);
           const b = apiR.coord([apiR.value(1), apiR.value(3)]);
           const n = apiR.value(4);
-          const width = Math.min(4, 1 + Math.log2(n) * 0.6);
+          const width = Math.min(3.5, 0.8 + Math.log2(n) * 0.5);
           // An arrow head at the receiver, pointing along the line.
           const ang = Math.atan2(b[1] - a[1], b[0] - a[0]);
           const head = 4 + width;
           const p1 = [b[0] - head * Math.cos(ang - 0.45), b[1] - head * Math.sin(ang - 0.45)];
           const p2 = [b[0] - head * Math.cos(ang + 0.45), b[1] - head * Math.sin(ang + 0.45)];
-          const colour = n > 1 ? 'rgba(17,24,39,0.75)' : 'rgba(17,24,39,0.55)';
+          // Lines of many messages darker; single ones light, so that a dense overview stays
+          // readable.
+          const colour = `rgba(17,24,39,${Math.min(0.8, 0.35 + 0.1 * Math.log2(n))})`;
           return {
             type: 'group',
             children: [

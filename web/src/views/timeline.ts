@@ -265,7 +265,8 @@ export class TimelineView extends PanelView {
   }
 
   /** Walks the search to the next or previous match: selects it and moves the window to it
-   * (the same width, centred on it; a slice wider than half the window: the window fits it). */
+   * (centred on it, zoomed in if it would be under a twentieth of the window; a slice wider
+   * than half the window: the window fits it). */
   private async search(dir: 'next' | 'prev'): Promise<void> {
     const q = this.searchBox.value.trim();
     store.set({ tq: q });
@@ -287,8 +288,10 @@ export class TimelineView extends PanelView {
     if (!h) return;
     const d = this.data;
     const [a, b] = this.current();
-    const span = b - a;
     const len = h.end_ns - h.start_ns;
+    // A match too short to be seen at this zoom: zoomed in until it is a twentieth of the
+    // window (never out, unless it is wider than half the window).
+    const span = Math.min(b - a, Math.max(len * 20, WINDOW_MIN));
     let na: number;
     let nb: number;
     if (len > span / 2) {
