@@ -51,6 +51,10 @@ pub struct FlowReduction {
     pub outside_lanes: u64,
 }
 
+/// A bucket of messages: (sender lane, receiver lane, send column, receive column); its
+/// value is (sum of send times, sum of receive times, count).
+type Bucket = (u32, u32, i64, i64);
+
 /// The longest time span of a message of `flows` (ns; 0 without messages): how far before a
 /// window a message may start and still reach into it.
 pub fn longest_flow_ns(flows: &Flows) -> i64 {
@@ -78,8 +82,7 @@ pub fn flow_lines(flows: &Flows, longest_ns: i64, w: &Window, lanes: std::ops::R
     let hi = flows
         .from_ns
         .partition_point(|&t| t <= w.to_ns.saturating_add(longest_ns));
-    // (from lane, to lane, send column, receive column) -> (sum send, sum receive, count)
-    let mut buckets: HashMap<(u32, u32, i64, i64), (f64, f64, u32)> = HashMap::new();
+    let mut buckets: HashMap<Bucket, (f64, f64, u32)> = HashMap::new();
     let mut out = FlowReduction::default();
     for i in lo..hi.max(lo) {
         let (s, r) = (flows.from_ns[i], flows.to_ns[i]);
@@ -233,11 +236,7 @@ mod tests {
     }
 
     /// Brute force: every message, its bucket by direct pixel arithmetic, no sorted search.
-    fn brute(
-        f: &Flows,
-        w: &Window,
-        lanes: std::ops::Range<u32>,
-    ) -> (HashMap<(u32, u32, i64, i64), u32>, u64) {
+    fn brute(f: &Flows, w: &Window, lanes: std::ops::Range<u32>) -> (HashMap<Bucket, u32>, u64) {
         let px = (w.to_ns - w.from_ns) as f64 / w.width_px as f64;
         let mut m = HashMap::new();
         let mut outside = 0;
