@@ -14,6 +14,7 @@ import type { OverviewResponse } from './api/OverviewResponse';
 import type { RowsResponse } from './api/RowsResponse';
 import type { RunInfo } from './api/RunInfo';
 import type { TimelineResponse } from './api/TimelineResponse';
+import type { TimelineSearchResponse } from './api/TimelineSearchResponse';
 import type { TerrainResponse } from './api/TerrainResponse';
 import type { ThreadsResponse } from './api/ThreadsResponse';
 import type { CallTreeRequest } from './api/CallTreeRequest';
@@ -35,6 +36,7 @@ import type { RowsRequest } from './api/RowsRequest';
 import type { TerrainRequest } from './api/TerrainRequest';
 import type { ThreadsRequest } from './api/ThreadsRequest';
 import type { TimelineRequest } from './api/TimelineRequest';
+import type { TimelineSearchRequest } from './api/TimelineSearchRequest';
 import type { TrendRequest } from './api/TrendRequest';
 import type { DiffMatrixRequest } from './api/DiffMatrixRequest';
 import type { DiffMatrixResponse } from './api/DiffMatrixResponse';
@@ -207,6 +209,9 @@ export const api = {
    * `w` pixels, the `flag`ged event's merged timeline. */
   timeline: (window: [number, number] | null, w: number, flag: number | null, signal?: Signal) =>
     get<TimelineResponse, TimelineRequest>('timeline', { from_ns: window?.[0], to_ns: window?.[1], w: Math.round(w), flag: flag === null ? null : String(flag) }, signal),
+  /** `/api/timeline/search`: the slice whose name contains `q` after (`next`) or before
+   * (`prev`) the one at (`at_ns`, `lane`), with the count of matches. */
+  timelineSearch: (q: TimelineSearchRequest, signal?: Signal) => get<TimelineSearchResponse, TimelineSearchRequest>('timeline/search', q, signal),
   /** `/api/trend`: an event over every sample. */
   trend: (s: State, event: number, signal?: Signal) =>
     get<TrendResponse, TrendRequest>('trend', { event, metric: s.metric, kind: s.kind, mode: s.mode }, signal),

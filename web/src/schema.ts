@@ -116,6 +116,15 @@ export const SCHEMA = {
       heat: choice<LineHeat>({ sum: 'sum over threads', mean: 'mean over threads', max: 'max over threads', thread: 'selected thread' }, 'sum', { title: "what each line's heat is" }),
       sfile: text('', { title: 'the source file shown' }),
     },
+    /** The timeline: its window `from-to` (ns since the trace's first event; null = the whole
+     * trace), the selected slice `lane:start:end:depth`, the text searched for, and the
+     * collapsed processes (names joined by `,`; `*` = all). */
+    timeline: {
+      tw: optionalText(/^\d+-\d+$/),
+      tsel: optionalText(/^\d+:\d+:\d+:\d+$/),
+      tq: text('', { title: 'search slices by name (Enter: next, Shift+Enter: previous)' }),
+      tcol: text('', { title: 'collapsed processes' }),
+    },
     /** Event ids of the point cloud's y, z and colour axes ('' = the largest events). */
     pointcloud: { cloud: text('', {}, /^\d*(,\d*){0,2}$/) },
   },

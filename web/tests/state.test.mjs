@@ -129,7 +129,7 @@ describe('state and panels on the 64-rank run', () => {
     const roundTrip = await page.evaluate(() => {
       const { schema, url } = window.perfscape;
       const s = { ...window.perfscape.store.get() };
-      const special = { thread: '2.0.0', filter: 'MPI x&y', cloud: '1,,3', focus: 'heatmap', theme: 'dark', cols: 'name,max,calls', csort: 'MPI wait', sfile: '/home/u/src/a b.c' };
+      const special = { thread: '2.0.0', filter: 'MPI x&y', cloud: '1,,3', focus: 'heatmap', theme: 'dark', cols: 'name,max,calls', csort: 'MPI wait', sfile: '/home/u/src/a b.c', tw: '1000-250000', tsel: '2:1500:2700:3', tq: 'MPI_Isend', tcol: '0,rank 3' };
       for (const [k, f] of Object.entries(schema)) {
         if (!f.url) continue;
         if (k in special) s[k] = special[k];

@@ -418,7 +418,8 @@ test('timeline of a real Chrome trace: lanes per thread, zoom, flagged events, c
     const tl = await option(page, 'timeline');
     const slices = tl.series.find((s) => s.id === 'slices');
     assert.ok(slices.data.length > 50, `slices: ${slices.data.length}`);
-    assert.deepEqual(tl.yAxis[1].data.filter((l) => l !== '').map((l) => l.split(' ')[0]), ['0.0.0', '1.0.0', '2.0.0', '3.0.0']);
+    // Each process's first lane carries its collapse marker (▾).
+    assert.deepEqual(tl.yAxis[1].data.filter((l) => l !== '').map((l) => l.replace(/^[▾▸]?\s*/, '').split(' ')[0]), ['0.0.0', '1.0.0', '2.0.0', '3.0.0']);
     const sel = await selection(page);
     const top = await page.evaluate((e) => fetch(`/api/event/${e}`).then((r) => r.json()), sel.event);
     assert.match(await page.textContent('#panel-timeline .event-title'), new RegExp(`inside ${top.name.replace(/[()]/g, '\\$&')}`));

@@ -42,6 +42,7 @@ pub mod pyramid;
 mod stats;
 pub mod threads;
 pub mod timeline;
+pub mod timeline_flows;
 mod top;
 pub mod views;
 pub mod wait_states;

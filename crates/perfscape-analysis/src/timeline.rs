@@ -208,6 +208,28 @@ pub fn flagged_occupancy(trace: &Trace, indices: &[LaneIndex], flagged: &[bool],
     occ
 }
 
+/// The summary strip over all lanes: per pixel column of `w`, the number of intervals (any
+/// depth, every lane) that start in it — where the trace is busiest, whatever the number of
+/// lanes. `indices` parallels [`Trace::lanes`].
+pub fn activity(trace: &Trace, indices: &[LaneIndex], w: &Window) -> Vec<u32> {
+    let width = w.width_px.max(1);
+    let px = w.ns_per_px();
+    let mut out = vec![0u32; width];
+    for (lane, index) in trace.lanes().iter().zip(indices) {
+        for depth in 0..index.depths() {
+            for r in index.visible(lane, depth, w.from_ns, w.to_ns) {
+                let s = lane.start_ns()[r];
+                if s < w.from_ns {
+                    continue;
+                }
+                let c = (((s - w.from_ns) as f64 / px) as usize).min(width - 1);
+                out[c] = out[c].saturating_add(1);
+            }
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -274,6 +296,20 @@ mod tests {
         assert!(s.iter().all(|x| x.end_ns >= 0 && x.start_ns <= 100));
         // max_depth cuts the nesting.
         assert!(lane_slices(lane, &idx, &w, 1).iter().all(|x| x.depth == 0));
+    }
+
+    #[test]
+    fn activity_counts_interval_starts_per_pixel() {
+        let t = trace();
+        let idx: Vec<LaneIndex> = t.lanes().iter().map(LaneIndex::new).collect();
+        let w = Window {
+            from_ns: 0,
+            to_ns: 1000,
+            width_px: 10,
+        };
+        // Pixel 0 (0-99): main, f at 0..90 (10 calls) on thread 0, g on thread 1; pixels 1-3:
+        // 10 calls of f each; pixel 5: g at 500.
+        assert_eq!(activity(&t, &idx, &w), vec![12, 10, 10, 10, 0, 1, 0, 0, 0, 0]);
     }
 
     #[test]

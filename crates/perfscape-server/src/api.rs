@@ -14,8 +14,9 @@ pub use perfscape_analysis::answers::{
     EventsResponse, FindingJson, FindingsResponse, HistogramJson, KiviatResponse, KiviatThread,
     MatrixResponse, OverviewResponse, OverviewRowJson, PeakJson, PointCloudResponse, RowJson, RowsResponse,
     SampleJson, ScalingResponse, ScalingRowJson, SeriesResponse, SourceResponse, SummaryJson,
-    TerrainResponse, ThreadValue, ThreadsResponse, TimelineLane, TimelineResponse, TreeNodeJson, TrendPoint,
-    TrendResponse, UserEventDetail, UserEventRow, UserEventStats, UserEventThread, UserEventsResponse,
+    TerrainResponse, ThreadValue, ThreadsResponse, TimelineFlows, TimelineHit, TimelineLane,
+    TimelineResponse, TimelineSearchResponse, TreeNodeJson, TrendPoint, TrendResponse, UserEventDetail,
+    UserEventRow, UserEventStats, UserEventThread, UserEventsResponse,
 };
 use perfscape_model::Combine;
 use serde::Serialize;
@@ -282,6 +283,8 @@ mod tests {
             SourceResponse,
             DisasmResponse,
             crate::request::TimelineRequest,
+            TimelineSearchResponse,
+            crate::request::TimelineSearchRequest,
         );
     }
 }

@@ -61,8 +61,8 @@ use request::{
     ArchitectureRequest, At, CallTreeRequest, CategoriesRequest, CommRequest, DiffMatrixRequest, DiffRequest,
     DiffThreadsRequest, DiffTreeRequest, DisasmRequest, EventRequest, EventsRequest, FindingsRequest,
     KiviatRequest, MatrixRequest, OverviewRequest, Params, PointCloudRequest, RowsRequest, ScalingRequest,
-    SourceRequest, TerrainRequest, ThreadsRequest, TimelineRequest, TrendRequest, UserEventRequest,
-    UserEventsRequest,
+    SourceRequest, TerrainRequest, ThreadsRequest, TimelineRequest, TimelineSearchRequest, TrendRequest,
+    UserEventRequest, UserEventsRequest,
 };
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::sync::Arc;
@@ -296,6 +296,13 @@ async fn get_timeline(State(s): State<Shared>, Params(q): Params<TimelineRequest
     blocking(&s.compute.clone(), move || {
         let profile = s.run.as_ref().ok().map(|r| &r.profile);
         endpoints::timeline::get(s.trace.as_ref(), profile, &q)
+    })
+    .await
+}
+
+async fn get_timeline_search(State(s): State<Shared>, Params(q): Params<TimelineSearchRequest>) -> Response {
+    blocking(&s.compute.clone(), move || {
+        endpoints::timeline::search(s.trace.as_ref(), &q)
     })
     .await
 }
@@ -544,6 +551,7 @@ pub fn router(state: Shared) -> Router {
         .route("/kiviat", get(get_kiviat))
         .route("/pointcloud", get(get_pointcloud))
         .route("/timeline", get(get_timeline))
+        .route("/timeline/search", get(get_timeline_search))
         .route("/diff", get(get_diff))
         .route("/diff/threads", get(get_diff_threads))
         .route("/diff/matrix", get(get_diff_matrix))

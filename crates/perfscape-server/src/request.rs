@@ -628,6 +628,10 @@ pub struct PointCloudRequest {
 /// analysis's own parameter type (nothing else is asked).
 pub use perfscape_analysis::answers::TimelineParams as TimelineRequest;
 
+/// `GET /api/timeline/search`: slices of a trace by name, next / previous (`q`, `dir`,
+/// `at_ns`, `lane`); the analysis's own parameter type.
+pub use perfscape_analysis::answers::TimelineSearchParams as TimelineSearchRequest;
+
 /// Helpers generated for the requests that have the parameter groups they name.
 macro_rules! groups {
     (at: $($t:ty),*) => {$(

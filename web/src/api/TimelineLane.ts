@@ -13,6 +13,10 @@ thread: string,
  */
 label: string, 
 /**
+ * The process (rank) as the trace names it: lanes of one process are grouped.
+ */
+process: string, 
+/**
  * Nesting depths of the lane in the whole trace.
  */
 depths: number, 

@@ -1,71 +1,33 @@
-// Timeline of a trace: one lane per thread (its intervals by nesting depth), zoom (wheel, W/S:
-// the time under the cursor stays under it) and pan (drag, A/D, or the slider), answered at
-// screen resolution by /api/timeline (runs of intervals
-// shorter than a pixel come as one grey box). Above the lanes, the seed's single merged
-// timeline of flagged events: how many threads are inside the selected event at each moment.
-// A click on a slice selects its event and thread in every view; the selected event's slices
-// stand out. A slice is labelled only where its name fits it (cut with "…" to its width).
+// Timeline of a trace, as users of Perfetto and Vampir expect it: one lane per thread (its
+// intervals by nesting depth), lanes grouped by process (a click on a process's label
+// collapses it to one row), message lines between lanes, zoom (wheel, W/S: the time under
+// the cursor stays under it) and pan (drag, A/D, or the slider), search by name (Enter: next,
+// Shift+Enter: previous; the match selected and the window moved to it), all answered at
+// screen resolution by /api/timeline and /api/timeline/search (runs of intervals shorter than
+// a pixel come as one grey box; messages in the same pixels as one thicker line). The window
+// (`tw`), the selected slice (`tsel`), the search (`tq`) and the collapsed processes (`tcol`)
+// are kept in the URL. Above the lanes, the seed's merged timeline of flagged events (how many
+// threads are inside the selected event), or with no event selected the slices starting per
+// pixel over all lanes. What is drawn: ./timeline-draw.ts.
 
 import type * as echarts from 'echarts';
 import type { TimelineResponse } from '../api/TimelineResponse';
+import type { TimelineSearchResponse } from '../api/TimelineSearchResponse';
 import { api } from '../client';
 import { charts } from '../context';
-import { durationUs, esc, shorten, threadName } from '../format';
+import { durationUs, esc, shorten } from '../format';
 import { type Panel, PanelView, SUPERSEDED } from '../panel';
 import { type Key, type State, store, touched } from '../state';
+import { type Layout, PLOT_LEFT, layout, parseSelected, timelineOption, toggled } from './timeline-draw';
 
-const PALETTE = ['#4e79a7', '#f28e2b', '#e15759', '#76b7b2', '#59a14f', '#edc948', '#b07aa1', '#ff9da7', '#9c755f', '#86bcb6', '#d37295', '#a0cbe8'];
+export { elide } from './timeline-draw';
 
-function colourOf(name: string): string {
-  let h = 0;
-  for (let i = 0; i < name.length; i++) h = (h * 31 + name.charCodeAt(i)) | 0;
-  return PALETTE[Math.abs(h) % PALETTE.length];
-}
-
-/** Nesting depths drawn per lane. */
-const DEPTHS = 12;
-
-/** The font of the slices' labels (measured to fit them). */
-const LABEL_FONT = '10px sans-serif';
-/** Room left on each side of a label inside its slice (px). */
-const LABEL_PAD = 3;
 /** One wheel step or W/S press zooms by this factor (in) or its inverse (out). */
 const ZOOM_STEP = 0.8;
 /** A/D pan by this share of the window. */
 const PAN_STEP = 0.15;
 /** The narrowest window (ns). */
 const WINDOW_MIN = 1000;
-
-let measurer: CanvasRenderingContext2D | null = null;
-const widths = new Map<string, number>();
-
-/** The width of `text` in the labels' font (px). */
-function textWidth(text: string): number {
-  let w = widths.get(text);
-  if (w === undefined) {
-    measurer ??= document.createElement('canvas').getContext('2d');
-    if (!measurer) return text.length * 6;
-    measurer.font = LABEL_FONT;
-    w = measurer.measureText(text).width;
-    if (widths.size > 20000) widths.clear();
-    widths.set(text, w);
-  }
-  return w;
-}
-
-/** `text` as it fits in `room` px: whole, or cut with "…" (at least one character kept); null
- * when not even that fits. */
-export function elide(text: string, room: number): string | null {
-  if (textWidth(text) <= room) return text;
-  let lo = 0;
-  let hi = text.length - 1;
-  while (lo < hi) {
-    const mid = (lo + hi + 1) >> 1;
-    if (textWidth(`${text.slice(0, mid)}…`) <= room) lo = mid;
-    else hi = mid - 1;
-  }
-  return lo >= 1 ? `${text.slice(0, lo)}…` : null;
-}
 
 /** What ECharts' `datazoom` event carries (a window in values or in percent). */
 interface ZoomRange {
@@ -76,25 +38,62 @@ interface ZoomRange {
 }
 type ZoomEvent = ZoomRange & { batch?: ZoomRange[] };
 
-interface Row {
-  lane: number;
-  depth: number;
+/** The window of `tw` (`from-to`, ns), or null. */
+function parseWindow(tw: string | null): [number, number] | null {
+  if (!tw) return null;
+  const [a, b] = tw.split('-').map(Number);
+  return b > a ? [a, b] : null;
 }
 
-/** The trace's lanes over time with the merged timeline of the selected event. */
+/** The trace's lanes over time with message lines, search and the summary strip. */
 export class TimelineView extends PanelView {
   private lanes: echarts.ECharts;
   private data: TimelineResponse | null = null;
-  private window: [number, number] | null = null;
+  private window: [number, number] | null;
   private timer: number | undefined;
   private info: HTMLDivElement;
-  private rows: Row[] = [];
+  private lay: Layout = { rows: [], laneRow: [], groups: new Map() };
+  private searchBox: HTMLInputElement;
+  private searchCount: HTMLSpanElement;
+  private found: TimelineSearchResponse | null = null;
 
   constructor(panel: Panel) {
     super(panel);
+    this.window = parseWindow(store.get().tw);
     this.info = this.div();
     this.lanes = this.chart('timeline', this.body, { top: '26px' });
     this.lanes.on('datazoom', (e) => this.onZoom(e as ZoomEvent));
+    // Search: a text box, previous / next, and "3 of 17".
+    this.searchBox = document.createElement('input');
+    this.searchBox.type = 'search';
+    this.searchBox.className = 'timeline-search';
+    this.searchBox.placeholder = 'search slices';
+    this.searchBox.title = 'search slices by name (Enter: next, Shift+Enter: previous)';
+    this.searchBox.value = store.get().tq;
+    this.searchBox.size = 14;
+    const prev = document.createElement('button');
+    prev.textContent = '◀';
+    prev.title = 'previous match (Shift+Enter)';
+    prev.className = 'timeline-prev';
+    const next = document.createElement('button');
+    next.textContent = '▶';
+    next.title = 'next match (Enter)';
+    next.className = 'timeline-next';
+    this.searchCount = document.createElement('span');
+    this.searchCount.className = 'timeline-found';
+    const all = document.createElement('button');
+    all.textContent = '▸▾';
+    all.title = 'collapse or expand every process';
+    all.className = 'timeline-collapse';
+    all.addEventListener('click', () => store.set({ tcol: store.get().tcol === '*' ? '' : '*' }));
+    this.tools.append(this.searchBox, prev, next, this.searchCount, all);
+    this.searchBox.addEventListener('keydown', (e) => {
+      if (e.key !== 'Enter') return;
+      e.preventDefault();
+      this.search(e.shiftKey ? 'prev' : 'next');
+    });
+    prev.addEventListener('click', () => this.search('prev'));
+    next.addEventListener('click', () => this.search('next'));
     // The wheel zooms about the time under the cursor (ECharts' own wheel zoom is off).
     const dom = this.lanes.getDom();
     const wheel = (e: WheelEvent) => {
@@ -137,15 +136,24 @@ export class TimelineView extends PanelView {
       dom.removeEventListener('wheel', wheel, { capture: true });
       document.removeEventListener('keydown', key);
     });
+    // A click on a lane's label (left of the plot) collapses or expands its process.
+    this.lanes.getZr().on('click', (e: { offsetX: number; offsetY: number }) => {
+      if (e.offsetX >= PLOT_LEFT || !this.data) return;
+      const idx = this.lanes.convertFromPixel({ yAxisIndex: 1 }, e.offsetY) as unknown as number;
+      const row = this.lay.rows[Math.round(idx)];
+      if (!row || (row.depth !== 0 && !row.collapsed)) return;
+      store.set({ tcol: toggled(store.get().tcol, row.group, this.lay.groups.keys()) });
+    });
     this.lanes.on('click', (p) => {
       const d = (p as { data?: { value?: number[] }; seriesId?: string }).data?.value;
       if ((p as { seriesId?: string }).seriesId !== 'slices' || !d || !this.data) return;
       const lane = this.data.lanes[d[4]];
       const name = this.data.names[d[5]];
       if (!lane || name === undefined) return;
+      const tsel = d[3] === 1 ? `${this.data.lanes_from + d[4]}:${Math.round(d[0])}:${Math.round(d[1])}:${d[2] - (this.lay.laneRow[d[4]] ?? 0)}` : null;
       this.ctx.events({ ...store.get(), callpaths: false }).then((ev) => {
         const row = ev.rows.find((r) => r.name === name);
-        store.set({ thread: lane.thread, ...(row ? { event: row.id } : {}) });
+        store.set({ thread: lane.thread, tsel, ...(row ? { event: row.id } : {}) });
       });
     });
     this.own(() => clearTimeout(this.timer));
@@ -156,13 +164,24 @@ export class TimelineView extends PanelView {
   }
 
   async update(s: State, changed: Set<Key>): Promise<void> {
+    // A window from the URL (Back, a shared session) that is not the one shown.
+    if (changed.has('tw')) {
+      const w = parseWindow(s.tw);
+      const cur = this.window;
+      if (w ? !cur || Math.abs(w[0] - cur[0]) > 1 || Math.abs(w[1] - cur[1]) > 1 : cur !== null) {
+        this.window = w;
+        await this.fetch(s);
+        return;
+      }
+    }
     if (touched(changed, 'event', 'metric')) await this.fetch(s);
-    else if (touched(changed, 'thread')) this.draw(s);
+    else if (touched(changed, 'thread', 'tsel', 'tcol')) this.draw(s);
+    if (changed.has('tq') && this.searchBox.value !== s.tq) this.searchBox.value = s.tq;
   }
 
   /** Width of the plot in pixels. */
   private width(): number {
-    return Math.max(100, this.lanes.getWidth() - 150);
+    return Math.max(100, this.lanes.getWidth() - PLOT_LEFT - 20);
   }
 
   /** The window shown now (ns). */
@@ -227,6 +246,14 @@ export class TimelineView extends PanelView {
     this.timer = window.setTimeout(() => this.fetch(this.state()), 120);
   }
 
+  /** The window in the URL: `from-to` in whole ns (the whole trace: none). */
+  private mirrorWindow(): void {
+    const w = this.window;
+    const d = this.data;
+    const whole = !w || (d !== null && w[0] <= 0 && w[1] >= d.duration_ns);
+    store.set({ tw: whole || !w ? null : `${Math.floor(w[0])}-${Math.ceil(w[1])}` });
+  }
+
   private async fetch(s: State): Promise<void> {
     const w = this.window;
     const d = await this.load((signal) => api.timeline(w ? [Math.floor(w[0]), Math.ceil(w[1])] : null, this.width(), s.event, signal));
@@ -234,131 +261,80 @@ export class TimelineView extends PanelView {
     this.data = d;
     charts.set('timeline-data', d);
     this.draw(this.state());
+    this.mirrorWindow();
+  }
+
+  /** Walks the search to the next or previous match: selects it and moves the window to it
+   * (centred on it, zoomed in if it would be under a twentieth of the window; a slice wider
+   * than half the window: the window fits it). */
+  private async search(dir: 'next' | 'prev'): Promise<void> {
+    const q = this.searchBox.value.trim();
+    store.set({ tq: q });
+    if (!q) {
+      this.searchCount.textContent = '';
+      return;
+    }
+    const sel = parseSelected(store.get().tsel);
+    const hitNow = this.found?.q === q ? this.found.hit : null;
+    // From the selected slice when it is the current match (else the first / last match).
+    const at = hitNow && sel && sel.lane === hitNow.lane && sel.start === Math.round(hitNow.start_ns) ? { at_ns: hitNow.start_ns, lane: hitNow.lane } : {};
+    const r = await this.load((signal) => api.timelineSearch({ q, dir, ...at }, signal), 'search');
+    if (r === SUPERSEDED) return;
+    this.found = r;
+    charts.set('timeline-search', r);
+    const h = r.hit;
+    this.searchCount.textContent = h ? `${h.position} of ${r.total}` : 'no match';
+    this.searchCount.title = h ? `${esc(h.name)} on ${h.thread} (${r.names} matching name${r.names === 1 ? '' : 's'})` : `no slice name contains "${q}"`;
+    if (!h) return;
+    const d = this.data;
+    const [a, b] = this.current();
+    const len = h.end_ns - h.start_ns;
+    // A match too short to be seen at this zoom: zoomed in until it is a twentieth of the
+    // window (never out, unless it is wider than half the window).
+    const span = Math.min(b - a, Math.max(len * 20, WINDOW_MIN));
+    let na: number;
+    let nb: number;
+    if (len > span / 2) {
+      na = h.start_ns - len * 0.1;
+      nb = h.end_ns + len * 0.1;
+    } else {
+      const mid = (h.start_ns + h.end_ns) / 2;
+      na = mid - span / 2;
+      nb = mid + span / 2;
+    }
+    if (d) {
+      const dur = d.duration_ns;
+      if (na < 0) [na, nb] = [0, Math.min(dur, nb - na)];
+      if (nb > dur) [na, nb] = [Math.max(0, na - (nb - dur)), dur];
+    }
+    store.set({ thread: h.thread, tsel: `${h.lane}:${Math.round(h.start_ns)}:${Math.round(h.end_ns)}:${h.depth}` });
+    this.setWindow(Math.max(0, na), nb);
   }
 
   private draw(s: State): void {
     const d = this.data;
     if (!d) return;
-    // Rows: each lane's depths (at most DEPTHS), lanes top to bottom.
-    this.rows = [];
-    const firstRow: number[] = [];
-    d.lanes.forEach((l, i) => {
-      firstRow.push(this.rows.length);
-      for (let k = 0; k < Math.max(1, Math.min(DEPTHS, l.depths)); k++) this.rows.push({ lane: i, depth: k });
-    });
-    const labels = this.rows.map((r) => (r.depth === 0 ? shorten(`${d.lanes[r.lane].thread}  ${d.lanes[r.lane].label}`, 24) : ''));
-    const selName = s.event === null ? null : d.flagged[0] ?? null;
-    const colours: string[] = [];
-    const colourIndex = new Map<string, number>();
-    const items: { value: number[] }[] = [];
-    d.lanes.forEach((l, li) => {
-      for (let i = 0; i < l.start.length; i++) {
-        if (l.depth[i] >= DEPTHS) continue;
-        const name = d.names[l.name[i]];
-        const merged = l.merged[i] > 1;
-        const dim = selName !== null && name !== selName;
-        const c = merged ? '#9ca3af' : colourOf(name);
-        let ci = colourIndex.get(c);
-        if (ci === undefined) {
-          ci = colours.length;
-          colours.push(c);
-          colourIndex.set(c, ci);
-        }
-        items.push({ value: [l.start[i], l.end[i], firstRow[li] + l.depth[i], l.merged[i], li, l.name[i], ci, dim ? 1 : 0] });
-      }
-    });
+    this.lay = layout(d, s.tcol);
     const us = (ns: number) => durationUs(ns / 1000);
-    const flagged = d.flagged.length ? d.flagged.join(', ') : 'no event selected';
-    const px = (d.to_ns - d.from_ns) / d.width;
-    this.info.innerHTML = `${d.lane_count} threads · ${us(d.duration_ns)} · window ${us(d.from_ns)} – ${us(d.to_ns)} · top strip: threads inside <b>${esc(shorten(flagged, 50))}</b>`;
-    const occ = d.occupancy.map((v, i) => [d.from_ns + (i + 0.5) * px, v]);
-    // The window asked for last (a newer one than this answer's, while the wheel turns).
-    const [za, zb] = this.window ?? [d.from_ns, d.to_ns];
-    const zoom = { startValue: za, endValue: zb };
-    const option = {
-      animation: false,
-      tooltip: {
-        formatter: (p: { seriesId?: string; value?: number[] }) => {
-          const v = p.value;
-          if (!v) return '';
-          if (p.seriesId === 'occupancy') return `${us(v[0])}: ${v[1].toFixed(2)} threads inside ${esc(flagged)}`;
-          const lane = d.lanes[v[4]];
-          const name = d.names[v[5]] ?? '';
-          return `<b>${esc(v[3] > 1 ? `${v[3]} intervals (shortest under a pixel), longest: ${name}` : name)}</b><br/>${esc(threadName(lane?.thread))} (${esc(lane?.label ?? '')})<br/>${us(v[0])} – ${us(v[1])}: ${us(v[1] - v[0])}`;
-        },
-      },
-      graphic: [{ type: 'text', id: 'strip-title', left: 8, top: 6, style: { text: 'threads in the\nselected event', fontSize: 10, lineHeight: 13, fill: '#b91c1c' } }],
-      grid: [
-        { left: 150, right: 20, top: 6, height: 34 },
-        { left: 150, right: 20, top: 48, bottom: 40 },
-      ],
-      xAxis: [
-        { type: 'value', gridIndex: 0, min: 0, max: d.duration_ns, show: false },
-        { type: 'value', gridIndex: 1, min: 0, max: d.duration_ns, axisLabel: { formatter: (v: number) => us(v), fontSize: 10 } },
-      ],
-      yAxis: [
-        { type: 'value', gridIndex: 0, min: 0, max: Math.max(1, d.lane_count), axisLabel: { fontSize: 9 }, splitNumber: 1 },
-        {
-          type: 'category',
-          gridIndex: 1,
-          inverse: true,
-          data: labels,
-          axisTick: { show: false },
-          axisLabel: {
-            fontSize: 10,
-            interval: 0,
-            formatter: (v: string) => v,
-            rich: {},
-            color: (_v: string, i: number) => (d.lanes[this.rows[i]?.lane]?.thread === s.thread ? '#b45309' : '#374151'),
-          },
-        },
-      ],
-      dataZoom: [
-        { type: 'inside', xAxisIndex: [0, 1], filterMode: 'none', zoomOnMouseWheel: false, moveOnMouseWheel: false, ...zoom },
-        { type: 'slider', xAxisIndex: [0, 1], filterMode: 'none', height: 16, bottom: 6, ...zoom, labelFormatter: (v: number) => us(v) },
-      ],
-      series: [
-        { id: 'occupancy', type: 'line', xAxisIndex: 0, yAxisIndex: 0, data: occ, symbol: 'none', step: 'middle', lineStyle: { width: 1, color: '#b91c1c' }, areaStyle: { color: 'rgba(185,28,28,0.35)' } },
-        {
-          id: 'slices',
-          type: 'custom',
-          xAxisIndex: 1,
-          yAxisIndex: 1,
-          encode: { x: [0, 1], y: 2 },
-          data: items,
-          renderItem: (params: { coordSys: { x: number; y: number; width: number; height: number } }, apiR: { value: (i: number) => number; coord: (v: number[]) => number[]; size: (v: number[]) => number[] }) => {
-            const a = apiR.coord([apiR.value(0), apiR.value(2)]);
-            const b = apiR.coord([apiR.value(1), apiR.value(2)]);
-            const h = apiR.size([0, 1])[1] * 0.8;
-            const cs = params.coordSys;
-            const x0 = Math.max(a[0], cs.x);
-            const x1 = Math.min(Math.max(b[0], a[0] + 1), cs.x + cs.width);
-            if (x1 <= x0) return null;
-            const name = d.names[apiR.value(5)] ?? '';
-            const rect = {
-              type: 'rect',
-              shape: { x: x0, y: a[1] - h / 2, width: x1 - x0, height: h },
-              style: { fill: colours[apiR.value(6)], opacity: apiR.value(7) ? 0.3 : 1, stroke: 'rgba(255,255,255,0.6)', lineWidth: x1 - x0 > 3 ? 0.5 : 0 },
-            };
-            // The name where it fits the slice (cut with "…"), never over its neighbours.
-            const room = x1 - x0 - 2 * LABEL_PAD;
-            const text = apiR.value(3) === 1 && room >= 12 && h >= 9 ? elide(name, room) : null;
-            if (text === null) return rect;
-            return {
-              type: 'group',
-              children: [
-                rect,
-                {
-                  type: 'text',
-                  silent: true,
-                  style: { text, x: (x0 + x1) / 2, y: a[1], align: 'center', verticalAlign: 'middle', font: LABEL_FONT, fill: apiR.value(7) ? '#374151' : '#fff' },
-                },
-              ],
-            };
-          },
-        },
-      ],
-    };
-    this.lanes.setOption(option as unknown as echarts.EChartsOption, true);
+    const flagged = d.flagged.length ? d.flagged.join(', ') : null;
+    const f = d.flows;
+    const lines = f.count.length;
+    const msgs =
+      f.total > 0
+        ? ` · ${f.messages} message${f.messages === 1 ? '' : 's'} in the window as ${lines} line${lines === 1 ? '' : 's'}${f.reduced > 0 ? ` (${f.reduced} merged)` : ''}${f.outside_lanes > 0 ? `, ${f.outside_lanes} to lanes not shown` : ''}`
+        : '';
+    const strip = flagged ? `top strip: threads inside <b>${esc(shorten(flagged, 40))}</b>` : 'top strip: slices starting per pixel, all lanes';
+    this.info.innerHTML = `${d.lane_count} threads · ${us(d.duration_ns)} · window ${us(d.from_ns)} – ${us(d.to_ns)}${msgs} · ${strip}`;
+    this.info.dataset.messages = String(f.messages);
+    const option = timelineOption({
+      d,
+      lay: this.lay,
+      selName: s.event === null ? null : d.flagged[0] ?? null,
+      thread: s.thread,
+      selected: parseSelected(s.tsel),
+      // The window asked for last (a newer one than this answer's, while the wheel turns).
+      window: this.window ?? [d.from_ns, d.to_ns],
+    });
+    this.lanes.setOption(option, true);
   }
 }

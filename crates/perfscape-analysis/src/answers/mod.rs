@@ -23,6 +23,7 @@
 //! | Kiviat tube | [`kiviat`] | [`KiviatResponse`] |
 //! | point cloud | [`point_cloud`] | [`PointCloudResponse`] |
 //! | timeline of a trace | [`timeline`] | [`TimelineResponse`] |
+//! | search of a trace's timeline by name | [`timeline_search`] | [`TimelineSearchResponse`] |
 //! | two runs compared per event | [`diff_table`] | [`DiffResponse`] |
 //! | one event of two runs per thread | [`diff_threads`] | [`DiffThreadsResponse`] |
 //! | diff heat map of two runs | [`diff_matrix`] | [`DiffMatrixResponse`] |
@@ -51,6 +52,7 @@ mod series;
 mod source;
 mod threads;
 mod timeline;
+mod timeline_search;
 mod user_events;
 
 pub use architecture::{
@@ -88,7 +90,10 @@ pub use source::{
     files_json, source_file, source_view,
 };
 pub use threads::{ClusterJson, ThreadsResponse, threads};
-pub use timeline::{TimelineLane, TimelineParams, TimelineResponse, TraceIndex, timeline};
+pub use timeline::{TimelineFlows, TimelineLane, TimelineParams, TimelineResponse, TraceIndex, timeline};
+pub use timeline_search::{
+    SearchDir, TimelineHit, TimelineSearchParams, TimelineSearchResponse, timeline_search,
+};
 pub use user_events::{
     UserEventDetail, UserEventRow, UserEventStats, UserEventThread, UserEventsResponse, user_event_detail,
     user_events,

@@ -5,7 +5,8 @@
 
 use crate::error::ViewError;
 use crate::params::{EventIds, event_id};
-use crate::timeline::{LaneIndex, Window, flagged_occupancy, lane_slices};
+use crate::timeline::{LaneIndex, Window, activity, flagged_occupancy, lane_slices};
+use crate::timeline_flows::{flow_lines, longest_flow_ns};
 use perfscape_model::{Profile, Trace, TraceThread};
 use serde::Serialize;
 use std::collections::HashMap;
@@ -19,6 +20,8 @@ pub struct TimelineLane {
     pub thread: String,
     /// The process and thread as the trace names them.
     pub label: String,
+    /// The process (rank) as the trace names it: lanes of one process are grouped.
+    pub process: String,
     /// Nesting depths of the lane in the whole trace.
     pub depths: u32,
     /// Slice starts, ns since the trace's first event.
@@ -61,6 +64,37 @@ pub struct TimelineResponse {
     /// Per pixel of the window, the number of threads inside a flagged event (averaged over
     /// the pixel's time; all lanes, not only those of the answer).
     pub occupancy: Vec<f64>,
+    /// The summary strip: per pixel of the window, the intervals starting in it over all lanes
+    /// (not only those of the answer).
+    pub activity: Vec<u32>,
+    /// The message lines between the answer's lanes in the window, reduced to pixels.
+    pub flows: TimelineFlows,
+}
+
+/// Message lines of the timeline, columnar: each line stands for the `count` messages between
+/// two lanes whose send and receive times fall in the same pixel columns
+/// ([`crate::timeline_flows`]).
+#[derive(Debug, Clone, Default, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct TimelineFlows {
+    /// Sender lanes (positions in the trace, as `lanes_from`).
+    pub from_lane: Vec<u32>,
+    /// Receiver lanes.
+    pub to_lane: Vec<u32>,
+    /// Mean send times of the lines' messages (ns since the first event).
+    pub from_ns: Vec<f64>,
+    /// Mean receive times.
+    pub to_ns: Vec<f64>,
+    /// Messages per line.
+    pub count: Vec<u32>,
+    /// Messages in the window between the answer's lanes (the sum of `count`).
+    pub messages: f64,
+    /// Messages merged into another's line (`messages` minus the number of lines).
+    pub reduced: f64,
+    /// Messages in the window with a lane outside the answer's (not drawn).
+    pub outside_lanes: f64,
+    /// Messages in the whole trace.
+    pub total: f64,
 }
 
 /// Default width (pixels).
@@ -81,6 +115,7 @@ pub struct TraceIndex {
     /// Each trace name as the profile derived from the trace names its event
     /// ([`perfscape_model::event::normalize_timer_name`]: TAU writes `"MPI_Init()  "`).
     names: Vec<String>,
+    longest_flow_ns: i64,
 }
 
 impl TraceIndex {
@@ -93,7 +128,9 @@ impl TraceIndex {
             .iter()
             .map(|n| perfscape_model::event::normalize_timer_name(n).into_owned())
             .collect();
+        let longest_flow_ns = longest_flow_ns(trace.flows());
         Self {
+            longest_flow_ns,
             trace,
             index,
             origin_ns,
@@ -105,6 +142,16 @@ impl TraceIndex {
     /// The trace.
     pub fn trace(&self) -> &Trace {
         &self.trace
+    }
+
+    /// The trace's first event on its own clock (ns).
+    pub fn origin_ns(&self) -> i64 {
+        self.origin_ns
+    }
+
+    /// Each trace name as the derived profile names its event.
+    pub fn names(&self) -> &[String] {
+        &self.names
     }
 }
 
@@ -199,6 +246,7 @@ pub fn timeline(
             let mut out = TimelineLane {
                 thread: th.id.to_string(),
                 label: label(th),
+                process: th.process_name.clone().unwrap_or_else(|| th.process.clone()),
                 depths: index.depths() as u32,
                 start: Vec::with_capacity(slices.len()),
                 end: Vec::with_capacity(slices.len()),
@@ -220,7 +268,29 @@ pub fn timeline(
             out
         })
         .collect();
+    let red = flow_lines(trace.trace.flows(), trace.longest_flow_ns, &w, l0..l1);
+    let flows = TimelineFlows {
+        from_lane: red.lines.iter().map(|f| f.from_lane).collect(),
+        to_lane: red.lines.iter().map(|f| f.to_lane).collect(),
+        from_ns: red
+            .lines
+            .iter()
+            .map(|f| f.from_ns - trace.origin_ns as f64)
+            .collect(),
+        to_ns: red
+            .lines
+            .iter()
+            .map(|f| f.to_ns - trace.origin_ns as f64)
+            .collect(),
+        count: red.lines.iter().map(|f| f.count).collect(),
+        messages: red.messages as f64,
+        reduced: (red.messages - red.lines.len() as u64) as f64,
+        outside_lanes: red.outside_lanes as f64,
+        total: trace.trace.flows().len() as f64,
+    };
     Ok(TimelineResponse {
+        activity: activity(&trace.trace, &trace.index, &w),
+        flows,
         origin_ns: trace.origin_ns as f64,
         duration_ns: duration,
         from_ns: from,
