@@ -32,21 +32,33 @@ fn get(base: &str, path: &str, token: &str) -> String {
     out.split_once("\r\n\r\n").unwrap().1.to_string()
 }
 
+/// The server of a test, killed when the test ends (also when it fails).
+struct Server(std::process::Child);
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
 /// Starts `perfscape record [extra] -- python3 -c script` and returns the server and its
 /// tokened URL once the program ended.
-fn record(extra: &[&str], script: &str) -> (std::process::Child, String) {
+fn record(extra: &[&str], script: &str) -> (Server, String) {
     let mut args = vec!["record", "--no-open"];
     args.extend_from_slice(extra);
     args.extend_from_slice(&["--", "python3", "-c", script]);
-    let mut child = Command::new(env!("CARGO_BIN_EXE_perfscape"))
-        .args(&args)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut server = Server(
+        Command::new(env!("CARGO_BIN_EXE_perfscape"))
+            .args(&args)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap(),
+    );
     let (tx, rx) = mpsc::channel();
-    let out = child.stdout.take().unwrap();
-    let err = child.stderr.take().unwrap();
+    let out = server.0.stdout.take().unwrap();
+    let err = server.0.stderr.take().unwrap();
     let tx2 = tx.clone();
     std::thread::spawn(move || {
         for line in BufReader::new(out).lines() {
@@ -71,7 +83,7 @@ fn record(extra: &[&str], script: &str) -> (std::process::Child, String) {
             ended = true;
         }
     }
-    (child, url.unwrap())
+    (server, url.unwrap())
 }
 
 #[test]
@@ -95,7 +107,7 @@ for s in streams:
 "#,
         producers = producers
     );
-    let (mut child, url) = record(&[], &script);
+    let (_server, url) = record(&[], &script);
     let (base, token) = url.split_once("/?token=").unwrap();
     // The final sample arrives once both threads ended.
     let mut run = String::new();
@@ -114,8 +126,6 @@ for s in streams:
         top.contains(r#""name":"done""#) && top.contains(r#""name":"final""#),
         "{top}"
     );
-    let _ = child.kill();
-    let _ = child.wait();
 }
 
 #[test]
@@ -159,7 +169,7 @@ s.close()
 "#,
         producers = producers()
     );
-    let (mut child, url) = record(&["--sample-window", "8"], &script);
+    let (_server, url) = record(&["--sample-window", "8"], &script);
     let (base, token) = url.split_once("/?token=").unwrap();
     let mut series = String::new();
     for _ in 0..100 {
@@ -199,6 +209,4 @@ s.close()
         .map(|p| p["seq"].as_u64().unwrap())
         .collect();
     assert_eq!(seqs, kept);
-    let _ = child.kill();
-    let _ = child.wait();
 }
