@@ -154,6 +154,15 @@ fn check_against_reference(path: &Path, reference: &Value, cells: usize) -> (Tra
         let received = flows.to_thread.iter().filter(|&&t| t == lane).count() as u64;
         assert_eq!(sent, loc["messages_sent"].as_u64().unwrap());
         assert_eq!(received, loc["messages_received"].as_u64().unwrap());
+        // Bytes: every flow carries its message length.
+        let bytes = |side: &[u32]| -> u64 {
+            (0..flows.len())
+                .filter(|&i| side[i] == lane)
+                .map(|i| flows.bytes[i].expect("an OTF2 message has its length"))
+                .sum()
+        };
+        assert_eq!(bytes(&flows.from_thread), loc["bytes_sent"].as_u64().unwrap());
+        assert_eq!(bytes(&flows.to_thread), loc["bytes_received"].as_u64().unwrap());
     }
     let total_sent: u64 = locations
         .iter()

@@ -20,7 +20,8 @@
 //! - **flows**: MPI point-to-point messages: each send (`MpiSend`, `MpiIsend`) matched with
 //!   the receive (`MpiRecv`, or the `MpiIrecv` completion) of the same sender, receiver,
 //!   communicator and tag in order (MPI's non-overtaking rule); from the send's time to the
-//!   receive's. Ranks are resolved through the communicator's group to locations.
+//!   receive's, with the send record's message length as the flow's bytes. Ranks are
+//!   resolved through the communicator's group to locations.
 //! - **profile**: derived from the intervals ([`crate::trace_profile`]): per location and
 //!   region calls, inclusive and exclusive time (`TIME`, microseconds), flat and callpath.
 //! - **counters**: metric samples, per process (location group) a counter per metric member,
@@ -445,7 +446,7 @@ fn add_messages(
     handle_of: &HashMap<u64, u32>,
     report: &mut LoadReport,
 ) {
-    let mut sends: BTreeMap<Channel, Vec<i64>> = BTreeMap::new();
+    let mut sends: BTreeMap<Channel, Vec<(i64, u64)>> = BTreeMap::new();
     let mut recvs: BTreeMap<Channel, Vec<i64>> = BTreeMap::new();
     let mut unresolved = 0u64;
     let (mut n_sent, mut bytes_sent, mut collectives) = (0u64, 0u64, 0u64);
@@ -457,7 +458,7 @@ fn add_messages(
                 Some(to) => sends
                     .entry((l.id, to, s.comm, s.tag))
                     .or_default()
-                    .push(to_ns(s.time, defs)),
+                    .push((to_ns(s.time, defs), s.bytes)),
                 None => unresolved += 1,
             }
         }
@@ -482,9 +483,9 @@ fn add_messages(
             unresolved += s.len() as u64;
             continue;
         };
-        for (i, (&a, &b)) in s.iter().zip(&r).enumerate() {
+        for (i, (&(a, bytes), &b)) in s.iter().zip(&r).enumerate() {
             let comm = defs.comm_name(key.2);
-            tb.add_flow(
+            tb.add_message(
                 from,
                 a,
                 to,
@@ -492,6 +493,7 @@ fn add_messages(
                 name,
                 category,
                 &format!("{comm} tag {} #{i}", key.3),
+                Some(bytes),
             );
             flows += 1;
         }

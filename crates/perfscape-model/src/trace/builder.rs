@@ -45,6 +45,9 @@ struct RawInterval {
     end_seq: u64,
 }
 
+/// A flow before sorting: (from thread, from ns, to thread, to ns, name, category, id, bytes).
+type RawFlow = (u32, i64, u32, i64, u32, u32, String, Option<u64>);
+
 /// Builds a [`Trace`]: register threads, intern names, add intervals (in any order) and the
 /// other event kinds, then [`TraceBuilder::finish`] sorts everything and computes the nesting.
 #[derive(Debug)]
@@ -58,7 +61,7 @@ pub struct TraceBuilder {
     counters: Vec<CounterSeries>,
     counter_index: HashMap<(u32, String, String), usize>,
     asyncs: Vec<(u32, i64, i64, u32, u32, String)>,
-    flows: Vec<(u32, i64, u32, i64, u32, u32, String)>,
+    flows: Vec<RawFlow>,
     metadata: Vec<(String, String)>,
 }
 
@@ -193,7 +196,8 @@ impl TraceBuilder {
         ));
     }
 
-    /// Adds a flow from (`from_thread`, `from_ns`) to (`to_thread`, `to_ns`).
+    /// Adds a flow from (`from_thread`, `from_ns`) to (`to_thread`, `to_ns`) whose size is
+    /// not known (its [`Flows::bytes`] is `None`).
     #[allow(clippy::too_many_arguments)]
     pub fn add_flow(
         &mut self,
@@ -205,6 +209,23 @@ impl TraceBuilder {
         category: u32,
         id: &str,
     ) {
+        self.add_message(from_thread, from_ns, to_thread, to_ns, name, category, id, None);
+    }
+
+    /// Adds a message: a flow from (`from_thread`, `from_ns`) to (`to_thread`, `to_ns`) of
+    /// `bytes` bytes (`None`: the input does not say).
+    #[allow(clippy::too_many_arguments)]
+    pub fn add_message(
+        &mut self,
+        from_thread: u32,
+        from_ns: i64,
+        to_thread: u32,
+        to_ns: i64,
+        name: u32,
+        category: u32,
+        id: &str,
+        bytes: Option<u64>,
+    ) {
         self.flows.push((
             from_thread,
             from_ns,
@@ -213,6 +234,7 @@ impl TraceBuilder {
             name,
             category,
             id.to_string(),
+            bytes,
         ));
     }
 
@@ -304,6 +326,7 @@ impl TraceBuilder {
             to_ns: flows.iter().map(|f| f.3).collect(),
             name: flows.iter().map(|f| f.4).collect(),
             category: flows.iter().map(|f| f.5).collect(),
+            bytes: flows.iter().map(|f| f.7).collect(),
             id: flows.into_iter().map(|f| f.6).collect(),
         };
         let trace = Trace {

@@ -211,6 +211,10 @@ pub struct Flows {
     pub category: Vec<u32>,
     /// The flow id, as written.
     pub id: Vec<String>,
+    /// Bytes of each message, when the input gives them (OTF2 send records' message length,
+    /// TAU trace messages' packed length); `None` when the input does not say (Chrome flows
+    /// without a size argument, task hand-offs) — never a guessed 0.
+    pub bytes: Vec<Option<u64>>,
 }
 
 impl Flows {
