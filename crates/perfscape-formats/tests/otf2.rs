@@ -229,7 +229,8 @@ fn non_blocking_messages_collectives_threads_and_metrics_of_a_hand_made_trace() 
     assert!(notes.contains("2 MPI collective operations"), "{notes}");
     // The barrier, kept: rank 1's begin/end 6501..7399, rank 0's 7001..7400 (the script's).
     let c = trace.collectives();
-    let rows: Vec<(u32, CollectiveOp, i64, i64, Option<u32>, u64, u64)> = (0..c.len())
+    type Row = (u32, CollectiveOp, i64, i64, Option<u32>, u64, u64);
+    let rows: Vec<Row> = (0..c.len())
         .map(|i| {
             let r = c.row(i);
             let node = trace.threads()[r.thread as usize].id.node;

@@ -17,18 +17,24 @@ fn ns_per(unit: &Unit) -> Option<f64> {
     }
 }
 
-/// One pattern's finding: `lost` per thread (ns), `count` instances, `ops` the time lost per
-/// operation name (ns) for the evidence and the event to select.
-fn finding(
-    ctx: &Context<'_>,
-    kind: FindingKind,
-    pattern: &str,
-    what: &str,
-    lost: &[(ThreadId, i64)],
-    per_rank: &BTreeMap<u32, i64>,
+/// What one pattern lost: per thread and per rank (ns), the instances that lost time, and
+/// the time lost per operation name (ns).
+struct Lost<'a> {
+    lost: &'a [(ThreadId, i64)],
+    per_rank: &'a BTreeMap<u32, i64>,
     count: usize,
-    ops: &BTreeMap<String, i64>,
-) -> Option<Finding> {
+    ops: &'a BTreeMap<String, i64>,
+}
+
+/// One pattern's finding (`what` names its instances in the evidence); the operation that
+/// lost most is the event to select.
+fn finding(ctx: &Context<'_>, kind: FindingKind, pattern: &str, what: &str, l: Lost<'_>) -> Option<Finding> {
+    let Lost {
+        lost,
+        per_rank,
+        count,
+        ops,
+    } = l;
     let per = ns_per(&ctx.profile.metric(ctx.m).unit)?;
     let total: i64 = lost.iter().map(|x| x.1).sum();
     let &(worst, worst_ns) = lost.iter().max_by_key(|x| (x.1, std::cmp::Reverse(x.0)))?;
@@ -104,10 +110,12 @@ pub(super) fn wait_states(ctx: &Context<'_>, trace: &Trace) -> Vec<Finding> {
         FindingKind::LateSender,
         "Late sender",
         "message(s) received before they were sent",
-        &ls.per_thread_ns,
-        &ls.per_rank_ns,
-        ls.messages.len(),
-        &ops,
+        Lost {
+            lost: &ls.per_thread_ns,
+            per_rank: &ls.per_rank_ns,
+            count: ls.messages.len(),
+            ops: &ops,
+        },
     ));
     let lr = late_receivers(trace);
     let mut ops: BTreeMap<String, i64> = BTreeMap::new();
@@ -121,10 +129,12 @@ pub(super) fn wait_states(ctx: &Context<'_>, trace: &Trace) -> Vec<Finding> {
         FindingKind::LateReceiver,
         "Late receiver",
         "send(s) blocked until their receive was posted",
-        &lr.per_thread_ns,
-        &lr.per_rank_ns,
-        lr.messages.len(),
-        &ops,
+        Lost {
+            lost: &lr.per_thread_ns,
+            per_rank: &lr.per_rank_ns,
+            count: lr.messages.len(),
+            ops: &ops,
+        },
     ));
     let nxn = wait_at_nxn(trace);
     let mut ops: BTreeMap<String, i64> = BTreeMap::new();
@@ -136,10 +146,12 @@ pub(super) fn wait_states(ctx: &Context<'_>, trace: &Trace) -> Vec<Finding> {
         FindingKind::WaitAtNxN,
         "Wait at N x N",
         &format!("wait(s) in {} n-to-n collective operation(s)", nxn.instances),
-        &nxn.per_thread_ns,
-        &nxn.per_rank_ns,
-        nxn.waits.len(),
-        &ops,
+        Lost {
+            lost: &nxn.per_thread_ns,
+            per_rank: &nxn.per_rank_ns,
+            count: nxn.waits.len(),
+            ops: &ops,
+        },
     ));
     out
 }

@@ -6,6 +6,9 @@ use super::collect::{BeginEnd, Collector, Interner};
 use super::json::{Tally, line_of};
 use super::threads::Threads;
 use super::{OpenPoint, Report};
+
+/// An open flow point: (thread handle, time ns, name id, category id, bytes of the message).
+type OpenFlow = (u32, i64, u32, u32, Option<u64>);
 use crate::problem::Problem;
 use perfscape_model::TraceBuilder;
 use rustc_hash::FxHashMap as HashMap;
@@ -69,8 +72,7 @@ pub(super) fn add_events(
     let mut flow_unmatched = Tally::default();
     let mut async_open: HashMap<(Option<u32>, u32, String), Vec<OpenPoint>> = HashMap::default();
     let mut legacy_open: HashMap<(u32, u32, String), OpenPoint> = HashMap::default();
-    let mut flows_open: HashMap<(u32, String, u32), VecDeque<(u32, i64, u32, u32, Option<u64>)>> =
-        HashMap::default();
+    let mut flows_open: HashMap<(u32, String, u32), VecDeque<OpenFlow>> = HashMap::default();
     let mut be: Vec<(u32, i64, Vec<BeginEnd>)> = Vec::new();
     for (t, events) in per_thread.into_iter().enumerate() {
         let h = handle(t as u32);

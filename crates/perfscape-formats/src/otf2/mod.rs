@@ -376,10 +376,8 @@ fn build_trace(
             report.bad_files.extend(r.bad.iter().cloned());
             reads.push(r);
         }
-        for i in start..end {
-            let l = &defs.locations[i];
+        for (l, r) in defs.locations[start..end].iter().zip(&mut reads[start..end]) {
             let h = handle_of[&l.id];
-            let r = &mut reads[i];
             add_regions(defs, r, h, &mut tb, &mut regions);
             tb.finish_lane(h);
             r.events.regions = Vec::new();
