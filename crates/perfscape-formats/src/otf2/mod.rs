@@ -364,6 +364,7 @@ fn build_trace(
         empty: tb.category(""),
         ..Regions::default()
     };
+    let mut messages = Messages::default();
     let mut reads: Vec<LocationRead> = Vec::with_capacity(defs.locations.len());
     let n = defs.locations.len();
     let mut start = 0;
@@ -381,6 +382,7 @@ fn build_trace(
             add_regions(defs, r, h, &mut tb, &mut regions);
             tb.finish_lane(h);
             r.events.regions = Vec::new();
+            messages.take_location(l, r, Some(h), &mut tb, defs);
             r.local = defs::LocalDefs::default();
         }
         start = end;
@@ -400,7 +402,7 @@ fn build_trace(
             format!("{unclosed} region(s) were still entered at the end of their location's events; closed at its last event"),
         ));
     }
-    add_messages(archive, &mut tb, defs, &mut reads, &handle_of, report);
+    messages.finish(archive, &mut tb, defs, &handle_of, report);
     add_metrics(archive, &mut tb, defs, &mut reads, report);
     let (trace, notes) = tb.finish();
     for n in notes {
@@ -499,31 +501,50 @@ fn add_metrics(
 /// A message's end point: (sender location, receiver location, communicator, tag).
 type Channel = (u64, u64, u32, u32);
 
-/// Matches sends with receives and adds them as flows.
-fn add_messages(
-    archive: &Path,
-    tb: &mut TraceBuilder,
-    defs: &GlobalDefs,
-    reads: &mut [LocationRead],
-    handle_of: &HashMap<u64, u32>,
-    report: &mut LoadReport,
-) {
-    let mut sends: BTreeMap<Channel, Vec<(i64, u64)>> = BTreeMap::new();
-    let mut recvs: BTreeMap<Channel, Vec<i64>> = BTreeMap::new();
-    let mut unresolved = 0u64;
-    let (mut n_sent, mut bytes_sent, mut collectives) = (0u64, 0u64, 0u64);
-    let mut comm_names: HashMap<u32, u32> = HashMap::default();
-    // Each location's messages and collectives are taken (freed) as they are matched.
-    for (l, r) in defs.locations.iter().zip(reads.iter_mut()) {
+/// The messages of the locations read so far, by channel, waiting to be matched
+/// ([`Messages::take_location`], then [`Messages::finish`]).
+#[derive(Default)]
+struct Messages {
+    /// Per channel, each send's time (ns) and bytes, in order.
+    sends: BTreeMap<Channel, Vec<(i64, u64)>>,
+    /// Per channel, each receive's time (ns), in order.
+    recvs: BTreeMap<Channel, Vec<i64>>,
+    unresolved: u64,
+    n_sent: u64,
+    bytes_sent: u64,
+    collectives: u64,
+    comm_names: HashMap<u32, u32>,
+}
+
+impl Messages {
+    /// Takes location `l`'s messages (into the channels) and collectives (into `tb`, thread
+    /// handle `h`) out of its read `r`, freeing them there.
+    fn take_location(
+        &mut self,
+        l: &defs::Location,
+        r: &mut LocationRead,
+        h: Option<u32>,
+        tb: &mut TraceBuilder,
+        defs: &GlobalDefs,
+    ) {
+        let Messages {
+            sends,
+            recvs,
+            unresolved,
+            n_sent,
+            bytes_sent,
+            collectives,
+            comm_names,
+        } = self;
         for s in &std::mem::take(&mut r.events.sends) {
-            n_sent += 1;
-            bytes_sent = bytes_sent.saturating_add(s.bytes);
+            *n_sent += 1;
+            *bytes_sent = bytes_sent.saturating_add(s.bytes);
             match defs.rank_location(s.comm, s.peer, l.id) {
                 Some(to) => sends
                     .entry((l.id, to, s.comm, s.tag))
                     .or_default()
                     .push((to_ns(s.time, defs), s.bytes)),
-                None => unresolved += 1,
+                None => *unresolved += 1,
             }
         }
         for m in &std::mem::take(&mut r.events.recvs) {
@@ -532,11 +553,11 @@ fn add_messages(
                     .entry((from, l.id, m.comm, m.tag))
                     .or_default()
                     .push(to_ns(m.time, defs)),
-                None => unresolved += 1,
+                None => *unresolved += 1,
             }
         }
-        collectives += r.events.collectives.len() as u64;
-        if let Some(&h) = handle_of.get(&l.id) {
+        *collectives += r.events.collectives.len() as u64;
+        if let Some(h) = h {
             for c in &std::mem::take(&mut r.events.collectives) {
                 let op = CollectiveOp::from_otf2(c.op);
                 let rooted = matches!(
@@ -565,41 +586,62 @@ fn add_messages(
             }
         }
     }
-    let name = tb.name("MPI message");
-    let category = tb.category("MPI");
-    let (mut flows, mut unmatched) = (0u64, 0u64);
-    while let Some((key, s)) = sends.pop_first() {
-        let key = &key;
-        let r = recvs.remove(key).unwrap_or_default();
-        unmatched += s.len().abs_diff(r.len()) as u64;
-        let (Some(&from), Some(&to)) = (handle_of.get(&key.0), handle_of.get(&key.1)) else {
-            unresolved += s.len() as u64;
-            continue;
-        };
-        for (i, (&(a, bytes), &b)) in s.iter().zip(&r).enumerate() {
-            let comm = defs.comm_name(key.2);
-            tb.add_message(
-                from,
-                a,
-                to,
-                b,
-                name,
-                category,
-                &format!("{comm} tag {} #{i}", key.3),
-                Some(bytes),
-            );
-            flows += 1;
+
+    /// Matches the sends with the receives of each channel and adds them as flows, with the
+    /// notes and warnings.
+    fn finish(
+        self,
+        archive: &Path,
+        tb: &mut TraceBuilder,
+        defs: &GlobalDefs,
+        handle_of: &HashMap<u64, u32>,
+        report: &mut LoadReport,
+    ) {
+        let Messages {
+            mut sends,
+            mut recvs,
+            mut unresolved,
+            n_sent,
+            bytes_sent,
+            collectives,
+            ..
+        } = self;
+        let name = tb.name("MPI message");
+        let category = tb.category("MPI");
+        let (mut flows, mut unmatched) = (0u64, 0u64);
+        while let Some((key, s)) = sends.pop_first() {
+            let key = &key;
+            let r = recvs.remove(key).unwrap_or_default();
+            unmatched += s.len().abs_diff(r.len()) as u64;
+            let (Some(&from), Some(&to)) = (handle_of.get(&key.0), handle_of.get(&key.1)) else {
+                unresolved += s.len() as u64;
+                continue;
+            };
+            for (i, (&(a, bytes), &b)) in s.iter().zip(&r).enumerate() {
+                let comm = defs.comm_name(key.2);
+                tb.add_message(
+                    from,
+                    a,
+                    to,
+                    b,
+                    name,
+                    category,
+                    &format!("{comm} tag {} #{i}", key.3),
+                    Some(bytes),
+                );
+                flows += 1;
+            }
         }
-    }
-    unmatched += recvs.values().map(|v| v.len() as u64).sum::<u64>();
-    report.notes.push(format!(
+        unmatched += recvs.values().map(|v| v.len() as u64).sum::<u64>();
+        report.notes.push(format!(
         "{n_sent} MPI messages sent ({bytes_sent} bytes), {flows} matched with their receive; {collectives} MPI collective operations"
     ));
-    if unmatched + unresolved > 0 {
-        report.warnings.push(FileError::whole(
+        if unmatched + unresolved > 0 {
+            report.warnings.push(FileError::whole(
             archive,
             format!("{unmatched} MPI send(s) or receive(s) without their other side, {unresolved} whose peer rank names no location of its communicator; not drawn"),
         ));
+        }
     }
 }
 
