@@ -608,6 +608,12 @@ impl Messages {
         } = self;
         let name = tb.name("MPI message");
         let category = tb.category("MPI");
+        // At most one flow per send matched with a receive.
+        let matched: usize = sends
+            .iter()
+            .map(|(k, s)| s.len().min(recvs.get(k).map_or(0, Vec::len)))
+            .sum();
+        tb.reserve_flows(matched);
         let (mut flows, mut unmatched) = (0u64, 0u64);
         while let Some((key, s)) = sends.pop_first() {
             let key = &key;
