@@ -32,12 +32,16 @@
 //! - a context event with a one-element path feeds that element's matrix (ParaProf, which looks
 //!   for `=>`, adds it to "All Paths" a second time).
 //!
+//! A trace's messages give the same matrix ([`comm_matrix_from_trace`]: one cell per
+//! sender and receiver rank, from the flows whose size is known), for runs that are traces
+//! without comm-matrix events (OTF2, TAU traces).
+//!
 //! Events naming a node that is not in the run (`N` ≥ the number of ranks) are counted and
 //! named in [`CommSkipped`], as ParaProf warns about them; the rows of other threads likewise.
 //! Cells are stored sparsely (a stencil of 16,384 ranks has about 2 peers per rank): memory is
 //! O(cells), never ranks².
 
-use perfscape_model::{AtomicEventId, Profile, ThreadId};
+use perfscape_model::{AtomicEventId, Profile, ThreadId, Trace};
 use std::collections::HashMap;
 
 /// The name of the matrix over every callpath (ParaProf's).
@@ -152,7 +156,8 @@ impl CommPath {
 /// What [`comm_matrix`] read and what it left out, so that nothing is dropped silently.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct CommSkipped {
-    /// Rows (event × thread with samples) of `sent to` events counted.
+    /// Rows (event × thread with samples) of `sent to` events counted (of a trace: the
+    /// messages counted).
     pub sent_rows: u64,
     /// Rows of `received from` events counted.
     pub received_rows: u64,
@@ -165,6 +170,9 @@ pub struct CommSkipped {
     pub out_of_range_calls: f64,
     /// Up to [`SKIPPED_EXAMPLES`] of them: `thread: event name`.
     pub out_of_range_examples: Vec<String>,
+    /// Messages of a trace whose size the input does not give ([`comm_matrix_from_trace`]):
+    /// left out, so that every cell's mean and volume are of known sizes.
+    pub messages_without_bytes: u64,
 }
 
 /// The communication matrix of a run: per path the sparse rank × rank cells.
@@ -325,6 +333,61 @@ pub fn comm_matrix(profile: &Profile) -> CommMatrix {
     CommMatrix {
         ranks,
         paths,
+        skipped,
+    }
+}
+
+/// True when `trace` has a message whose size is known (a communication matrix can be made
+/// from it with [`comm_matrix_from_trace`]).
+pub fn has_trace_messages(trace: &Trace) -> bool {
+    trace.flows().bytes.iter().any(Option::is_some)
+}
+
+/// The communication matrix of a trace's messages (its [`Trace::flows`] with a known size):
+/// one path, [`ALL_PATHS`]; per (sender rank, receiver rank) — the nodes of the flow's source
+/// and destination threads, so every thread of a rank counts for it — the number of
+/// messages, their bytes in all, the smallest and largest, and the sum of squares (for the
+/// standard deviation). `ranks` is the largest node of the trace's threads + 1. Flows whose
+/// size is unknown (`None`: Chrome flows without `message-size`, task hand-offs) are left out
+/// and counted in [`CommSkipped::messages_without_bytes`]; a trace without any sized message
+/// gives an empty matrix. Cost: O(flows), memory O(cells).
+pub fn comm_matrix_from_trace(trace: &Trace) -> CommMatrix {
+    let threads = trace.threads();
+    let ranks = threads.iter().map(|t| t.id.node + 1).max().unwrap_or(0);
+    let flows = trace.flows();
+    let mut cells: HashMap<(u32, u32), CommCell> = HashMap::new();
+    let mut skipped = CommSkipped::default();
+    for i in 0..flows.len() {
+        let (Some(from), Some(to)) = (
+            threads.get(flows.from_thread[i] as usize),
+            threads.get(flows.to_thread[i] as usize),
+        ) else {
+            continue;
+        };
+        let Some(bytes) = flows.bytes.get(i).copied().flatten() else {
+            skipped.messages_without_bytes += 1;
+            continue;
+        };
+        let (s, r) = (from.id.node, to.id.node);
+        let b = bytes as f64;
+        cells
+            .entry((s, r))
+            .or_insert_with(|| CommCell::empty(s, r))
+            .add(1.0, b, b, b, b * b);
+        skipped.sent_rows += 1;
+    }
+    let mut cells: Vec<CommCell> = cells.into_values().collect();
+    cells.sort_by_key(|c| (c.sender, c.receiver));
+    CommMatrix {
+        ranks,
+        paths: if cells.is_empty() {
+            Vec::new()
+        } else {
+            vec![CommPath {
+                name: ALL_PATHS.to_string(),
+                cells,
+            }]
+        },
         skipped,
     }
 }

@@ -1,13 +1,16 @@
-//! Scalasca's late-sender wait state: on hand-made traces with planted late senders whose lost
-//! time is known (built with `TraceBuilder`, and an OTF2 archive written with the `otf2`
-//! Python writer, `perfscape-formats/tests/fixtures/otf2/make_late_sender.py`).
+//! Scalasca's wait states — late sender, late receiver, wait at N x N — on hand-made traces
+//! with planted waits whose lost time is known by construction (built with `TraceBuilder`,
+//! and OTF2 archives written with the `otf2` Python writer,
+//! `perfscape-formats/tests/fixtures/otf2/make_late_sender.py` and `make_wait_states.py`),
+//! and as findings.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use perfscape_analysis::wait_states::late_senders;
+use perfscape_analysis::findings::{FindingKind, FindingOptions, add_wait_states, findings};
+use perfscape_analysis::wait_states::{late_receivers, late_senders, wait_at_nxn};
 use perfscape_formats::{OpenOptions, open};
-use perfscape_model::trace::TraceThread;
-use perfscape_model::{ThreadId, TraceBuilder};
+use perfscape_model::trace::{CollectiveOp, TraceThread};
+use perfscape_model::{MetricId, ThreadId, TraceBuilder};
 use std::path::Path;
 
 fn thread(rank: u32) -> TraceThread {
@@ -85,4 +88,95 @@ fn the_planted_late_sender_of_an_otf2_trace() {
         ls.per_rank_ns.into_iter().collect::<Vec<_>>(),
         vec![(0, 0), (1, 4_000)]
     );
+}
+
+/// The archive of `make_wait_states.py` (planted late receiver and waits at N x N).
+fn wait_states_trace() -> perfscape_model::Trace {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../perfscape-formats/tests/fixtures/otf2/wait-states-3rank");
+    open(&dir, &OpenOptions::default()).unwrap().trace.unwrap()
+}
+
+#[test]
+fn the_planted_late_receiver_of_an_otf2_trace() {
+    let trace = wait_states_trace();
+    let lr = late_receivers(&trace);
+    // Rank 0's MPI_Send 1000..4100 ends after rank 1 enters MPI_Recv at 4000: 3000 lost.
+    // Rank 2's eager MPI_Send 4200..4300 ends before rank 1's MPI_Recv at 5000: nothing.
+    assert_eq!(lr.examined, 2);
+    assert_eq!(lr.messages.len(), 1);
+    let m = lr.messages[0];
+    assert_eq!((m.send_start_ns, m.recv_start_ns, m.wait_ns), (1000, 4000, 3000));
+    assert_eq!(trace.threads()[m.sender].id.node, 0);
+    assert_eq!(
+        lr.per_rank_ns.into_iter().collect::<Vec<_>>(),
+        vec![(0, 3000), (1, 0), (2, 0)]
+    );
+    // No late sender: each send starts before its receive.
+    assert!(late_senders(&trace).messages.is_empty());
+}
+
+#[test]
+fn the_planted_waits_at_nxn_of_an_otf2_trace() {
+    let trace = wait_states_trace();
+    let w = wait_at_nxn(&trace);
+    // Two allreduces (the barrier is not n-to-n). #1: enters 6000, 7000, 8500: rank 0 loses
+    // 2500, rank 1 1500. #2: enters 10000, 10000, 10400, rank 0 leaving at 10100: rank 0's
+    // wait capped at 100, rank 1 400.
+    assert_eq!(w.instances, 2);
+    let got: Vec<(u32, i64, i64, i64)> = w
+        .waits
+        .iter()
+        .map(|x| {
+            (
+                trace.threads()[x.thread].id.node,
+                x.enter_ns,
+                x.latest_enter_ns,
+                x.wait_ns,
+            )
+        })
+        .collect();
+    assert_eq!(
+        got,
+        vec![
+            (0, 6000, 8500, 2500),
+            (1, 7000, 8500, 1500),
+            (0, 10000, 10400, 100),
+            (1, 10000, 10400, 400)
+        ]
+    );
+    assert_eq!(
+        w.per_rank_ns.into_iter().collect::<Vec<_>>(),
+        vec![(0, 2600), (1, 1900), (2, 0)]
+    );
+    assert!(w.waits.iter().all(|x| x.op == CollectiveOp::Allreduce));
+}
+
+#[test]
+fn wait_states_are_findings_of_a_trace() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../perfscape-formats/tests/fixtures/otf2/wait-states-3rank");
+    let opened = open(&dir, &OpenOptions::default()).unwrap();
+    let (p, trace) = (&opened.profile, opened.trace.as_ref().unwrap());
+    let m = MetricId(0);
+    let mut f = findings(p, m, None, &FindingOptions::default());
+    add_wait_states(&mut f, p, m, trace, &FindingOptions::default());
+    let by_kind = |k: FindingKind| f.findings.iter().find(|x| x.kind == k);
+    // TIME is in microseconds: the costs are the worst rank's loss (3000 ns, 2600 ns).
+    let lr = by_kind(FindingKind::LateReceiver).unwrap();
+    assert_eq!(lr.cost, 3.0);
+    assert_eq!(p.thread(lr.thread.unwrap()).node, 0);
+    assert_eq!(p.event_name(lr.event.unwrap()), "MPI_Send");
+    let nxn = by_kind(FindingKind::WaitAtNxN).unwrap();
+    assert_eq!(nxn.cost, 2.6);
+    assert_eq!(p.thread(nxn.thread.unwrap()).node, 0);
+    assert_eq!(p.event_name(nxn.event.unwrap()), "MPI_Allreduce");
+    assert!(
+        nxn.evidence
+            .iter()
+            .any(|e| e.contains("by rank: 0: 2.60 µs, 1: 1.90 µs")),
+        "{:?}",
+        nxn.evidence
+    );
+    assert!(by_kind(FindingKind::LateSender).is_none());
 }

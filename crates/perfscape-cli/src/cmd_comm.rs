@@ -1,12 +1,12 @@
-//! `perfscape comm`: the communication matrix of a `TAU_COMM_MATRIX` run — the heaviest
-//! sender → receiver pairs and the totals per path; `--csv FILE` writes ParaProf's
-//! `--writecomm` layout.
+//! `perfscape comm`: the communication matrix of a `TAU_COMM_MATRIX` run, or of a trace's
+//! messages (OTF2, TAU traces) — the heaviest sender → receiver pairs and the totals per
+//! path; `--csv FILE` writes ParaProf's `--writecomm` layout.
 
 use crate::args::{Common, OutputFormat};
 use crate::{fmt, loading};
 use anyhow::Context;
 use clap::Args;
-use perfscape_analysis::comm::{ALL_PATHS, CommMatrix, CommPath, comm_matrix};
+use perfscape_analysis::comm::{ALL_PATHS, CommMatrix, CommPath, comm_matrix, comm_matrix_from_trace};
 use perfscape_model::Unit;
 use serde::Serialize;
 use std::collections::BTreeSet;
@@ -133,11 +133,15 @@ fn write_paraprof_csv(m: &CommMatrix, out: &mut dyn Write) -> std::io::Result<()
 
 /// Runs `perfscape comm`.
 pub fn run(args: &CommArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
-    let loaded = loading::open(&args.common.input)?;
-    let m = comm_matrix(&loaded.profile);
+    let run = loading::open_run(&args.common.input, true)?;
+    let loaded = run.loaded;
+    let mut m = comm_matrix(&loaded.profile);
+    if let Some(trace) = run.trace.as_ref().filter(|_| m.is_empty()) {
+        m = comm_matrix_from_trace(trace);
+    }
     if m.is_empty() {
         anyhow::bail!(
-            "{}: no communication matrix (no `Message size sent to node N` user events; run the program with TAU_COMM_MATRIX=1)",
+            "{}: no communication matrix (no `Message size sent to node N` user events — run the program with TAU_COMM_MATRIX=1 — and no trace messages of known size)",
             args.common.input.run.display()
         );
     }
@@ -178,6 +182,7 @@ pub fn run(args: &CommArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
                 "out_of_range_rows": sk.out_of_range_rows,
                 "out_of_range_examples": sk.out_of_range_examples,
                 "other_thread_rows": sk.other_thread_rows,
+                "messages_without_bytes": sk.messages_without_bytes,
             });
             serde_json::to_writer_pretty(&mut *out, &doc)?;
             writeln!(out)?;

@@ -1,13 +1,14 @@
 //! `perfscape findings`: what is wrong with a run, ranked by the time it costs
 //! (`perfscape_analysis::findings`): stragglers, load imbalance of useful work,
-//! communication-bound threads, the POP efficiencies, hot spots. What counts as useful work comes
+//! communication-bound threads, the POP efficiencies, hot spots, and for a trace its wait
+//! states (late sender, late receiver, wait at N x N). What counts as useful work comes
 //! from the categories (`--rules`, else the built-in rules).
 
 use crate::args::{Common, OutputFormat};
 use crate::{fmt, loading};
 use clap::Args;
 use perfscape_analysis::categories::categorize;
-use perfscape_analysis::findings::{FindingOptions, findings};
+use perfscape_analysis::findings::{FindingOptions, add_wait_states, findings};
 use perfscape_model::MetricId;
 use serde::Serialize;
 use std::io::Write;
@@ -82,13 +83,18 @@ struct Row {
 
 /// Runs `perfscape findings`.
 pub fn run(args: &FindingsArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
-    let loaded = loading::open(&args.common.input)?;
+    let run = loading::open_run(&args.common.input, true)?;
+    let loaded = run.loaded;
     let p = &loaded.profile;
     let m: MetricId = fmt::metric(p, args.metric.as_deref())?;
     let rules = crate::cmd_categories::rules(args.rules.as_ref())?;
     // A metric that does not add up has no categories: its findings are the stragglers.
     let cat = categorize(p, m, &rules).ok();
-    let f = findings(p, m, cat.as_ref(), &args.options());
+    let mut f = findings(p, m, cat.as_ref(), &args.options());
+    // A trace's wait states (late sender, late receiver, wait at N x N).
+    if let Some(trace) = &run.trace {
+        add_wait_states(&mut f, p, m, trace, &args.options());
+    }
     let rows: Vec<Row> = f
         .findings
         .iter()

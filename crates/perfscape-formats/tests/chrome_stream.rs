@@ -56,6 +56,8 @@ fn sections_and_metadata_in_any_order_give_the_same_trace() {
     // pid 7 and "7" are one process; the flow goes from thread 1 to thread 2.
     assert_eq!(a.threads().len(), 2);
     assert_eq!(a.flows().len(), 1);
+    // A flow without a `message-size` has no bytes (unknown, not 0).
+    assert_eq!(a.flows().bytes, vec![None]);
     assert_eq!(a.interval_count(), 3);
     for p in &parsed {
         assert!(p.partial.is_empty(), "{:?}", p.partial);

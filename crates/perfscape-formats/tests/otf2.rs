@@ -9,6 +9,7 @@
 mod common;
 use common::corpus;
 use perfscape_formats::{OpenOptions, Opened, detect, open};
+use perfscape_model::trace::CollectiveOp;
 use perfscape_model::{MetricId, Profile, ThreadId, Trace, ValueKind};
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -154,6 +155,15 @@ fn check_against_reference(path: &Path, reference: &Value, cells: usize) -> (Tra
         let received = flows.to_thread.iter().filter(|&&t| t == lane).count() as u64;
         assert_eq!(sent, loc["messages_sent"].as_u64().unwrap());
         assert_eq!(received, loc["messages_received"].as_u64().unwrap());
+        // Bytes: every flow carries its message length.
+        let bytes = |side: &[u32]| -> u64 {
+            (0..flows.len())
+                .filter(|&i| side[i] == lane)
+                .map(|i| flows.bytes[i].expect("an OTF2 message has its length"))
+                .sum()
+        };
+        assert_eq!(bytes(&flows.from_thread), loc["bytes_sent"].as_u64().unwrap());
+        assert_eq!(bytes(&flows.to_thread), loc["bytes_received"].as_u64().unwrap());
     }
     let total_sent: u64 = locations
         .iter()
@@ -217,9 +227,69 @@ fn non_blocking_messages_collectives_threads_and_metrics_of_a_hand_made_trace() 
     assert!(inside(&trace, flows.to_thread[1], 6300, "MPI_Wait"));
     let notes = opened.report.notes.join("\n");
     assert!(notes.contains("2 MPI collective operations"), "{notes}");
+    // The barrier, kept: rank 1's begin/end 6501..7399, rank 0's 7001..7400 (the script's).
+    let c = trace.collectives();
+    type Row = (u32, CollectiveOp, i64, i64, Option<u32>, u64, u64);
+    let rows: Vec<Row> = (0..c.len())
+        .map(|i| {
+            let r = c.row(i);
+            let node = trace.threads()[r.thread as usize].id.node;
+            (
+                node,
+                r.op,
+                r.begin_ns,
+                r.end_ns,
+                r.root,
+                r.bytes_sent,
+                r.bytes_received,
+            )
+        })
+        .collect();
+    assert_eq!(
+        rows,
+        vec![
+            (1, CollectiveOp::Barrier, 6501, 7399, None, 0, 0),
+            (0, CollectiveOp::Barrier, 7001, 7400, None, 0, 0)
+        ]
+    );
+    assert_eq!(trace.names()[c.communicator_name[0] as usize], "MPI_COMM_WORLD");
+    assert_eq!(c.communicator[0], c.communicator[1]);
     // The metric samples: an unsigned counter, a double and a signed value.
     let samples: usize = trace.counters().iter().map(|c| c.value.len()).sum();
     assert_eq!(samples, 5);
+}
+
+#[test]
+fn collectives_of_a_hand_made_trace_with_planted_wait_states() {
+    // Written by fixtures/otf2/make_wait_states.py; reference by make_reference.py: three
+    // ranks, two messages, two allreduces and a barrier.
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/otf2/wait-states-3rank");
+    let reference: Value =
+        serde_json::from_str(include_str!("fixtures/otf2/wait-states-3rank.json")).unwrap();
+    let (trace, _) = check_against_reference(&dir, &reference, 4 + 5 + 4);
+    let c = trace.collectives();
+    assert_eq!(c.len(), 9);
+    // Per rank, in order: allreduce, allreduce, barrier; 8 bytes each way in the allreduces.
+    for rank in 0..3u32 {
+        let mine: Vec<(CollectiveOp, u64, u64)> = (0..c.len())
+            .filter(|&i| trace.threads()[c.thread[i] as usize].id.node == rank)
+            .map(|i| (c.op[i], c.bytes_sent[i], c.bytes_received[i]))
+            .collect();
+        assert_eq!(
+            mine,
+            vec![
+                (CollectiveOp::Allreduce, 8, 8),
+                (CollectiveOp::Allreduce, 8, 8),
+                (CollectiveOp::Barrier, 0, 0)
+            ]
+        );
+    }
+    // Rank 2 enters the first allreduce at 8500, its begin record 1 ns later, its end 10 ns
+    // before its leave at 9020.
+    let i = (0..c.len())
+        .find(|&i| trace.threads()[c.thread[i] as usize].id.node == 2)
+        .unwrap();
+    assert_eq!((c.begin_ns[i], c.end_ns[i]), (8501, 9010));
 }
 
 /// A copy of the archive in a temporary directory (the corpus is read-only).

@@ -94,6 +94,67 @@ fn the_trace_equals_taus_chrome_json_of_the_same_run() {
     assert!(chrome.counters().is_empty() && !tau.counters().is_empty());
 }
 
+/// Per (sender rank, receiver rank), the sizes of the messages in order of sending: from the
+/// flow starts (`"ph": "s"`) of TAU's `trace.chrome.json`, read line by line here (their
+/// `pid`, `args.destNode` and `args.message-size`), independently of perfscape's readers.
+fn chrome_json_messages() -> BTreeMap<(u32, u32), Vec<u64>> {
+    let text = std::fs::read_to_string(run().join("trace.chrome.json")).unwrap();
+    let mut starts: Vec<(u32, u32, f64, u64)> = Vec::new();
+    for line in text.lines().filter(|l| l.contains("\"ph\": \"s\"")) {
+        let v: serde_json::Value = serde_json::from_str(line.trim().trim_end_matches(',')).unwrap();
+        let num = |x: &serde_json::Value| -> f64 {
+            x.as_f64()
+                .or_else(|| x.as_str().and_then(|s| s.parse().ok()))
+                .unwrap()
+        };
+        starts.push((
+            num(&v["pid"]) as u32,
+            num(&v["args"]["destNode"]) as u32,
+            num(&v["ts"]),
+            num(&v["args"]["message-size"]) as u64,
+        ));
+    }
+    starts.sort_by(|a, b| a.partial_cmp(b).unwrap());
+    let mut out: BTreeMap<(u32, u32), Vec<u64>> = BTreeMap::new();
+    for (from, to, _, size) in starts {
+        out.entry((from, to)).or_default().push(size);
+    }
+    out
+}
+
+/// The same from a trace's flows (sender and receiver by node, in order of sending).
+fn flow_messages(t: &Trace) -> BTreeMap<(u32, u32), Vec<u64>> {
+    let f = t.flows();
+    let node = |i: u32| t.threads()[i as usize].id.node;
+    let mut v: Vec<(u32, u32, i64, u64)> = (0..f.len())
+        .map(|i| {
+            (
+                node(f.from_thread[i]),
+                node(f.to_thread[i]),
+                f.from_ns[i],
+                f.bytes[i].expect("a TAU message has its length"),
+            )
+        })
+        .collect();
+    v.sort();
+    let mut out: BTreeMap<(u32, u32), Vec<u64>> = BTreeMap::new();
+    for (from, to, _, size) in v {
+        out.entry((from, to)).or_default().push(size);
+    }
+    out
+}
+
+#[test]
+fn message_bytes_equal_the_sizes_in_taus_chrome_json() {
+    let want = chrome_json_messages();
+    assert_eq!(want.values().map(Vec::len).sum::<usize>(), 360);
+    let (tau, _) = load(&run());
+    assert_eq!(flow_messages(&tau), want);
+    // The Chrome reader takes the same sizes from the flow starts' `message-size`.
+    let (chrome, _) = load(&run().join("trace.chrome.json"));
+    assert_eq!(flow_messages(&chrome), want);
+}
+
 #[test]
 fn parsed_from_bytes_as_from_files() {
     let files: Vec<(ThreadId, Vec<u8>, Vec<u8>)> = (0..4)

@@ -195,6 +195,10 @@ fn run_info(s: &AppState) -> api::RunInfo {
     info.live = s.series.is_live();
     info.replay = s.replay.is_some();
     info.timeline = s.trace.is_some();
+    info.comm |= s
+        .trace
+        .as_ref()
+        .is_some_and(|t| perfscape_analysis::comm::has_trace_messages(t.trace()));
     info.compared = s
         .compared
         .iter()
@@ -378,13 +382,20 @@ async fn get_categories(State(s): State<Shared>, Params(q): Params<CategoriesReq
 
 async fn get_findings(State(s): State<Shared>, Params(q): Params<FindingsRequest>) -> Response {
     let rules = s.category_rules.clone();
-    answer(s, q.at(), move |v| endpoints::findings::findings(v, &q, &rules)).await
+    let st = s.clone();
+    answer(s, q.at(), move |v| {
+        let trace = endpoints::comm::trace_of(&st, v.slot);
+        endpoints::findings::findings(v, trace, &q, &rules)
+    })
+    .await
 }
 
 async fn get_architecture(State(s): State<Shared>, Params(q): Params<ArchitectureRequest>) -> Response {
     let rules = s.category_rules.clone();
+    let st = s.clone();
     answer(s, q.at(), move |v| {
-        endpoints::findings::architecture_view(v, &q, &rules)
+        let trace = endpoints::comm::trace_of(&st, v.slot);
+        endpoints::findings::architecture_view(v, trace, &q, &rules)
     })
     .await
 }
@@ -434,7 +445,11 @@ async fn get_disasm(State(s): State<Shared>, Params(q): Params<DisasmRequest>) -
 }
 
 async fn get_comm(State(s): State<Shared>, Params(q): Params<CommRequest>) -> Response {
-    answer(s, q.at(), move |v| endpoints::comm::get(v, &q)).await
+    let st = s.clone();
+    answer(s, q.at(), move |v| {
+        endpoints::comm::get(v, endpoints::comm::trace_of(&st, v.slot), &q)
+    })
+    .await
 }
 
 async fn get_calltree(State(s): State<Shared>, Params(q): Params<CallTreeRequest>) -> Response {

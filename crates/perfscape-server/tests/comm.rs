@@ -99,3 +99,39 @@ async fn bad_comm_parameters_are_refused() {
     let (s, j) = get_json(&app, "/api/comm?path=nowhere").await;
     assert_eq!(s, StatusCode::NOT_FOUND, "{j}");
 }
+
+#[tokio::test]
+async fn a_traces_messages_give_the_matrix_of_a_run_without_comm_events() {
+    // The OTF2 ping-pong (no TAU comm-matrix events): 8 messages of 4,177,920 bytes in all
+    // each way, as the `otf2` Python bindings count them
+    // (perfscape-formats/tests/fixtures/otf2/pipit-ping-pong-otf2-2rank.json).
+    let state = perfscape_server::AppState::open(
+        &corpus().join("otf2/pipit-ping-pong-otf2-2rank"),
+        &perfscape_formats::OpenOptions::default(),
+        StateOptions::default(),
+    );
+    let app = router(state);
+    let (_, run) = get_json(&app, "/api/run").await;
+    assert_eq!(run["comm"], true);
+    let (s, j) = get_json(&app, "/api/comm").await;
+    assert_eq!(s, StatusCode::OK, "{j}");
+    assert_eq!(
+        (j["ranks"].as_u64(), j["path"].as_str()),
+        (Some(2), Some("All Paths"))
+    );
+    let values: Vec<Option<f64>> = j["values"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_f64())
+        .collect();
+    assert_eq!(values, vec![None, Some(4_177_920.0), Some(4_177_920.0), None]);
+    let (_, j) = get_json(&app, "/api/comm?stat=calls").await;
+    let calls: Vec<Option<f64>> = j["values"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_f64())
+        .collect();
+    assert_eq!(calls, vec![None, Some(8.0), Some(8.0), None]);
+}

@@ -3,4 +3,4 @@
 /**
  * What a finding is about.
  */
-export type FindingKind = "straggler" | "imbalance" | "communication_bound" | "efficiency" | "hot_spot";
+export type FindingKind = "straggler" | "imbalance" | "communication_bound" | "efficiency" | "hot_spot" | "late_sender" | "late_receiver" | "wait_nxn";

@@ -1,5 +1,6 @@
 // Findings: what is wrong with the run, ranked by the time it costs — stragglers, load
-// imbalance of useful work, communication-bound threads, the POP efficiencies, hot spots — each
+// imbalance of useful work, communication-bound threads, the POP efficiencies, hot spots, and
+// for a trace its wait states (late sender, late receiver, wait at N×N) — each
 // with its evidence and a "show" link that selects its event and thread and brings the view
 // that shows it into sight. The POP metrics head the list with the categories counted as useful.
 
@@ -16,6 +17,9 @@ const KIND_LABEL: Record<FindingJson['kind'], string> = {
   communication_bound: 'communication-bound',
   efficiency: 'efficiency',
   hot_spot: 'hot spot',
+  late_sender: 'late sender',
+  late_receiver: 'late receiver',
+  wait_nxn: 'wait at N×N',
 };
 
 /** The ranked findings of the run. */

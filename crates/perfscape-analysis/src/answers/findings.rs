@@ -2,8 +2,8 @@
 //! each with the selection that opens the view showing it.
 
 use crate::categories::{Categorized, PopMetrics};
-use crate::findings::{FindingKind, FindingOptions, findings};
-use perfscape_model::{MetricId, Profile};
+use crate::findings::{FindingKind, FindingOptions, add_wait_states, findings};
+use perfscape_model::{MetricId, Profile, Trace};
 use serde::Serialize;
 
 /// One finding, as the API answers it.
@@ -47,14 +47,19 @@ pub struct FindingsResponse {
 }
 
 /// The findings of metric `m` (see [`crate::findings::findings`] for the categories and the
-/// options).
+/// options), with the wait states of `trace` when the run is a trace (`profile` derived from
+/// it; [`crate::findings::add_wait_states`]).
 pub fn findings_view(
     profile: &Profile,
     m: MetricId,
     categories: Option<&Categorized>,
     opts: &FindingOptions,
+    trace: Option<&Trace>,
 ) -> FindingsResponse {
-    let f = findings(profile, m, categories, opts);
+    let mut f = findings(profile, m, categories, opts);
+    if let Some(t) = trace {
+        add_wait_states(&mut f, profile, m, t, opts);
+    }
     FindingsResponse {
         metric: m.0,
         unit: profile.metric(m).unit.symbol().to_string(),

@@ -31,6 +31,9 @@
 //! - **Hot spots** ([`FindingKind::HotSpot`]): flat events whose exclusive time is at least
 //!   [`FindingOptions::hot_spot_share`] of all thread time (where to look first, not a fault).
 //!
+//! - **Wait states** of a trace ([`add_wait_states`], `waits.rs`): Scalasca's late sender,
+//!   late receiver and wait at N x N ([`crate::wait_states`]), one finding per pattern.
+//!
 //! Only timers are looked at ([`perfscape_model::EventKind::Timer`]: instrumented routines and
 //! regions, and the frames of sampled call trees): sampled source lines (`[SAMPLE]`, ...) are
 //! estimates, with sampling noise, of time the timers already hold.
@@ -42,10 +45,11 @@
 
 mod balance;
 mod stragglers;
+mod waits;
 
 use crate::categories::{Categorized, PopMetrics};
 use crate::stats::thread_totals;
-use perfscape_model::{EventId, MetricId, Profile, ThreadIndex};
+use perfscape_model::{EventId, MetricId, Profile, ThreadIndex, Trace};
 use serde::Serialize;
 
 /// What a finding is about.
@@ -63,6 +67,13 @@ pub enum FindingKind {
     Efficiency,
     /// An event taking a large share of all thread time.
     HotSpot,
+    /// Receivers of a trace waiting for late senders (Scalasca "Late Sender").
+    LateSender,
+    /// Senders of a trace blocked by late receivers (Scalasca "Late Receiver").
+    LateReceiver,
+    /// Locations of a trace waiting in n-to-n collectives (Scalasca "Wait at N x N").
+    #[serde(rename = "wait_nxn")]
+    WaitAtNxN,
 }
 
 impl FindingKind {
@@ -74,6 +85,9 @@ impl FindingKind {
             FindingKind::CommunicationBound => "communication_bound",
             FindingKind::Efficiency => "efficiency",
             FindingKind::HotSpot => "hot_spot",
+            FindingKind::LateSender => "late_sender",
+            FindingKind::LateReceiver => "late_receiver",
+            FindingKind::WaitAtNxN => "wait_nxn",
         }
     }
 }
@@ -219,6 +233,44 @@ pub fn findings(
         pop,
         findings: out,
     }
+}
+
+/// Adds the wait states of `trace` (the trace `profile` was derived from) to `f`, the
+/// findings of metric `m` of `profile` (`waits.rs`): per pattern of
+/// [`crate::wait_states`] — late sender, late receiver, wait at N x N — that lost time, one
+/// finding ([`FindingKind::LateSender`], [`FindingKind::LateReceiver`],
+/// [`FindingKind::WaitAtNxN`]) whose cost is the time lost by the thread that lost most (in
+/// `m`'s unit, which must be a time: else nothing is added), its thread that one, its event
+/// the operation where most time was lost, and its evidence the total, the time per rank
+/// and per operation. They are ranked with the other losses (at most `max_per_kind` each),
+/// the hot spots staying last.
+pub fn add_wait_states(
+    f: &mut Findings,
+    profile: &Profile,
+    m: MetricId,
+    trace: &Trace,
+    opts: &FindingOptions,
+) {
+    let totals: Vec<f64> = thread_totals(profile, m).iter().map(|t| t.inclusive).collect();
+    let ctx = Context {
+        profile,
+        m,
+        totals: &totals,
+        basis: f.median_thread_total,
+        opts,
+        ranks_only: profile.threads().iter().all(|t| t.context == 0 && t.thread == 0),
+    };
+    let new = waits::wait_states(&ctx, trace);
+    if new.is_empty() {
+        return;
+    }
+    let (hot, mut losses): (Vec<Finding>, Vec<Finding>) = std::mem::take(&mut f.findings)
+        .into_iter()
+        .partition(|x| x.kind == FindingKind::HotSpot);
+    losses.extend(new);
+    losses.sort_by(|a, b| crate::stats::larger_first(a.cost_percent, b.cost_percent));
+    losses.extend(hot);
+    f.findings = losses;
 }
 
 /// What every finder reads.

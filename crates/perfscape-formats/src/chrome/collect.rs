@@ -109,6 +109,9 @@ pub(super) struct Ordered<'a> {
     pub(super) ph: u8,
     /// `id2` or `id` ("" when neither is given).
     pub(super) id: Cow<'a, str>,
+    /// A flow start's message size, bytes: its `args` member `message-size` (as TAU's
+    /// `tau_trace2json` writes), `None` when it has none.
+    pub(super) bytes: Option<u64>,
 }
 
 /// One counter series: process, counter name and series name, and its values in file order.
@@ -315,6 +318,11 @@ impl<'a> Collector<'a> {
                     scope,
                     ph: e.ph,
                     id: e.id.unwrap_or_default(),
+                    bytes: if e.ph == b's' {
+                        arg(e.args, "message-size").and_then(|v| v.trim().parse().ok())
+                    } else {
+                        None
+                    },
                 });
             }
             (b'C', _) => self.counter(pid, ts, &e),

@@ -17,7 +17,9 @@
 //!   and the legacy `S`/`F`: async spans.
 //! - `s`/`t`/`f` (flow): arrows between threads, matched by category, `id` (or `id2`) and
 //!   `scope`, first in first out (so repeated ids — TAU writes the destination rank as the id
-//!   and the message tag as the scope — pair the n-th send with the n-th receive).
+//!   and the message tag as the scope — pair the n-th send with the n-th receive). A flow's
+//!   bytes are its start's `args` member `message-size` (TAU's `tau_trace2json`), else
+//!   unknown (`None`).
 //! - `M` (metadata): `process_name`, `thread_name` (and labels, sort indices) name the threads.
 //! - `samples` + `stackFrames` (object form; Linux perf in catapult, Hermes): sampled call
 //!   stacks per thread, as callpath and flat events with the metrics `samples` (1 per sample)

@@ -6,6 +6,9 @@ use super::collect::{BeginEnd, Collector, Interner};
 use super::json::{Tally, line_of};
 use super::threads::Threads;
 use super::{OpenPoint, Report};
+
+/// An open flow point: (thread handle, time ns, name id, category id, bytes of the message).
+type OpenFlow = (u32, i64, u32, u32, Option<u64>);
 use crate::problem::Problem;
 use perfscape_model::TraceBuilder;
 use rustc_hash::FxHashMap as HashMap;
@@ -69,7 +72,7 @@ pub(super) fn add_events(
     let mut flow_unmatched = Tally::default();
     let mut async_open: HashMap<(Option<u32>, u32, String), Vec<OpenPoint>> = HashMap::default();
     let mut legacy_open: HashMap<(u32, u32, String), OpenPoint> = HashMap::default();
-    let mut flows_open: HashMap<(u32, String, u32), VecDeque<OpenPoint>> = HashMap::default();
+    let mut flows_open: HashMap<(u32, String, u32), VecDeque<OpenFlow>> = HashMap::default();
     let mut be: Vec<(u32, i64, Vec<BeginEnd>)> = Vec::new();
     for (t, events) in per_thread.into_iter().enumerate() {
         let h = handle(t as u32);
@@ -150,10 +153,10 @@ pub(super) fn add_events(
                 let k = (e.cat, id.to_string(), e.scope);
                 let queue = flows_open.entry(k).or_default();
                 match e.ph {
-                    b's' => queue.push_back((h, ts, name, cat)),
+                    b's' => queue.push_back((h, ts, name, cat, e.bytes)),
                     b't' => match queue.front_mut() {
                         Some(f) => {
-                            tb.add_flow(f.0, f.1, h, ts, f.2, f.3, id);
+                            tb.add_message(f.0, f.1, h, ts, f.2, f.3, id, f.4);
                             f.0 = h;
                             f.1 = ts;
                         }
@@ -162,7 +165,7 @@ pub(super) fn add_events(
                         }),
                     },
                     _ => match queue.pop_front() {
-                        Some(f) => tb.add_flow(f.0, f.1, h, ts, f.2, f.3, id),
+                        Some(f) => tb.add_message(f.0, f.1, h, ts, f.2, f.3, id, f.4),
                         None => flow_unmatched.add(offset, || {
                             format!("flow end `{e_name}` (id {id}) has no flow start; skipped")
                         }),

@@ -53,6 +53,8 @@ pub(crate) struct Collective {
     pub(crate) op: u8,
     /// Global communicator id.
     pub(crate) comm: u32,
+    /// The root's rank (`OTF2_UNDEFINED_UINT32` when none).
+    pub(crate) root: u32,
     pub(crate) bytes_sent: u64,
     pub(crate) bytes_received: u64,
 }
@@ -144,7 +146,7 @@ fn read_into(
             MPI_COLLECTIVE_END => {
                 let op = f.u8("collective operation")?;
                 let comm = local.map(MAP_COMM, f.u32("communicator")?);
-                let _root = f.u32("root")?;
+                let root = f.u32("root")?;
                 let bytes_sent = f.u64("bytes sent")?;
                 let bytes_received = f.u64("bytes received")?;
                 match collective_begin.pop() {
@@ -153,6 +155,7 @@ fn read_into(
                         end: time,
                         op,
                         comm,
+                        root,
                         bytes_sent,
                         bytes_received,
                     }),

@@ -20,12 +20,17 @@
 //! - **flows**: MPI point-to-point messages: each send (`MpiSend`, `MpiIsend`) matched with
 //!   the receive (`MpiRecv`, or the `MpiIrecv` completion) of the same sender, receiver,
 //!   communicator and tag in order (MPI's non-overtaking rule); from the send's time to the
-//!   receive's. Ranks are resolved through the communicator's group to locations.
+//!   receive's, with the send record's message length as the flow's bytes. Ranks are
+//!   resolved through the communicator's group to locations.
 //! - **profile**: derived from the intervals ([`crate::trace_profile`]): per location and
 //!   region calls, inclusive and exclusive time (`TIME`, microseconds), flat and callpath.
 //! - **counters**: metric samples, per process (location group) a counter per metric member,
 //!   a series per location (its id).
-//! - Not kept: collective begin/end records (counted in the notes), parameters,
+//! - **collectives**: each `MpiCollectiveBegin` with its `MpiCollectiveEnd` (nested pairs
+//!   matched innermost first): the operation, the communicator (id and name), the root (for
+//!   the rooted operations bcast, gather(v), scatter(v) and reduce, when defined), the bytes
+//!   sent and received, begin and end, one row per location.
+//! - Not kept: parameters,
 //!   RMA, I/O and thread events: every record type not read is skipped by its length and
 //!   counted in the notes, never an error. Not read: SIONlib containers and compressed
 //!   archives (refused with the reason).
@@ -42,7 +47,7 @@ use crate::format::{self, FileScope, Format, OpenOptions, Opened, Parts, Probe};
 use crate::problem::Problem;
 use defs::GlobalDefs;
 use events::LocationEvents;
-use perfscape_model::trace::TraceThread;
+use perfscape_model::trace::{Collective, CollectiveOp, TraceThread};
 use perfscape_model::{Profile, ThreadId, Trace, TraceBuilder};
 use rayon::prelude::*;
 use rustc_hash::FxHashMap as HashMap;
@@ -138,28 +143,27 @@ pub fn read(path: &Path, opts: &OpenOptions<'_>) -> Result<Opened, LoadError> {
     let loc_dir = dir.join(&stem);
     opts.progress_start(defs.locations.len() as u64);
     let pool = opts.thread_pool(path)?;
-    let reads: Vec<LocationRead> = pool.install(|| {
-        defs.locations
-            .par_iter()
-            .map(|l| {
-                let r = read_location(&loc_dir, l.id, &anchor);
-                opts.progress_advance(1);
-                r
-            })
-            .collect()
-    });
+    // A batch of a few locations per thread is read in parallel, then nested and dropped
+    // before the next (see `build_trace`).
+    let batch = pool.current_num_threads().max(1) * 2;
+    let mut read_batch = |range: std::ops::Range<usize>| -> Vec<LocationRead> {
+        pool.install(|| {
+            defs.locations[range]
+                .par_iter()
+                .map(|l| {
+                    let r = read_location(&loc_dir, l.id, &anchor);
+                    opts.progress_advance(1);
+                    r
+                })
+                .collect()
+        })
+    };
+    let built = assemble(path, &anchor, &defs, batch, &mut read_batch, &mut report);
     opts.progress_finish();
-    for r in &reads {
-        report.files_read += r.files;
-        report.bytes_read += r.bytes;
-        report.partial_files.extend(r.problems.iter().cloned());
-        report.bad_files.extend(r.bad.iter().cloned());
-    }
-    let (trace, profile) =
-        assemble(path, &anchor, &defs, &reads, &mut report).map_err(|source| LoadError::Build {
-            path: path.to_path_buf(),
-            source,
-        })?;
+    let (trace, profile) = built.map_err(|source| LoadError::Build {
+        path: path.to_path_buf(),
+        source,
+    })?;
     Ok(Opened {
         profile,
         series: None,
@@ -168,15 +172,20 @@ pub fn read(path: &Path, opts: &OpenOptions<'_>) -> Result<Opened, LoadError> {
     })
 }
 
-/// The trace and profile from what was read, with the notes.
+/// Reads the locations `range` of the global definitions' list, in that order.
+type ReadBatch<'a> = dyn FnMut(std::ops::Range<usize>) -> Vec<LocationRead> + 'a;
+
+/// The trace and profile of the archive whose locations `read_batch` reads (`batch` at a
+/// time), with the notes; the files read and their problems go into `report`.
 fn assemble(
     path: &Path,
     anchor: &buffer::Anchor,
     defs: &GlobalDefs,
-    reads: &[LocationRead],
+    batch: usize,
+    read_batch: &mut ReadBatch<'_>,
     report: &mut LoadReport,
 ) -> Result<(Trace, Profile), perfscape_model::BuildError> {
-    let trace = build_trace(path, defs, reads, report);
+    let (trace, reads) = build_trace(path, defs, batch, read_batch, report);
     let profile = derive_profile(path, &trace, report)?;
     report.notes.insert(
         0,
@@ -194,7 +203,7 @@ fn assemble(
             anchor.locations
         ),
     );
-    report.notes.extend(skipped_note(defs, reads));
+    report.notes.extend(skipped_note(defs, &reads));
     Ok((trace, profile))
 }
 
@@ -225,27 +234,33 @@ pub fn parse_archive(
         }
         report.partial_files.push(p.in_file("traces.def"));
     }
-    let reads: Vec<LocationRead> = defs
-        .locations
-        .iter()
-        .enumerate()
-        .map(|(i, l)| {
-            let (def, evt) = locations.get(i).copied().unwrap_or((None, None));
-            let dir = Path::new("traces");
-            let mut r = parse_location(dir, l.id, &anchor, def);
-            match evt {
-                Some(evt) => parse_events(&mut r, dir, l.id, &anchor, evt),
-                None => r.bad = Some(FileError::whole(dir.join(format!("{}.evt", l.id)), "missing")),
-            }
-            r
-        })
-        .collect();
-    for r in &reads {
-        report.partial_files.extend(r.problems.iter().cloned());
-        report.bad_files.extend(r.bad.iter().cloned());
-    }
-    let (trace, profile) = assemble(Path::new("traces.otf2"), &anchor, &defs, &reads, &mut report)
-        .map_err(|e| Problem::whole(format!("internal error: {e}")))?;
+    let mut read_batch = |range: std::ops::Range<usize>| -> Vec<LocationRead> {
+        range
+            .map(|i| {
+                let l = &defs.locations[i];
+                let (def, evt) = locations.get(i).copied().unwrap_or((None, None));
+                let dir = Path::new("traces");
+                let mut r = parse_location(dir, l.id, &anchor, def);
+                match evt {
+                    Some(evt) => parse_events(&mut r, dir, l.id, &anchor, evt),
+                    None => r.bad = Some(FileError::whole(dir.join(format!("{}.evt", l.id)), "missing")),
+                }
+                r
+            })
+            .collect()
+    };
+    let (trace, profile) = assemble(
+        Path::new("traces.otf2"),
+        &anchor,
+        &defs,
+        1,
+        &mut read_batch,
+        &mut report,
+    )
+    .map_err(|e| Problem::whole(format!("internal error: {e}")))?;
+    // The byte sizes of files given as bytes are not counted as files read.
+    report.files_read = 0;
+    report.bytes_read = 0;
     Ok((trace, profile, report))
 }
 
@@ -312,8 +327,19 @@ fn to_ns(tick: u64, defs: &GlobalDefs) -> i64 {
     ns.clamp(-MAX_NS, MAX_NS) as i64
 }
 
-/// The trace: a lane per location, its regions as intervals, messages as flows.
-fn build_trace(archive: &Path, defs: &GlobalDefs, reads: &[LocationRead], report: &mut LoadReport) -> Trace {
+/// The trace: a lane per location, its regions as intervals, messages as flows. The
+/// locations are read `batch` at a time by `read_batch`; each location's regions are nested
+/// into its lane ([`TraceBuilder::finish_lane`]) and dropped before the next batch is read, so
+/// that no more than a batch of locations' events is held besides the lanes. Returns the
+/// trace and what was read of each location, its regions dropped (its messages, collectives
+/// and metric samples were added to the trace; the counts are kept for the notes).
+fn build_trace(
+    archive: &Path,
+    defs: &GlobalDefs,
+    batch: usize,
+    read_batch: &mut ReadBatch<'_>,
+    report: &mut LoadReport,
+) -> (Trace, Vec<LocationRead>) {
     let mut tb = TraceBuilder::new();
     let mut handle_of: HashMap<u64, u32> = HashMap::default();
     let mut per_group: HashMap<u32, u32> = HashMap::default();
@@ -334,41 +360,36 @@ fn build_trace(archive: &Path, defs: &GlobalDefs, reads: &[LocationRead], report
         *n += 1;
         handle_of.insert(l.id, h);
     }
-    let empty = tb.category("");
-    let mut mismatched = 0u64;
-    let mut unclosed = 0u64;
-    let mut region_names: HashMap<u32, u32> = HashMap::default();
-    for (l, r) in defs.locations.iter().zip(reads) {
-        let h = handle_of[&l.id];
-        let mut stack: Vec<(u32, i64, u64)> = Vec::new();
-        let mut last = 0i64;
-        for (seq, e) in r.events.regions.iter().enumerate() {
-            let t = to_ns(e.time, defs);
-            last = t;
-            let seq = seq as u64;
-            if e.enter {
-                let name = *region_names.entry(e.region).or_insert_with(|| {
-                    let n = defs
-                        .region_name(e.region)
-                        .unwrap_or_else(|| format!("<region {}>", e.region));
-                    tb.name(&n)
-                });
-                stack.push((name, t, seq));
-            } else if let Some((name, start, start_seq)) = stack.pop() {
-                if region_names.get(&e.region) != Some(&name) {
-                    mismatched += 1;
-                }
-                tb.add_interval(h, start, t, name, empty, start_seq, seq);
-            } else {
-                mismatched += 1;
-            }
+    let mut regions = Regions {
+        empty: tb.category(""),
+        ..Regions::default()
+    };
+    let mut messages = Messages::default();
+    let mut reads: Vec<LocationRead> = Vec::with_capacity(defs.locations.len());
+    let n = defs.locations.len();
+    let mut start = 0;
+    while start < n {
+        let end = (start + batch.max(1)).min(n);
+        for r in read_batch(start..end) {
+            report.files_read += r.files;
+            report.bytes_read += r.bytes;
+            report.partial_files.extend(r.problems.iter().cloned());
+            report.bad_files.extend(r.bad.iter().cloned());
+            reads.push(r);
         }
-        let end_seq = r.events.regions.len() as u64;
-        while let Some((name, start, start_seq)) = stack.pop() {
-            unclosed += 1;
-            tb.add_interval(h, start, last, name, empty, start_seq, end_seq);
+        for (l, r) in defs.locations[start..end].iter().zip(&mut reads[start..end]) {
+            let h = handle_of[&l.id];
+            add_regions(defs, r, h, &mut tb, &mut regions);
+            tb.finish_lane(h);
+            r.events.regions = Vec::new();
+            messages.take_location(l, r, Some(h), &mut tb, defs);
+            r.local = defs::LocalDefs::default();
         }
+        start = end;
     }
+    let Regions {
+        mismatched, unclosed, ..
+    } = regions;
     if mismatched > 0 {
         report.warnings.push(FileError::whole(
             archive,
@@ -381,8 +402,8 @@ fn build_trace(archive: &Path, defs: &GlobalDefs, reads: &[LocationRead], report
             format!("{unclosed} region(s) were still entered at the end of their location's events; closed at its last event"),
         ));
     }
-    add_messages(archive, &mut tb, defs, reads, &handle_of, report);
-    add_metrics(archive, &mut tb, defs, reads, report);
+    messages.finish(archive, &mut tb, defs, &handle_of, report);
+    add_metrics(archive, &mut tb, defs, &mut reads, report);
     let (trace, notes) = tb.finish();
     for n in notes {
         report.warnings.push(FileError::whole(
@@ -390,7 +411,51 @@ fn build_trace(archive: &Path, defs: &GlobalDefs, reads: &[LocationRead], report
             format!("thread {}: {}", n.thread, n.message),
         ));
     }
-    trace
+    (trace, reads)
+}
+
+/// What nesting the regions of the locations keeps: the empty category, the trace name of
+/// each region, and the counts for the warnings.
+#[derive(Default)]
+struct Regions {
+    empty: u32,
+    names: HashMap<u32, u32>,
+    mismatched: u64,
+    unclosed: u64,
+}
+
+/// Adds the enter/leave pairs of location read `r` as intervals of thread handle `h`.
+fn add_regions(defs: &GlobalDefs, r: &LocationRead, h: u32, tb: &mut TraceBuilder, g: &mut Regions) {
+    let empty = g.empty;
+    let region_names = &mut g.names;
+    let mut stack: Vec<(u32, i64, u64)> = Vec::new();
+    let mut last = 0i64;
+    for (seq, e) in r.events.regions.iter().enumerate() {
+        let t = to_ns(e.time, defs);
+        last = t;
+        let seq = seq as u64;
+        if e.enter {
+            let name = *region_names.entry(e.region).or_insert_with(|| {
+                let n = defs
+                    .region_name(e.region)
+                    .unwrap_or_else(|| format!("<region {}>", e.region));
+                tb.name(&n)
+            });
+            stack.push((name, t, seq));
+        } else if let Some((name, start, start_seq)) = stack.pop() {
+            if region_names.get(&e.region) != Some(&name) {
+                g.mismatched += 1;
+            }
+            tb.add_interval(h, start, t, name, empty, start_seq, seq);
+        } else {
+            g.mismatched += 1;
+        }
+    }
+    let end_seq = r.events.regions.len() as u64;
+    while let Some((name, start, start_seq)) = stack.pop() {
+        g.unclosed += 1;
+        tb.add_interval(h, start, last, name, empty, start_seq, end_seq);
+    }
 }
 
 /// Metric samples as counter series: per process (location group), counter = the metric
@@ -399,13 +464,13 @@ fn add_metrics(
     archive: &Path,
     tb: &mut TraceBuilder,
     defs: &GlobalDefs,
-    reads: &[LocationRead],
+    reads: &mut [LocationRead],
     report: &mut LoadReport,
 ) {
     let mut undefined = 0u64;
-    for (l, r) in defs.locations.iter().zip(reads) {
+    for (l, r) in defs.locations.iter().zip(reads.iter_mut()) {
         let series = l.id.to_string();
-        for m in &r.events.metrics {
+        for m in &std::mem::take(&mut r.events.metrics) {
             let members = defs
                 .metric_members(m.metric)
                 .filter(|ms| ms.len() == m.values.len());
@@ -436,75 +501,153 @@ fn add_metrics(
 /// A message's end point: (sender location, receiver location, communicator, tag).
 type Channel = (u64, u64, u32, u32);
 
-/// Matches sends with receives and adds them as flows.
-fn add_messages(
-    archive: &Path,
-    tb: &mut TraceBuilder,
-    defs: &GlobalDefs,
-    reads: &[LocationRead],
-    handle_of: &HashMap<u64, u32>,
-    report: &mut LoadReport,
-) {
-    let mut sends: BTreeMap<Channel, Vec<i64>> = BTreeMap::new();
-    let mut recvs: BTreeMap<Channel, Vec<i64>> = BTreeMap::new();
-    let mut unresolved = 0u64;
-    let (mut n_sent, mut bytes_sent, mut collectives) = (0u64, 0u64, 0u64);
-    for (l, r) in defs.locations.iter().zip(reads) {
-        for s in &r.events.sends {
-            n_sent += 1;
-            bytes_sent = bytes_sent.saturating_add(s.bytes);
+/// The messages of the locations read so far, by channel, waiting to be matched
+/// ([`Messages::take_location`], then [`Messages::finish`]).
+#[derive(Default)]
+struct Messages {
+    /// Per channel, each send's time (ns) and bytes, in order.
+    sends: BTreeMap<Channel, Vec<(i64, u64)>>,
+    /// Per channel, each receive's time (ns), in order.
+    recvs: BTreeMap<Channel, Vec<i64>>,
+    unresolved: u64,
+    n_sent: u64,
+    bytes_sent: u64,
+    collectives: u64,
+    comm_names: HashMap<u32, u32>,
+}
+
+impl Messages {
+    /// Takes location `l`'s messages (into the channels) and collectives (into `tb`, thread
+    /// handle `h`) out of its read `r`, freeing them there.
+    fn take_location(
+        &mut self,
+        l: &defs::Location,
+        r: &mut LocationRead,
+        h: Option<u32>,
+        tb: &mut TraceBuilder,
+        defs: &GlobalDefs,
+    ) {
+        let Messages {
+            sends,
+            recvs,
+            unresolved,
+            n_sent,
+            bytes_sent,
+            collectives,
+            comm_names,
+        } = self;
+        for s in &std::mem::take(&mut r.events.sends) {
+            *n_sent += 1;
+            *bytes_sent = bytes_sent.saturating_add(s.bytes);
             match defs.rank_location(s.comm, s.peer, l.id) {
                 Some(to) => sends
                     .entry((l.id, to, s.comm, s.tag))
                     .or_default()
-                    .push(to_ns(s.time, defs)),
-                None => unresolved += 1,
+                    .push((to_ns(s.time, defs), s.bytes)),
+                None => *unresolved += 1,
             }
         }
-        for m in &r.events.recvs {
+        for m in &std::mem::take(&mut r.events.recvs) {
             match defs.rank_location(m.comm, m.peer, l.id) {
                 Some(from) => recvs
                     .entry((from, l.id, m.comm, m.tag))
                     .or_default()
                     .push(to_ns(m.time, defs)),
-                None => unresolved += 1,
+                None => *unresolved += 1,
             }
         }
-        collectives += r.events.collectives.len() as u64;
-    }
-    let name = tb.name("MPI message");
-    let category = tb.category("MPI");
-    let (mut flows, mut unmatched) = (0u64, 0u64);
-    for (key, s) in &sends {
-        let r = recvs.remove(key).unwrap_or_default();
-        unmatched += s.len().abs_diff(r.len()) as u64;
-        let (Some(&from), Some(&to)) = (handle_of.get(&key.0), handle_of.get(&key.1)) else {
-            unresolved += s.len() as u64;
-            continue;
-        };
-        for (i, (&a, &b)) in s.iter().zip(&r).enumerate() {
-            let comm = defs.comm_name(key.2);
-            tb.add_flow(
-                from,
-                a,
-                to,
-                b,
-                name,
-                category,
-                &format!("{comm} tag {} #{i}", key.3),
-            );
-            flows += 1;
+        *collectives += r.events.collectives.len() as u64;
+        if let Some(h) = h {
+            for c in &std::mem::take(&mut r.events.collectives) {
+                let op = CollectiveOp::from_otf2(c.op);
+                let rooted = matches!(
+                    op,
+                    CollectiveOp::Bcast
+                        | CollectiveOp::Gather
+                        | CollectiveOp::Gatherv
+                        | CollectiveOp::Scatter
+                        | CollectiveOp::Scatterv
+                        | CollectiveOp::Reduce
+                );
+                let communicator_name = *comm_names
+                    .entry(c.comm)
+                    .or_insert_with(|| tb.name(&defs.comm_name(c.comm)));
+                tb.add_collective(Collective {
+                    thread: h,
+                    op,
+                    communicator: c.comm,
+                    communicator_name,
+                    root: (rooted && c.root != u32::MAX).then_some(c.root),
+                    bytes_sent: c.bytes_sent,
+                    bytes_received: c.bytes_received,
+                    begin_ns: to_ns(c.begin, defs),
+                    end_ns: to_ns(c.end, defs),
+                });
+            }
         }
     }
-    unmatched += recvs.values().map(|v| v.len() as u64).sum::<u64>();
-    report.notes.push(format!(
-        "{n_sent} MPI messages sent ({bytes_sent} bytes), {flows} matched with their receive; {collectives} MPI collective operations (not kept)"
+
+    /// Matches the sends with the receives of each channel and adds them as flows, with the
+    /// notes and warnings.
+    fn finish(
+        self,
+        archive: &Path,
+        tb: &mut TraceBuilder,
+        defs: &GlobalDefs,
+        handle_of: &HashMap<u64, u32>,
+        report: &mut LoadReport,
+    ) {
+        let Messages {
+            mut sends,
+            mut recvs,
+            mut unresolved,
+            n_sent,
+            bytes_sent,
+            collectives,
+            ..
+        } = self;
+        let name = tb.name("MPI message");
+        let category = tb.category("MPI");
+        // At most one flow per send matched with a receive.
+        let matched: usize = sends
+            .iter()
+            .map(|(k, s)| s.len().min(recvs.get(k).map_or(0, Vec::len)))
+            .sum();
+        tb.reserve_flows(matched);
+        let (mut flows, mut unmatched) = (0u64, 0u64);
+        while let Some((key, s)) = sends.pop_first() {
+            let key = &key;
+            let r = recvs.remove(key).unwrap_or_default();
+            unmatched += s.len().abs_diff(r.len()) as u64;
+            let (Some(&from), Some(&to)) = (handle_of.get(&key.0), handle_of.get(&key.1)) else {
+                unresolved += s.len() as u64;
+                continue;
+            };
+            for (i, (&(a, bytes), &b)) in s.iter().zip(&r).enumerate() {
+                let comm = defs.comm_name(key.2);
+                tb.add_message(
+                    from,
+                    a,
+                    to,
+                    b,
+                    name,
+                    category,
+                    &format!("{comm} tag {} #{i}", key.3),
+                    Some(bytes),
+                );
+                flows += 1;
+            }
+        }
+        unmatched += recvs.values().map(|v| v.len() as u64).sum::<u64>();
+        report.notes.push(format!(
+        "{n_sent} MPI messages sent ({bytes_sent} bytes), {flows} matched with their receive; {collectives} MPI collective operations"
     ));
-    if unmatched + unresolved > 0 {
-        report.warnings.push(FileError::whole(
+        if unmatched + unresolved > 0 {
+            report.warnings.push(FileError::whole(
             archive,
             format!("{unmatched} MPI send(s) or receive(s) without their other side, {unresolved} whose peer rank names no location of its communicator; not drawn"),
         ));
+        }
     }
 }
 

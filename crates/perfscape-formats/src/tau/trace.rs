@@ -20,7 +20,9 @@
 //! file name, `tid`); times in nanoseconds since the earliest record of all files; timers
 //! as nested intervals (category: the event's group); messages as flows from the send to
 //! the receive of the same sender, receiver, tag and communicator in order; user events as
-//! counter series of their process. TAU's own events are counted, not kept.
+//! counter series of their process. TAU's own events are counted, not kept. A message's
+//! bytes are the length packed in its send record (26 bits: lengths of 64 MiB and more are
+//! cut to their low 26 bits, as TAU writes them).
 
 use crate::error::{FileError, LoadError, LoadReport};
 use crate::format::{self, FileScope, Format, OpenOptions, Opened, Parts, Probe};
@@ -383,7 +385,7 @@ fn build_trace(path: &Path, threads: &[ThreadRecords], report: &mut LoadReport) 
     // Clamped to 2^62 ns (146 years), so that differences of two times never overflow.
     let ns = |ti: u64| ti.saturating_sub(origin).saturating_mul(1000).min(1 << 62) as i64;
     let mut tb = TraceBuilder::new();
-    let mut sends: BTreeMap<Channel, Vec<(u32, i64)>> = BTreeMap::new();
+    let mut sends: BTreeMap<Channel, Vec<(u32, i64, u64)>> = BTreeMap::new();
     let mut recvs: BTreeMap<Channel, Vec<(u32, i64)>> = BTreeMap::new();
     let (mut tau_events, mut unknown, mut mismatched, mut unclosed) = (0u64, 0u64, 0u64, 0u64);
     for t in threads {
@@ -403,12 +405,12 @@ fn build_trace(path: &Path, threads: &[ThreadRecords], report: &mut LoadReport) 
             last = time;
             match r.ev {
                 MESSAGE_SEND | MESSAGE_RECV => {
-                    let (other, tag, _len, comm) = unpack_message(r.par);
+                    let (other, tag, len, comm) = unpack_message(r.par);
                     if r.ev == MESSAGE_SEND {
                         sends
                             .entry((t.id.node, other, tag, comm))
                             .or_default()
-                            .push((h, time));
+                            .push((h, time, len));
                     } else {
                         recvs
                             .entry((other, t.id.node, tag, comm))
@@ -482,8 +484,8 @@ fn build_trace(path: &Path, threads: &[ThreadRecords], report: &mut LoadReport) 
     for (key, s) in &sends {
         let r = recvs.remove(key).unwrap_or_default();
         unmatched += s.len().abs_diff(r.len()) as u64;
-        for (i, (&(fh, ft), &(th, tt))) in s.iter().zip(&r).enumerate() {
-            tb.add_flow(
+        for (i, (&(fh, ft, len), &(th, tt))) in s.iter().zip(&r).enumerate() {
+            tb.add_message(
                 fh,
                 ft,
                 th,
@@ -491,6 +493,7 @@ fn build_trace(path: &Path, threads: &[ThreadRecords], report: &mut LoadReport) 
                 name,
                 category,
                 &format!("{}>{} tag {} comm {} #{i}", key.0, key.1, key.2, key.3),
+                Some(len),
             );
             flows += 1;
         }

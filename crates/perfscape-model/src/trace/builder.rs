@@ -1,7 +1,8 @@
 //! [`TraceBuilder`]: interning, thread registration, and the nesting of intervals.
 
 use super::{
-    AsyncSpans, CounterSeries, Flows, InstantScope, Instants, IntervalLane, NO_PARENT, Trace, TraceThread,
+    AsyncSpans, Collective, Collectives, CounterSeries, Flows, InstantScope, Instants, IntervalLane,
+    NO_PARENT, Trace, TraceThread,
 };
 use crate::ids::ThreadId;
 use rustc_hash::FxHashMap as HashMap;
@@ -52,13 +53,19 @@ pub struct TraceBuilder {
     threads: Vec<TraceThread>,
     thread_index: HashMap<ThreadId, u32>,
     raw: Vec<Vec<RawInterval>>,
+    /// Lanes nested early by [`TraceBuilder::finish_lane`], with their count of improper
+    /// intervals and of intervals added after.
+    done: Vec<Option<(IntervalLane, usize)>>,
+    late: Vec<usize>,
     names: Interner,
     categories: Interner,
     instants: Vec<(u32, i64, u32, u32, InstantScope)>,
     counters: Vec<CounterSeries>,
     counter_index: HashMap<(u32, String, String), usize>,
     asyncs: Vec<(u32, i64, i64, u32, u32, String)>,
-    flows: Vec<(u32, i64, u32, i64, u32, u32, String)>,
+    /// Flows as added (columns, in order of adding; sorted by [`TraceBuilder::finish`]).
+    flows: Flows,
+    collectives: Vec<Collective>,
     metadata: Vec<(String, String)>,
 }
 
@@ -77,13 +84,16 @@ impl TraceBuilder {
             threads: Vec::new(),
             thread_index: HashMap::default(),
             raw: Vec::new(),
+            done: Vec::new(),
+            late: Vec::new(),
             names: Interner::default(),
             categories,
             instants: Vec::new(),
             counters: Vec::new(),
             counter_index: HashMap::default(),
             asyncs: Vec::new(),
-            flows: Vec::new(),
+            flows: Flows::default(),
+            collectives: Vec::new(),
             metadata: Vec::new(),
         }
     }
@@ -106,7 +116,23 @@ impl TraceBuilder {
         self.thread_index.insert(info.id, h);
         self.threads.push(info);
         self.raw.push(Vec::new());
+        self.done.push(None);
+        self.late.push(0);
         h
+    }
+
+    /// Nests the intervals of thread handle `thread` now (as [`TraceBuilder::finish`] would)
+    /// and frees their raw form, for a reader that has added all of a thread's intervals and
+    /// wants to hold no more than one thread's raw intervals at a time. Intervals added to
+    /// that thread afterwards are not kept (a note at [`TraceBuilder::finish`] counts them).
+    pub fn finish_lane(&mut self, thread: u32) {
+        let t = thread as usize;
+        if let (Some(raw), Some(done)) = (self.raw.get_mut(t), self.done.get_mut(t))
+            && done.is_none()
+        {
+            let ivs = std::mem::take(raw);
+            *done = Some(nest(&ivs));
+        }
     }
 
     /// Interns an event name.
@@ -135,6 +161,10 @@ impl TraceBuilder {
         start_seq: u64,
         end_seq: u64,
     ) {
+        if self.done.get(thread as usize).is_some_and(Option::is_some) {
+            self.late[thread as usize] += 1;
+            return;
+        }
         if let Some(lane) = self.raw.get_mut(thread as usize) {
             lane.push(RawInterval {
                 start: start_ns,
@@ -193,7 +223,8 @@ impl TraceBuilder {
         ));
     }
 
-    /// Adds a flow from (`from_thread`, `from_ns`) to (`to_thread`, `to_ns`).
+    /// Adds a flow from (`from_thread`, `from_ns`) to (`to_thread`, `to_ns`) whose size is
+    /// not known (its [`Flows::bytes`] is `None`).
     #[allow(clippy::too_many_arguments)]
     pub fn add_flow(
         &mut self,
@@ -205,15 +236,53 @@ impl TraceBuilder {
         category: u32,
         id: &str,
     ) {
-        self.flows.push((
-            from_thread,
-            from_ns,
-            to_thread,
-            to_ns,
-            name,
-            category,
-            id.to_string(),
-        ));
+        self.add_message(from_thread, from_ns, to_thread, to_ns, name, category, id, None);
+    }
+
+    /// Reserves room for `additional` more flows (a reader that knows how many it will add
+    /// saves the slack of growing the columns by doubling).
+    pub fn reserve_flows(&mut self, additional: usize) {
+        let f = &mut self.flows;
+        f.from_thread.reserve_exact(additional);
+        f.from_ns.reserve_exact(additional);
+        f.to_thread.reserve_exact(additional);
+        f.to_ns.reserve_exact(additional);
+        f.name.reserve_exact(additional);
+        f.category.reserve_exact(additional);
+        f.id.reserve_exact(additional);
+        f.bytes.reserve_exact(additional);
+    }
+
+    /// Adds a message: a flow from (`from_thread`, `from_ns`) to (`to_thread`, `to_ns`) of
+    /// `bytes` bytes (`None`: the input does not say).
+    #[allow(clippy::too_many_arguments)]
+    pub fn add_message(
+        &mut self,
+        from_thread: u32,
+        from_ns: i64,
+        to_thread: u32,
+        to_ns: i64,
+        name: u32,
+        category: u32,
+        id: &str,
+        bytes: Option<u64>,
+    ) {
+        let f = &mut self.flows;
+        f.from_thread.push(from_thread);
+        f.from_ns.push(from_ns);
+        f.to_thread.push(to_thread);
+        f.to_ns.push(to_ns);
+        f.name.push(name);
+        f.category.push(category);
+        f.id.push(id.to_string());
+        f.bytes.push(bytes);
+    }
+
+    /// Adds one location's part in a collective operation (`c.thread` a handle of
+    /// [`TraceBuilder::thread`]; an end before the begin is stored as the begin).
+    pub fn add_collective(&mut self, mut c: Collective) {
+        c.end_ns = c.end_ns.max(c.begin_ns);
+        self.collectives.push(c);
     }
 
     /// Adds a key/value about the whole trace.
@@ -237,12 +306,15 @@ impl TraceBuilder {
         let TraceBuilder {
             threads,
             raw,
+            done,
+            late,
             names,
             categories,
             mut instants,
             mut counters,
             mut asyncs,
             mut flows,
+            mut collectives,
             metadata,
             ..
         } = self;
@@ -257,10 +329,21 @@ impl TraceBuilder {
         let mut notes = Vec::new();
         let mut lanes = Vec::with_capacity(threads.len());
         let mut raw: Vec<Option<Vec<RawInterval>>> = raw.into_iter().map(Some).collect();
+        let mut done = done;
         let mut sorted_threads = Vec::with_capacity(threads.len());
         for &old in &order {
-            let ivs = raw[old].take().unwrap_or_default();
-            let (lane, improper) = nest(&ivs);
+            let (lane, improper) = match done.get_mut(old).and_then(Option::take) {
+                Some(nested) => nested,
+                None => nest(&raw[old].take().unwrap_or_default()),
+            };
+            if let Some(&n) = late.get(old)
+                && n > 0
+            {
+                notes.push(TraceNote {
+                    thread: threads[old].id,
+                    message: format!("{n} interval(s) added after the thread's lane was finished; not kept"),
+                });
+            }
             if improper > 0 {
                 notes.push(TraceNote {
                     thread: threads[old].id,
@@ -296,15 +379,36 @@ impl TraceBuilder {
             category: asyncs.iter().map(|a| a.4).collect(),
             id: asyncs.into_iter().map(|a| a.5).collect(),
         };
-        flows.sort_by_key(|f| f.1);
-        let flows = Flows {
-            from_thread: flows.iter().map(|f| remap(f.0)).collect(),
-            from_ns: flows.iter().map(|f| f.1).collect(),
-            to_thread: flows.iter().map(|f| remap(f.2)).collect(),
-            to_ns: flows.iter().map(|f| f.3).collect(),
-            name: flows.iter().map(|f| f.4).collect(),
-            category: flows.iter().map(|f| f.5).collect(),
-            id: flows.into_iter().map(|f| f.6).collect(),
+        // Sorted by source time (stable: adding order at equal times), each column permuted
+        // in place, so that no column is held twice.
+        let mut order: Vec<u32> = (0..u32::try_from(flows.len()).unwrap_or(u32::MAX)).collect();
+        order.sort_by_key(|&i| flows.from_ns[i as usize]);
+        permute(&mut flows.from_thread, &order);
+        permute(&mut flows.from_ns, &order);
+        permute(&mut flows.to_thread, &order);
+        permute(&mut flows.to_ns, &order);
+        permute(&mut flows.name, &order);
+        permute(&mut flows.category, &order);
+        permute(&mut flows.bytes, &order);
+        permute(&mut flows.id, &order);
+        drop(order);
+        for t in flows.from_thread.iter_mut().chain(flows.to_thread.iter_mut()) {
+            *t = remap(*t);
+        }
+        for c in &mut collectives {
+            c.thread = remap(c.thread);
+        }
+        collectives.sort_by_key(|c| (c.begin_ns, c.thread));
+        let collectives = Collectives {
+            thread: collectives.iter().map(|c| c.thread).collect(),
+            op: collectives.iter().map(|c| c.op).collect(),
+            communicator: collectives.iter().map(|c| c.communicator).collect(),
+            communicator_name: collectives.iter().map(|c| c.communicator_name).collect(),
+            root: collectives.iter().map(|c| c.root).collect(),
+            bytes_sent: collectives.iter().map(|c| c.bytes_sent).collect(),
+            bytes_received: collectives.iter().map(|c| c.bytes_received).collect(),
+            begin_ns: collectives.iter().map(|c| c.begin_ns).collect(),
+            end_ns: collectives.iter().map(|c| c.end_ns).collect(),
         };
         let trace = Trace {
             threads: sorted_threads,
@@ -315,9 +419,33 @@ impl TraceBuilder {
             counters,
             async_spans,
             flows,
+            collectives,
             metadata,
         };
         (trace, notes)
+    }
+}
+
+/// Reorders `v` in place so that `v[i]` becomes the old `v[order[i]]` (`order` a permutation
+/// of `0..v.len()`; a shorter `order` or `v` leaves the rest), by following each cycle of the
+/// permutation with swaps: O(n) time, a byte per element besides.
+fn permute<T>(v: &mut [T], order: &[u32]) {
+    let n = v.len().min(order.len());
+    let mut done = vec![false; n];
+    for start in 0..n {
+        if done[start] {
+            continue;
+        }
+        let mut cur = start;
+        loop {
+            done[cur] = true;
+            let next = order[cur] as usize;
+            if next == start || next >= n || done[next] {
+                break;
+            }
+            v.swap(cur, next);
+            cur = next;
+        }
     }
 }
 
@@ -405,4 +533,24 @@ fn nest(ivs: &[RawInterval]) -> (IntervalLane, usize) {
         stack.push((i, row));
     }
     (lane, improper)
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn permuting_in_place_equals_gathering() {
+        // A permutation with cycles of lengths 1, 2 and 5 (and its inverse).
+        let order: Vec<u32> = vec![0, 2, 1, 4, 5, 6, 7, 3];
+        let v: Vec<String> = (0..8).map(|i| format!("v{i}")).collect();
+        let want: Vec<String> = order.iter().map(|&i| v[i as usize].clone()).collect();
+        let mut got = v.clone();
+        super::permute(&mut got, &order);
+        assert_eq!(got, want);
+        let mut inverse = vec![0u32; 8];
+        for (i, &o) in order.iter().enumerate() {
+            inverse[o as usize] = i as u32;
+        }
+        super::permute(&mut got, &inverse);
+        assert_eq!(got, v);
+    }
 }

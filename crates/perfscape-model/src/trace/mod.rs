@@ -10,7 +10,9 @@
 //! - [`AsyncSpans`]: intervals that are not bound to a thread's stack (Chrome `b`/`e`,
 //!   `S`/`F`), keyed by an id;
 //! - [`Flows`]: arrows between two points of (usually different) threads: messages, task
-//!   hand-offs (Chrome `s`/`t`/`f`; MPI messages in TAU traces).
+//!   hand-offs (Chrome `s`/`t`/`f`; MPI messages in TAU traces), with their bytes when known;
+//! - [`Collectives`]: collective operations, one row per location taking part (operation,
+//!   communicator, root, bytes sent and received, begin and end).
 //!
 //! Threads are addressed like profile threads ([`ThreadId`] = node.context.thread), so a
 //! trace and the profile derived from it share thread numbers. Built with [`TraceBuilder`].
@@ -211,6 +213,10 @@ pub struct Flows {
     pub category: Vec<u32>,
     /// The flow id, as written.
     pub id: Vec<String>,
+    /// Bytes of each message, when the input gives them (OTF2 send records' message length,
+    /// TAU trace messages' packed length); `None` when the input does not say (Chrome flows
+    /// without a size argument, task hand-offs) — never a guessed 0.
+    pub bytes: Vec<Option<u64>>,
 }
 
 impl Flows {
@@ -222,6 +228,193 @@ impl Flows {
     /// True when there are none.
     pub fn is_empty(&self) -> bool {
         self.from_ns.is_empty()
+    }
+}
+
+/// The kind of a collective operation, numbered as OTF2's `OTF2_CollectiveOp`
+/// (`OTF2_Events.h`: 0 barrier … 16 reduce-scatter-block); other values (handle creation,
+/// allocation) kept as [`CollectiveOp::Other`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CollectiveOp {
+    /// `MPI_Barrier` (0).
+    Barrier,
+    /// `MPI_Bcast` (1).
+    Bcast,
+    /// `MPI_Gather` (2).
+    Gather,
+    /// `MPI_Gatherv` (3).
+    Gatherv,
+    /// `MPI_Scatter` (4).
+    Scatter,
+    /// `MPI_Scatterv` (5).
+    Scatterv,
+    /// `MPI_Allgather` (6).
+    Allgather,
+    /// `MPI_Allgatherv` (7).
+    Allgatherv,
+    /// `MPI_Alltoall` (8).
+    Alltoall,
+    /// `MPI_Alltoallv` (9).
+    Alltoallv,
+    /// `MPI_Alltoallw` (10).
+    Alltoallw,
+    /// `MPI_Allreduce` (11).
+    Allreduce,
+    /// `MPI_Reduce` (12).
+    Reduce,
+    /// `MPI_Reduce_scatter` (13).
+    ReduceScatter,
+    /// `MPI_Scan` (14).
+    Scan,
+    /// `MPI_Exscan` (15).
+    Exscan,
+    /// `MPI_Reduce_scatter_block` (16).
+    ReduceScatterBlock,
+    /// Any other `OTF2_CollectiveOp` value, as written.
+    Other(u8),
+}
+
+impl CollectiveOp {
+    /// The operation of OTF2 code `code` (`OTF2_CollectiveOp`).
+    pub fn from_otf2(code: u8) -> Self {
+        use CollectiveOp::*;
+        const OPS: [CollectiveOp; 17] = [
+            Barrier,
+            Bcast,
+            Gather,
+            Gatherv,
+            Scatter,
+            Scatterv,
+            Allgather,
+            Allgatherv,
+            Alltoall,
+            Alltoallv,
+            Alltoallw,
+            Allreduce,
+            Reduce,
+            ReduceScatter,
+            Scan,
+            Exscan,
+            ReduceScatterBlock,
+        ];
+        OPS.get(usize::from(code)).copied().unwrap_or(Other(code))
+    }
+
+    /// True for the n-to-n operations of Scalasca's "Wait at N x N" pattern (`is_mpi_n2n`:
+    /// allgather(v), alltoall, allreduce, reduce-scatter(-block); Scalasca leaves out
+    /// alltoallv and alltoallw, whose processes need not all exchange data).
+    pub fn is_n_to_n(self) -> bool {
+        use CollectiveOp::*;
+        matches!(
+            self,
+            Allgather | Allgatherv | Alltoall | Allreduce | ReduceScatter | ReduceScatterBlock
+        )
+    }
+
+    /// The MPI name (`MPI_Allreduce`), or `collective N` for other codes.
+    pub fn mpi_name(self) -> String {
+        use CollectiveOp::*;
+        let s = match self {
+            Barrier => "MPI_Barrier",
+            Bcast => "MPI_Bcast",
+            Gather => "MPI_Gather",
+            Gatherv => "MPI_Gatherv",
+            Scatter => "MPI_Scatter",
+            Scatterv => "MPI_Scatterv",
+            Allgather => "MPI_Allgather",
+            Allgatherv => "MPI_Allgatherv",
+            Alltoall => "MPI_Alltoall",
+            Alltoallv => "MPI_Alltoallv",
+            Alltoallw => "MPI_Alltoallw",
+            Allreduce => "MPI_Allreduce",
+            Reduce => "MPI_Reduce",
+            ReduceScatter => "MPI_Reduce_scatter",
+            Scan => "MPI_Scan",
+            Exscan => "MPI_Exscan",
+            ReduceScatterBlock => "MPI_Reduce_scatter_block",
+            Other(c) => return format!("collective {c}"),
+        };
+        s.to_string()
+    }
+}
+
+/// One location's part in one collective operation (a row of [`Collectives`]; what
+/// [`TraceBuilder::add_collective`] takes, `thread` being a builder handle there).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Collective {
+    /// Index into [`Trace::threads`] (a builder handle when added).
+    pub thread: u32,
+    /// The operation.
+    pub op: CollectiveOp,
+    /// The communicator as the input numbers it (an OTF2 global communicator id): the
+    /// operations of one communicator are matched into instances by their order.
+    pub communicator: u32,
+    /// The communicator's name, an index into [`Trace::names`].
+    pub communicator_name: u32,
+    /// The root's rank in the communicator, for rooted operations (`None`: no root).
+    pub root: Option<u32>,
+    /// Bytes this location sent in the operation.
+    pub bytes_sent: u64,
+    /// Bytes this location received in the operation.
+    pub bytes_received: u64,
+    /// Begin (OTF2 `MpiCollectiveBegin`), nanoseconds.
+    pub begin_ns: i64,
+    /// End (OTF2 `MpiCollectiveEnd`), nanoseconds (`>=` the begin).
+    pub end_ns: i64,
+}
+
+/// Collective operations, columnar, one row per (location, operation), sorted by begin (then
+/// thread). Row `i` is [`Collectives::row`] `i`; see [`Collective`] for the fields.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Collectives {
+    /// Index into [`Trace::threads`].
+    pub thread: Vec<u32>,
+    /// The operation.
+    pub op: Vec<CollectiveOp>,
+    /// The communicator as the input numbers it.
+    pub communicator: Vec<u32>,
+    /// The communicator's name, an index into [`Trace::names`].
+    pub communicator_name: Vec<u32>,
+    /// The root's rank in the communicator, if the operation has one.
+    pub root: Vec<Option<u32>>,
+    /// Bytes sent by the location.
+    pub bytes_sent: Vec<u64>,
+    /// Bytes received by the location.
+    pub bytes_received: Vec<u64>,
+    /// Begin, nanoseconds.
+    pub begin_ns: Vec<i64>,
+    /// End, nanoseconds.
+    pub end_ns: Vec<i64>,
+}
+
+impl Collectives {
+    /// Number of rows.
+    pub fn len(&self) -> usize {
+        self.begin_ns.len()
+    }
+
+    /// True when there are none.
+    pub fn is_empty(&self) -> bool {
+        self.begin_ns.is_empty()
+    }
+
+    /// Row `i`.
+    ///
+    /// # Panics
+    /// `i` is not a row.
+    pub fn row(&self, i: usize) -> Collective {
+        Collective {
+            thread: self.thread[i],
+            op: self.op[i],
+            communicator: self.communicator[i],
+            communicator_name: self.communicator_name[i],
+            root: self.root[i],
+            bytes_sent: self.bytes_sent[i],
+            bytes_received: self.bytes_received[i],
+            begin_ns: self.begin_ns[i],
+            end_ns: self.end_ns[i],
+        }
     }
 }
 
@@ -237,6 +430,8 @@ pub struct Trace {
     counters: Vec<CounterSeries>,
     async_spans: AsyncSpans,
     flows: Flows,
+    #[serde(default)]
+    collectives: Collectives,
     metadata: Vec<(String, String)>,
 }
 
@@ -284,6 +479,12 @@ impl Trace {
     /// Flows between threads.
     pub fn flows(&self) -> &Flows {
         &self.flows
+    }
+
+    /// Collective operations, one row per location taking part (OTF2 `MpiCollectiveBegin` /
+    /// `MpiCollectiveEnd`).
+    pub fn collectives(&self) -> &Collectives {
+        &self.collectives
     }
 
     /// Key/values describing the trace as a whole.
@@ -413,6 +614,46 @@ mod tests {
                 ("x", 0, NO_PARENT),
                 ("y", 1, 6),
             ]
+        );
+    }
+
+    #[test]
+    fn a_lane_finished_early_equals_one_finished_at_the_end() {
+        let build = |early: bool| {
+            let mut b = TraceBuilder::new();
+            let t1 = b.thread(thread(3));
+            let t0 = b.thread(thread(1));
+            let (a, c) = (b.name("a"), b.name("c"));
+            b.add_interval(t1, 10, 10, c, 0, 1, 2);
+            b.add_interval(t1, 0, 10, a, 0, 0, 3);
+            if early {
+                b.finish_lane(t1);
+            }
+            b.add_interval(t0, 5, 6, c, 0, 0, 1);
+            b.add_message(t1, 7, t0, 9, c, 0, "m", Some(64));
+            b.add_flow(t0, 1, t1, 2, a, 0, "f");
+            b.finish()
+        };
+        let (early, notes) = build(true);
+        assert!(notes.is_empty());
+        assert_eq!(early, build(false).0);
+        assert_eq!(early.lane(1).depth(), &[0, 1]);
+        // Flows sorted by source time, threads remapped, bytes kept with their flow.
+        assert_eq!(early.flows().id, vec!["f", "m"]);
+        assert_eq!(early.flows().bytes, vec![None, Some(64)]);
+        assert_eq!(early.flows().from_thread, vec![0, 1]);
+        // An interval added after its lane was finished is not kept, and said so.
+        let mut b = TraceBuilder::new();
+        let t = b.thread(thread(0));
+        let a = b.name("a");
+        b.add_interval(t, 0, 1, a, 0, 0, 1);
+        b.finish_lane(t);
+        b.add_interval(t, 2, 3, a, 0, 2, 3);
+        let (tr, notes) = b.finish();
+        assert_eq!(tr.lane(0).len(), 1);
+        assert!(
+            notes[0].message.contains("1 interval(s) added after"),
+            "{notes:?}"
         );
     }
 

@@ -8,12 +8,18 @@ use perfscape_analysis::answers::{
     ArchitectureResponse, CategoryJson, FindingsResponse, RankChannel, architecture, findings_view,
 };
 use perfscape_analysis::categories::{RuleSet, categorize};
-use perfscape_analysis::comm::{ALL_PATHS, comm_matrix};
+use perfscape_analysis::comm::ALL_PATHS;
 use perfscape_analysis::findings::FindingOptions;
 use perfscape_analysis::params::Values;
 
-/// The findings of `q` (categories by `rules`: which events are useful work).
-pub fn findings(v: View<'_>, q: &FindingsRequest, rules: &RuleSet) -> Result<FindingsResponse, ApiError> {
+/// The findings of `q` (categories by `rules`: which events are useful work), with the wait
+/// states of `trace` (the run's trace, if it is one).
+pub fn findings(
+    v: View<'_>,
+    trace: Option<&perfscape_model::Trace>,
+    q: &FindingsRequest,
+    rules: &RuleSet,
+) -> Result<FindingsResponse, ApiError> {
     let m = Values::new(v.profile.metrics(), q.metric, None)?.metric;
     let mut opts = FindingOptions::default();
     if let Some(r) = q.straggler_ratio {
@@ -37,20 +43,22 @@ pub fn findings(v: View<'_>, q: &FindingsRequest, rules: &RuleSet) -> Result<Fin
     }
     // A metric that does not add up has no categories: its findings are the stragglers.
     let cat = categorize(v.profile, m, rules).ok();
-    Ok(findings_view(v.profile, m, cat.as_ref(), &opts))
+    Ok(findings_view(v.profile, m, cat.as_ref(), &opts, trace))
 }
 
 /// The architecture view of `q`: category times by `rules`, channels from the TAU
-/// communication matrix (all paths; the server's cached one, built once per profile).
+/// communication matrix, or the messages of `trace` (all paths; the server's cached one,
+/// built once per profile: [`super::comm::matrix`]).
 pub fn architecture_view(
     v: View<'_>,
+    trace: Option<&perfscape_model::Trace>,
     q: &ArchitectureRequest,
     rules: &RuleSet,
 ) -> Result<ArchitectureResponse, ApiError> {
     let m = Values::new(v.profile.metrics(), q.metric, None)?.metric;
     let cat = categorize(v.profile, m, rules)?;
     // The same cached matrix `/api/comm` reads.
-    let comm = v.cache.comm(v.slot, || comm_matrix(v.profile))?;
+    let comm = super::comm::matrix(v, trace)?;
     let channels: Vec<RankChannel> = comm
         .path(ALL_PATHS)
         .map(|p| {
