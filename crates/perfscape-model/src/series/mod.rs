@@ -129,7 +129,7 @@ pub struct SampleInfo {
 
 impl SampleInfo {
     /// True when the sample's values were dropped to keep the series within its window
-    /// ([`SampleSeries::thin`]): its name, time and counts remain, its values are folded into
+    /// (`IntegratorOptions::window`): its name, time and counts remain, its values are folded into
     /// the next kept sample's deltas (values are cumulative, so nothing else is lost).
     pub fn is_thinned(&self) -> bool {
         self.thinned
