@@ -157,6 +157,9 @@ type Signal = AbortSignal | undefined;
 
 /** One function per endpoint (API.md); each takes the state it answers for and, last, an
  * optional `AbortSignal` that cancels the request. */
+/** Lanes the timeline asks for at a time (the server's default page). */
+export const TIMELINE_LANES = 64;
+
 export const api = {
   /** `/api/run`: what was loaded. */
   run: () => get<RunInfo>('run'),
@@ -205,10 +208,14 @@ export const api = {
   terrain: (s: State, signal?: Signal) => get<TerrainResponse, TerrainRequest>('terrain', { ...common(s), h: s.ty, w: s.tx, peaks: s.peaks }, signal),
   /** `/api/series`: the samples of a run observed over time. */
   series: () => get<SeriesResponse>('series'),
-  /** `/api/timeline`: the trace's lanes in a window (ns since the first event; null = all) at
-   * `w` pixels, the `flag`ged event's merged timeline. */
-  timeline: (window: [number, number] | null, w: number, flag: number | null, signal?: Signal) =>
-    get<TimelineResponse, TimelineRequest>('timeline', { from_ns: window?.[0], to_ns: window?.[1], w: Math.round(w), flag: flag === null ? null : String(flag) }, signal),
+  /** `/api/timeline`: the trace's lanes `l0 .. l0 + TIMELINE_LANES` in a window (ns since the
+   * first event; null = all) at `w` pixels, the `flag`ged event's merged timeline. */
+  timeline: (window: [number, number] | null, w: number, flag: number | null, l0: number, signal?: Signal) =>
+    get<TimelineResponse, TimelineRequest>(
+      'timeline',
+      { from_ns: window?.[0], to_ns: window?.[1], w: Math.round(w), flag: flag === null ? null : String(flag), l0, l1: l0 + TIMELINE_LANES },
+      signal,
+    ),
   /** `/api/timeline/search`: the slice whose name contains `q` after (`next`) or before
    * (`prev`) the one at (`at_ns`, `lane`), with the count of matches. */
   timelineSearch: (q: TimelineSearchRequest, signal?: Signal) => get<TimelineSearchResponse, TimelineSearchRequest>('timeline/search', q, signal),

@@ -118,12 +118,14 @@ export const SCHEMA = {
     },
     /** The timeline: its window `from-to` (ns since the trace's first event; null = the whole
      * trace), the selected slice `lane:start:end:depth`, the text searched for, and the
-     * collapsed processes (names joined by `,`; `*` = all). */
+     * collapsed processes (names joined by `,`; `*` = all), and the first lane shown (`tl0`,
+     * 64 lanes at a time; the strip above them covers every lane). */
     timeline: {
       tw: optionalText(/^\d+-\d+$/),
       tsel: optionalText(/^\d+:\d+:\d+:\d+$/),
       tq: text('', { title: 'search slices by name (Enter: next, Shift+Enter: previous)' }),
       tcol: text('', { title: 'collapsed processes' }),
+      tl0: int(0, { min: 0 }, { title: 'first lane shown (lanes are shown 64 at a time)' }),
     },
     /** Event ids of the point cloud's y, z and colour axes ('' = the largest events). */
     pointcloud: { cloud: text('', {}, /^\d*(,\d*){0,2}$/) },

@@ -6,7 +6,7 @@
 // label; screenshots at 1600×1000 and 1280×800 (in $TIMELINE_SHOTS, else the temp dir).
 
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, test } from 'node:test';
@@ -205,6 +205,48 @@ describe('timeline of the OTF2 ping-pong (2 ranks)', () => {
     assert.ok(f.from_lane.every((l, i) => l !== f.to_lane[i]));
     assert.equal((await drawnLines(page)).items, f.count.length);
     await page.locator('#panel-timeline').screenshot({ path: path.join(SHOTS, 'timeline-otf2-pingpong-1280.png') });
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+});
+
+describe('timeline of 150 lanes: 64 lanes at a time', () => {
+  // A Chrome trace written here: 150 processes of one thread, each with a `work` slice; one
+  // `needle` slice on process 130 only.
+  const s = servedForSuite(() => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'perfscape-lanes-'));
+    process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
+    const events = [];
+    for (let p = 0; p < 150; p++) {
+      events.push({ name: 'work', ph: 'X', pid: p, tid: 0, ts: 10 + p, dur: 1000 });
+      if (p === 130) events.push({ name: 'needle', ph: 'X', pid: p, tid: 0, ts: 500, dur: 20 });
+    }
+    const file = path.join(dir, 'lanes.json');
+    writeFileSync(file, JSON.stringify({ traceEvents: events }));
+    return file;
+  });
+
+  test('▲ ▼ page through the lanes, the URL keeps the page, a search reaches a lane not shown', async () => {
+    const { page, errors } = await open(s.br, `${s.server.url}?focus=timeline`, SIZES[1]);
+    const range = () => page.textContent('#panel-timeline .timeline-lanes');
+    await page.waitForFunction(() => /lanes 0–63 of 150/.test(document.querySelector('#panel-timeline .timeline-lanes')?.textContent ?? ''));
+    await page.click('#panel-timeline .timeline-lanes-down');
+    await page.waitForFunction(() => /lanes 64–127 of 150/.test(document.querySelector('#panel-timeline .timeline-lanes')?.textContent ?? ''));
+    assert.match(await page.evaluate(() => location.search), /tl0=64/);
+    const d = await page.evaluate(() => window.perfscape.charts.get('timeline-data'));
+    assert.equal(d.lanes_from, 64);
+    assert.equal(d.lanes.length, 64);
+    // The search finds the needle on lane 130 and shows its page.
+    await page.fill('#panel-timeline .timeline-search', 'needle');
+    await page.press('#panel-timeline .timeline-search', 'Enter');
+    await page.waitForFunction(() => /lanes 128–149 of 150/.test(document.querySelector('#panel-timeline .timeline-lanes')?.textContent ?? ''));
+    assert.match(await page.evaluate(() => window.perfscape.store.get().tsel), /^130:/);
+    await page.click('#panel-timeline .timeline-lanes-up');
+    await page.waitForFunction(() => /lanes 64–127 of 150/.test(document.querySelector('#panel-timeline .timeline-lanes')?.textContent ?? ''));
+    // A reload keeps the page of lanes.
+    await page.reload();
+    await page.waitForFunction(() => /lanes 64–127 of 150/.test(document.querySelector('#panel-timeline .timeline-lanes')?.textContent ?? ''));
+    assert.match(await range(), /of 150/);
     assert.deepEqual(errors, []);
     await page.close();
   });

@@ -13,7 +13,7 @@
 import type * as echarts from 'echarts';
 import type { TimelineResponse } from '../api/TimelineResponse';
 import type { TimelineSearchResponse } from '../api/TimelineSearchResponse';
-import { api } from '../client';
+import { api, TIMELINE_LANES } from '../client';
 import { charts } from '../context';
 import { durationUs, esc, shorten } from '../format';
 import { type Panel, PanelView, SUPERSEDED } from '../panel';
@@ -55,6 +55,7 @@ export class TimelineView extends PanelView {
   private lay: Layout = { rows: [], laneRow: [], groups: new Map() };
   private searchBox: HTMLInputElement;
   private searchCount: HTMLSpanElement;
+  private laneRange: HTMLSpanElement;
   private found: TimelineSearchResponse | null = null;
 
   constructor(panel: Panel) {
@@ -86,7 +87,24 @@ export class TimelineView extends PanelView {
     all.title = 'collapse or expand every process';
     all.className = 'timeline-collapse';
     all.addEventListener('click', () => store.set({ tcol: store.get().tcol === '*' ? '' : '*' }));
-    this.tools.append(this.searchBox, prev, next, this.searchCount, all);
+    // Lanes 64 at a time: earlier / later lanes, and which are shown.
+    const up = document.createElement('button');
+    up.textContent = '▲';
+    up.title = 'the previous lanes';
+    up.className = 'timeline-lanes-up';
+    up.addEventListener('click', () => store.set({ tl0: Math.max(0, store.get().tl0 - TIMELINE_LANES) }));
+    const down = document.createElement('button');
+    down.textContent = '▼';
+    down.title = 'the next lanes';
+    down.className = 'timeline-lanes-down';
+    down.addEventListener('click', () => {
+      const n = this.data?.lane_count ?? 0;
+      const next = store.get().tl0 + TIMELINE_LANES;
+      if (next < n) store.set({ tl0: next });
+    });
+    this.laneRange = document.createElement('span');
+    this.laneRange.className = 'timeline-lanes';
+    this.tools.append(this.searchBox, prev, next, this.searchCount, up, this.laneRange, down, all);
     this.searchBox.addEventListener('keydown', (e) => {
       if (e.key !== 'Enter') return;
       e.preventDefault();
@@ -174,7 +192,7 @@ export class TimelineView extends PanelView {
         return;
       }
     }
-    if (touched(changed, 'event', 'metric')) await this.fetch(s);
+    if (touched(changed, 'event', 'metric', 'tl0')) await this.fetch(s);
     else if (touched(changed, 'thread', 'tsel', 'tcol')) this.draw(s);
     if (changed.has('tq') && this.searchBox.value !== s.tq) this.searchBox.value = s.tq;
   }
@@ -256,9 +274,11 @@ export class TimelineView extends PanelView {
 
   private async fetch(s: State): Promise<void> {
     const w = this.window;
-    const d = await this.load((signal) => api.timeline(w ? [Math.floor(w[0]), Math.ceil(w[1])] : null, this.width(), s.event, signal));
+    const d = await this.load((signal) => api.timeline(w ? [Math.floor(w[0]), Math.ceil(w[1])] : null, this.width(), s.event, s.tl0, signal));
     if (d === SUPERSEDED) return;
     this.data = d;
+    const last = d.lanes_from + d.lanes.length;
+    this.laneRange.textContent = d.lane_count > d.lanes.length ? `lanes ${d.lanes_from}–${last - 1} of ${d.lane_count}` : '';
     charts.set('timeline-data', d);
     this.draw(this.state());
     this.mirrorWindow();
@@ -307,7 +327,10 @@ export class TimelineView extends PanelView {
       if (na < 0) [na, nb] = [0, Math.min(dur, nb - na)];
       if (nb > dur) [na, nb] = [Math.max(0, na - (nb - dur)), dur];
     }
-    store.set({ thread: h.thread, tsel: `${h.lane}:${Math.round(h.start_ns)}:${Math.round(h.end_ns)}:${h.depth}` });
+    // A match on a lane not shown: the page of lanes holding it.
+    const l0 = store.get().tl0;
+    const page = h.lane >= l0 && h.lane < l0 + TIMELINE_LANES ? {} : { tl0: Math.floor(h.lane / TIMELINE_LANES) * TIMELINE_LANES };
+    store.set({ thread: h.thread, tsel: `${h.lane}:${Math.round(h.start_ns)}:${Math.round(h.end_ns)}:${h.depth}`, ...page });
     this.setWindow(Math.max(0, na), nb);
   }
 
