@@ -321,12 +321,7 @@ fn main() {
     let elapsed = start.elapsed().as_secs_f64();
     load.join();
     let mut l: Vec<f64> = latencies.lock().expect("lock").iter().map(|x| x.0).collect();
-    l.sort_by(f64::total_cmp);
-    let q = |p: f64| {
-        l.get(((l.len() as f64 - 1.0) * p).round() as usize)
-            .copied()
-            .unwrap_or(f64::NAN)
-    };
+    let (p50, p95, max) = quantiles(&mut l);
     let total = records.load(Ordering::Relaxed);
     let incomplete = latencies
         .lock()
@@ -342,10 +337,7 @@ fn main() {
         total as f64 / elapsed
     );
     println!(
-        "samples announced {got}/{samples} ({incomplete} without every producer); latency last send -> announced: p50 {:.1} ms, p95 {:.1} ms, max {:.1} ms",
-        q(0.5),
-        q(0.95),
-        q(1.0)
+        "samples announced {got}/{samples} ({incomplete} without every producer); latency last send -> announced: p50 {p50:.1} ms, p95 {p95:.1} ms, max {max:.1} ms"
     );
     let present: Vec<usize> = latencies.lock().expect("lock").iter().map(|x| x.1).collect();
     println!(

@@ -287,17 +287,13 @@ pub struct SampleSeries {
     atomic_index: HashMap<String, AtomicEventId>,
     atomics: Vec<EventRows>,
     samples: Vec<SampleInfo>,
-    /// Sample id -> position of its row in every event's `rows`; [`THINNED`] once thinned.
-    row_of: Vec<u32>,
-    /// Row position -> sample id (the kept samples, ascending).
+    /// Row position -> sample id: the kept samples, ascending (a sample's row is found by a
+    /// binary search, [`SampleSeries::row`]).
     kept: Vec<u32>,
     /// Older samples are kept when their id is a multiple of this (see
     /// [`SampleSeries::thin`]); 0 or 1 until the window first overflows.
     stride: u32,
 }
-
-/// `row_of` of a sample whose values were dropped by [`SampleSeries::thin`].
-const THINNED: u32 = u32::MAX;
 
 /// What [`SampleSeries::amend_sample`] did with a late part.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -429,7 +425,6 @@ impl SampleSeries {
         }
         self.samples.push(info);
         let r = self.kept.len();
-        self.row_of.push(u32::try_from(r).unwrap_or(THINNED));
         self.kept.push(s.0);
         for p in parts {
             self.write_part(r, p);
@@ -480,7 +475,8 @@ impl SampleSeries {
     /// The row position of sample `s` (an index into [`SampleSeries::samples`]), `None` when
     /// it was thinned or does not exist.
     pub(super) fn row(&self, s: usize) -> Option<usize> {
-        self.row_of.get(s).filter(|&&r| r != THINNED).map(|&r| r as usize)
+        let s = u32::try_from(s).ok()?;
+        self.kept.binary_search(&s).ok()
     }
 
     /// Keeps the series within `window` kept samples (`window` ≥ 4; smaller values are
@@ -549,16 +545,12 @@ impl SampleSeries {
             let info = &mut self.samples[s.index()];
             info.thinned = true;
             info.thread_timestamps_us = Vec::new();
-            self.row_of[s.index()] = THINNED;
         }
         let mut r = 0;
         self.kept.retain(|_| {
             r += 1;
             !drop[r - 1]
         });
-        for (r, &s) in self.kept.iter().enumerate() {
-            self.row_of[s as usize] = u32::try_from(r).unwrap_or(THINNED);
-        }
         thinned
     }
 
@@ -734,7 +726,7 @@ impl SampleSeries {
                 .iter()
                 .map(|s| s.thread_timestamps_us.capacity() * 8 + s.name.capacity() + 64)
                 .sum::<usize>()
-            + (self.row_of.capacity() + self.kept.capacity()) * 4
+            + self.kept.capacity() * 4
     }
 }
 
