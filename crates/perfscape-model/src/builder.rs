@@ -5,7 +5,8 @@
 //! values to the per-event columns and, in [`ProfileBuilder::finish`], links callpaths to
 //! their parents and routines and context user events to their callpaths.
 
-use crate::columns::{AtomicColumn, ColumnDraft, IntervalColumn};
+use crate::cell_rows::CellRows;
+use crate::columns::AtomicColumn;
 use crate::event::{
     AtomicEvent, CALLPATH_SEPARATOR, Event, EventKind, SourceLocation, callpath_frames, callpath_leaf,
     callpath_parent, normalize_timer_name,
@@ -47,7 +48,8 @@ pub struct ProfileBuilder {
     event_index: EventIndex,
     /// Callpath events interned by whole name, to link in `finish`.
     named_callpaths: Vec<EventId>,
-    interval: Vec<ColumnDraft>,
+    /// The (event, thread) cells, in arrival order.
+    cells: CellRows,
     atomic_names: Vec<String>,
     atomic_index: HashMap<String, AtomicEventId>,
     atomic: Vec<AtomicColumn>,
@@ -68,6 +70,7 @@ pub struct ProfileBuilder {
 impl ProfileBuilder {
     /// A builder for a profile with the given metrics (in display order).
     pub fn new(metrics: Vec<Metric>) -> Self {
+        let n_metrics = metrics.len();
         Self {
             metrics,
             threads: Vec::new(),
@@ -80,7 +83,7 @@ impl ProfileBuilder {
             raw_group_index: HashMap::default(),
             event_index: EventIndex::default(),
             named_callpaths: Vec::new(),
-            interval: Vec::new(),
+            cells: CellRows::new(n_metrics),
             atomic_names: Vec::new(),
             atomic_index: HashMap::default(),
             atomic: Vec::new(),
@@ -237,7 +240,7 @@ impl ProfileBuilder {
         });
         self.raw_groups.push(0);
         self.event_index.insert(&self.events, id);
-        self.interval.push(ColumnDraft::default());
+        self.cells.push_event();
         id
     }
 
@@ -296,6 +299,7 @@ impl ProfileBuilder {
         for (name, groups) in data.declared_rows() {
             self.intern_event(name, groups);
         }
+        self.cells.reserve(data.timer_count());
         let last_named = std::mem::take(&mut self.last_named);
         let mut named = Vec::with_capacity(last_named.len());
         for (row, calls, subcalls, exclusive, inclusive) in data.timer_rows() {
@@ -318,37 +322,13 @@ impl ProfileBuilder {
                 }
                 RowEvent::Id(e) => e,
             };
-            let col = &mut self.interval[e.index()];
-            if col.threads.last() == Some(&t) {
-                // Row-major: the thread's row is the last `2 + 2M` values.
-                let width = 2 + 2 * n_metrics;
-                let start = col.rows.len() - width;
-                let row = &mut col.rows[start..];
-                row[0] += calls;
-                row[1] += subcalls;
-                for (m, (x, i)) in exclusive.iter().zip(inclusive).enumerate() {
-                    row[2 + 2 * m] += x;
-                    row[3 + 2 * m] += i;
-                }
+            if !self.cells.add(e, t, calls, subcalls, exclusive, inclusive) {
                 let mut name = String::new();
                 write_name(&self.events, e, &mut name);
                 self.notes.push(BuildNote {
                     thread: id,
                     message: format!("timer `{name}` is listed more than once; its values were summed"),
                 });
-            } else {
-                if col.threads.is_empty() {
-                    // Most call-tree nodes are on one thread: no doubling slack for them.
-                    col.threads.reserve_exact(1);
-                    col.rows.reserve_exact(2 + 2 * n_metrics);
-                }
-                col.threads.push(t);
-                col.rows.push(calls);
-                col.rows.push(subcalls);
-                for (x, i) in exclusive.iter().zip(inclusive) {
-                    col.rows.push(*x);
-                    col.rows.push(*i);
-                }
             }
         }
         self.last_named = named;
@@ -400,7 +380,7 @@ impl ProfileBuilder {
             mut events,
             event_index,
             named_callpaths,
-            interval,
+            cells,
             atomic_names,
             atomic_index,
             mut atomic,
@@ -449,11 +429,7 @@ impl ProfileBuilder {
             events[i].routine = routine;
         }
         let atomic_events = link_context_events(&events, &event_index, &atomic_names, &atomic_index);
-        let n_metrics = metrics.len();
-        let interval: Vec<IntervalColumn> = interval
-            .into_iter()
-            .map(|d| IntervalColumn::from_rows(d.threads, &d.rows, n_metrics))
-            .collect();
+        let interval = cells.finish(events.len());
         for c in &mut atomic {
             c.shrink_to_fit();
         }

@@ -1,12 +1,18 @@
 //! Columnar storage of measured values.
 //!
-//! Values are stored per event as parallel arrays over the threads that have the event
-//! (sparse along the thread axis, dense along it when every thread has the event): one
-//! `Vec<ThreadIndex>` plus one `Vec<f64>` per value kind and metric. There is no heap object
-//! per (event, thread) cell, so a profile of 10^6 threads costs a few arrays per event.
+//! Every (event, thread) cell of a profile's interval events lives in one arena,
+//! [`IntervalColumns`]: the cells are numbered event by event (an event's cells are
+//! consecutive, ascending by thread), one array holds each cell's thread and one array per
+//! value kind (calls, subcalls, and per metric exclusive and inclusive) holds its values. An
+//! event is the range of its cells ([`IntervalColumn`] is a view of it), so a profile costs
+//! `2 + 2M` arrays whatever its number of events: a call tree of 10^6 nodes on one thread
+//! costs 8 bytes per node for its range and `4 + 8 (2 + 2M)` per cell, with no heap block per
+//! event, and 10^6 threads x 10^3 events no heap object per cell.
 
 use crate::ids::{MetricId, ThreadIndex};
 use serde::{Deserialize, Serialize};
+
+pub use crate::atomic_column::AtomicColumn;
 
 /// Which number of an (event, thread, metric) cell is meant.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -48,23 +54,8 @@ impl ValueKind {
     }
 }
 
-/// The values of one interval event on every thread that has it.
-///
-/// Row `r` holds thread `threads()[r]`; rows are sorted by thread index, so a thread's row is
-/// found by binary search. `exclusive(m)` and `inclusive(m)` are in metric `m`'s unit.
-///
-/// Storage: two allocations per event whatever the number of metrics: the threads, and one
-/// array of `(2 + 2M) x n` values, kind-major (calls, subcalls, then per metric exclusive and
-/// inclusive), so each kind is a contiguous slice. A call tree of 10^6 nodes measured on one
-/// thread costs ~100 bytes per node here, not one allocation per kind and metric.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct IntervalColumn {
-    threads: Box<[ThreadIndex]>,
-    values: Box<[f64]>,
-}
-
-/// Where kind `k` of [`IntervalColumn`] starts, in units of rows: calls 0, subcalls 1,
-/// exclusive of metric m `2 + 2m`, inclusive `3 + 2m`.
+/// Where kind `k` starts among the value arrays: calls 0, subcalls 1, exclusive of metric m
+/// `2 + 2m`, inclusive `3 + 2m`.
 fn slot(kind: ValueKind, m: MetricId) -> usize {
     match kind {
         ValueKind::Calls => 0,
@@ -74,138 +65,232 @@ fn slot(kind: ValueKind, m: MetricId) -> usize {
     }
 }
 
-impl IntervalColumn {
-    /// A column from its parts: per row calls and subcalls, per metric the exclusive and
-    /// inclusive values (every array as long as `threads`).
-    pub(crate) fn from_parts(
-        threads: Vec<ThreadIndex>,
-        calls: &[f64],
-        subcalls: &[f64],
-        exclusive: &[Vec<f64>],
-        inclusive: &[Vec<f64>],
-    ) -> Self {
-        let mut values = Vec::with_capacity(threads.len() * (2 + 2 * exclusive.len()));
-        values.extend_from_slice(calls);
-        values.extend_from_slice(subcalls);
-        for (x, i) in exclusive.iter().zip(inclusive) {
-            values.extend_from_slice(x);
-            values.extend_from_slice(i);
-        }
+/// The values of every interval event of a profile on every thread that has it: the arena
+/// described in the module documentation.
+///
+/// Shapes: E events, C cells, M metrics. `starts` has E + 1 entries (event `e` owns cells
+/// `starts[e]..starts[e + 1]`, ascending by thread); `threads` has C entries; `kinds` has
+/// `2 + 2M` arrays of C values each, in [`slot`] order (calls, subcalls, then per metric
+/// exclusive and inclusive, in the metric's unit).
+#[derive(Clone, Debug, PartialEq)]
+pub struct IntervalColumns {
+    pub(crate) starts: Vec<usize>,
+    pub(crate) threads: Vec<ThreadIndex>,
+    pub(crate) kinds: Vec<Vec<f64>>,
+}
+
+impl Default for IntervalColumns {
+    fn default() -> Self {
+        Self::new(0)
+    }
+}
+
+impl IntervalColumns {
+    /// No events, for a profile of `n_metrics` metrics.
+    pub(crate) fn new(n_metrics: usize) -> Self {
         Self {
-            threads: threads.into_boxed_slice(),
-            values: values.into_boxed_slice(),
+            starts: vec![0],
+            threads: Vec::new(),
+            kinds: vec![Vec::new(); 2 + 2 * n_metrics],
         }
     }
 
-    /// A column from row-major values: per row `2 + 2M` values (calls, subcalls, then per
-    /// metric exclusive and inclusive), as [`crate::ProfileBuilder`] collects them.
-    pub(crate) fn from_rows(threads: Vec<ThreadIndex>, rows: &[f64], n_metrics: usize) -> Self {
-        let n = threads.len();
-        let width = 2 + 2 * n_metrics;
-        let mut values = vec![0.0; n * width];
-        for (r, row) in rows.chunks_exact(width).enumerate() {
-            for (k, &v) in row.iter().enumerate() {
-                values[k * n + r] = v;
-            }
+    /// Appends one event's column: its threads (ascending) and, for each of the `2 + 2M`
+    /// kinds in [`slot`] order, one value per thread (`kind(k)` must be as long as `threads`).
+    pub(crate) fn push<'k>(&mut self, threads: &[ThreadIndex], kind: impl Fn(usize) -> &'k [f64]) {
+        self.threads.extend_from_slice(threads);
+        for (k, values) in self.kinds.iter_mut().enumerate() {
+            let v = kind(k);
+            debug_assert_eq!(v.len(), threads.len());
+            values.extend_from_slice(v);
         }
-        Self {
-            threads: threads.into_boxed_slice(),
-            values: values.into_boxed_slice(),
+        self.starts.push(self.threads.len());
+    }
+
+    /// Reserves room for `events` more events and `cells` more cells.
+    pub(crate) fn reserve(&mut self, events: usize, cells: usize) {
+        self.starts.reserve_exact(events);
+        self.threads.reserve_exact(cells);
+        for k in &mut self.kinds {
+            k.reserve_exact(cells);
         }
     }
 
-    fn slice(&self, k: usize) -> &[f64] {
-        let n = self.threads.len();
-        self.values.get(k * n..(k + 1) * n).unwrap_or(&[])
+    /// Number of events.
+    pub fn len(&self) -> usize {
+        self.starts.len() - 1
     }
 
-    /// Mutable values of kind slot `k` (see [`slot`]); empty when out of range.
-    pub(crate) fn slice_mut(&mut self, kind: ValueKind, m: MetricId) -> &mut [f64] {
-        let n = self.threads.len();
+    /// True when there is no event.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Number of (event, thread) cells.
+    pub fn cell_count(&self) -> usize {
+        self.threads.len()
+    }
+
+    /// Event `e`'s column; an empty column when `e` is out of range.
+    pub fn column(&self, e: usize) -> IntervalColumn<'_> {
+        let (start, end) = match (self.starts.get(e), self.starts.get(e + 1)) {
+            (Some(&s), Some(&t)) => (s, t),
+            _ => (0, 0),
+        };
+        IntervalColumn {
+            columns: self,
+            start,
+            end,
+        }
+    }
+
+    /// Every cell's values of `kind` in metric `m`, event by event (empty when `m` is out of
+    /// range), to change in place (unit conversions).
+    pub(crate) fn kind_mut(&mut self, kind: ValueKind, m: MetricId) -> &mut [f64] {
         let k = slot(kind, m);
-        self.values.get_mut(k * n..(k + 1) * n).unwrap_or(&mut [])
+        self.kinds.get_mut(k).map_or(&mut [], |v| v.as_mut_slice())
     }
 
-    /// The same column with one more metric's values appended (its exclusive then inclusive
-    /// values, one per row: the layout of [`slot`] for metric id M when the column had M
-    /// metrics). `exclusive` and `inclusive` must have one value per row.
-    pub(crate) fn with_metric_appended(self, exclusive: &[f64], inclusive: &[f64]) -> Self {
+    /// Every cell's values of `kind` in metric `m`, event by event (empty when out of range).
+    pub(crate) fn kind(&self, kind: ValueKind, m: MetricId) -> &[f64] {
+        self.kinds.get(slot(kind, m)).map_or(&[], |v| v.as_slice())
+    }
+
+    /// Appends one more metric: its exclusive and inclusive value of every cell (each as long
+    /// as [`IntervalColumns::cell_count`]); its id is the old metric count.
+    pub(crate) fn push_metric(&mut self, exclusive: Vec<f64>, inclusive: Vec<f64>) {
         debug_assert_eq!(exclusive.len(), self.threads.len());
         debug_assert_eq!(inclusive.len(), self.threads.len());
-        let mut values = Vec::from(self.values);
-        values.reserve_exact(exclusive.len() + inclusive.len());
-        values.extend_from_slice(exclusive);
-        values.extend_from_slice(inclusive);
+        self.kinds.push(exclusive);
+        self.kinds.push(inclusive);
+    }
+
+    /// Only the events where `keep(e)` is true, in their order.
+    pub(crate) fn retain_events(self, keep: impl Fn(usize) -> bool) -> Self {
+        let n_metrics = (self.kinds.len() - 2) / 2;
+        let mut out = Self::new(n_metrics);
+        for e in 0..self.len() {
+            if keep(e) {
+                let c = self.column(e);
+                out.push(c.threads(), |k| c.slice(k));
+            }
+        }
+        out
+    }
+
+    /// Only the cells whose thread `map` keeps, renumbered: `map[t]` is thread `t`'s new
+    /// index, `None` for a thread removed.
+    pub(crate) fn with_threads(self, map: &[Option<ThreadIndex>]) -> Self {
+        let keep: Vec<usize> = (0..self.threads.len())
+            .filter(|&r| map.get(self.threads[r].index()).copied().flatten().is_some())
+            .collect();
+        let mut starts = Vec::with_capacity(self.starts.len());
+        let mut kept = 0;
+        starts.push(0);
+        for e in 0..self.len() {
+            let end = self.starts[e + 1];
+            while kept < keep.len() && keep[kept] < end {
+                kept += 1;
+            }
+            starts.push(kept);
+        }
+        let threads = keep
+            .iter()
+            .filter_map(|&r| map[self.threads[r].index()])
+            .collect();
+        let kinds = self
+            .kinds
+            .iter()
+            .map(|v| keep.iter().map(|&r| v[r]).collect())
+            .collect();
         Self {
-            threads: self.threads,
-            values: values.into_boxed_slice(),
+            starts,
+            threads,
+            kinds,
         }
     }
 
-    /// The same column with only the rows whose thread `map` keeps, renumbered: `map[t]` is
-    /// thread `t`'s new index, `None` for a thread removed.
-    pub(crate) fn with_threads(self, map: &[Option<ThreadIndex>]) -> Self {
-        let n = self.threads.len();
-        let rows: Vec<usize> = (0..n)
-            .filter(|&r| map.get(self.threads[r].index()).copied().flatten().is_some())
-            .collect();
-        let kinds = self.values.len().checked_div(n).unwrap_or(0);
-        let mut values = Vec::with_capacity(kinds * rows.len());
-        for k in 0..kinds {
-            values.extend(rows.iter().map(|&r| self.values[k * n + r]));
-        }
-        Self {
-            threads: rows
-                .iter()
-                .filter_map(|&r| map[self.threads[r].index()])
-                .collect(),
-            values: values.into_boxed_slice(),
-        }
+    /// Bytes of heap memory held by the arena.
+    pub fn heap_bytes(&self) -> usize {
+        self.starts.capacity() * 8
+            + self.threads.capacity() * 4
+            + self.kinds.iter().map(|k| k.capacity() * 8).sum::<usize>()
+    }
+}
+
+/// The values of one interval event on every thread that has it: a view of its range of
+/// cells in the profile's [`IntervalColumns`] (cheap to copy; the slices it gives live as
+/// long as the profile).
+///
+/// Row `r` holds thread `threads()[r]`; rows are sorted by thread index, so a thread's row is
+/// found by binary search. `exclusive(m)` and `inclusive(m)` are in metric `m`'s unit.
+#[derive(Clone, Copy, Debug)]
+pub struct IntervalColumn<'a> {
+    columns: &'a IntervalColumns,
+    start: usize,
+    end: usize,
+}
+
+impl PartialEq for IntervalColumn<'_> {
+    fn eq(&self, other: &Self) -> bool {
+        self.threads() == other.threads()
+            && self.columns.kinds.len() == other.columns.kinds.len()
+            && (0..self.columns.kinds.len()).all(|k| self.slice(k) == other.slice(k))
+    }
+}
+
+impl<'a> IntervalColumn<'a> {
+    fn slice(&self, k: usize) -> &'a [f64] {
+        self.columns
+            .kinds
+            .get(k)
+            .and_then(|v| v.get(self.start..self.end))
+            .unwrap_or(&[])
     }
 
     /// Number of threads that have the event.
     pub fn len(&self) -> usize {
-        self.threads.len()
+        self.end - self.start
     }
 
     /// True when no thread has the event.
     pub fn is_empty(&self) -> bool {
-        self.threads.is_empty()
+        self.start == self.end
     }
 
     /// The threads that have the event, ascending.
-    pub fn threads(&self) -> &[ThreadIndex] {
-        &self.threads
+    pub fn threads(&self) -> &'a [ThreadIndex] {
+        &self.columns.threads[self.start..self.end]
     }
 
     /// Calls per row.
-    pub fn calls(&self) -> &[f64] {
+    pub fn calls(&self) -> &'a [f64] {
         self.slice(0)
     }
 
     /// Subcalls (child calls) per row.
-    pub fn subcalls(&self) -> &[f64] {
+    pub fn subcalls(&self) -> &'a [f64] {
         self.slice(1)
     }
 
     /// Exclusive values per row for metric `m` (empty if `m` is out of range).
-    pub fn exclusive(&self, m: MetricId) -> &[f64] {
+    pub fn exclusive(&self, m: MetricId) -> &'a [f64] {
         self.slice(slot(ValueKind::Exclusive, m))
     }
 
     /// Inclusive values per row for metric `m` (empty if `m` is out of range).
-    pub fn inclusive(&self, m: MetricId) -> &[f64] {
+    pub fn inclusive(&self, m: MetricId) -> &'a [f64] {
         self.slice(slot(ValueKind::Inclusive, m))
     }
 
     /// Values per row of the given kind (metric ignored for calls and subcalls).
-    pub fn values(&self, kind: ValueKind, m: MetricId) -> &[f64] {
+    pub fn values(&self, kind: ValueKind, m: MetricId) -> &'a [f64] {
         self.slice(slot(kind, m))
     }
 
     /// Row of `thread`, if it has the event.
     pub fn row_of(&self, thread: ThreadIndex) -> Option<usize> {
-        self.threads.binary_search(&thread).ok()
+        self.threads().binary_search(&thread).ok()
     }
 
     /// The value of one cell, if `thread` has the event.
@@ -214,131 +299,8 @@ impl IntervalColumn {
         self.values(kind, m).get(row).copied()
     }
 
-    /// Bytes of heap memory held by the column.
+    /// Bytes of the arena the column's cells take.
     pub fn heap_bytes(&self) -> usize {
-        self.threads.len() * 4 + self.values.len() * 8
-    }
-}
-
-/// An [`IntervalColumn`] while a profile is built: threads and row-major values (`2 + 2M`
-/// per row), so adding a thread's row appends to two arrays.
-#[derive(Clone, Debug, Default)]
-pub(crate) struct ColumnDraft {
-    pub(crate) threads: Vec<ThreadIndex>,
-    pub(crate) rows: Vec<f64>,
-}
-
-/// The summary of one user (atomic) event on every thread that has it, as TAU records it:
-/// number of samples, maximum, minimum, mean and sum of squares of the sampled values.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct AtomicColumn {
-    pub(crate) threads: Vec<ThreadIndex>,
-    pub(crate) count: Vec<f64>,
-    pub(crate) max: Vec<f64>,
-    pub(crate) min: Vec<f64>,
-    pub(crate) mean: Vec<f64>,
-    pub(crate) sum_squares: Vec<f64>,
-}
-
-impl AtomicColumn {
-    /// The same column with only the rows whose thread `map` keeps, renumbered (as
-    /// [`IntervalColumn`]'s).
-    pub(crate) fn with_threads(self, map: &[Option<ThreadIndex>]) -> Self {
-        let keep: Vec<usize> = (0..self.threads.len())
-            .filter(|&r| map.get(self.threads[r].index()).copied().flatten().is_some())
-            .collect();
-        let pick = |v: &[f64]| keep.iter().map(|&r| v[r]).collect::<Vec<f64>>();
-        Self {
-            threads: keep
-                .iter()
-                .filter_map(|&r| map[self.threads[r].index()])
-                .collect(),
-            count: pick(&self.count),
-            max: pick(&self.max),
-            min: pick(&self.min),
-            mean: pick(&self.mean),
-            sum_squares: pick(&self.sum_squares),
-        }
-    }
-}
-
-impl AtomicColumn {
-    /// Number of threads that have the event.
-    pub fn len(&self) -> usize {
-        self.threads.len()
-    }
-
-    /// True when no thread has the event.
-    pub fn is_empty(&self) -> bool {
-        self.threads.is_empty()
-    }
-
-    /// The threads that have the event, ascending.
-    pub fn threads(&self) -> &[ThreadIndex] {
-        &self.threads
-    }
-
-    /// Number of samples per row.
-    pub fn count(&self) -> &[f64] {
-        &self.count
-    }
-
-    /// Largest sampled value per row.
-    pub fn max(&self) -> &[f64] {
-        &self.max
-    }
-
-    /// Smallest sampled value per row.
-    pub fn min(&self) -> &[f64] {
-        &self.min
-    }
-
-    /// Mean sampled value per row.
-    pub fn mean(&self) -> &[f64] {
-        &self.mean
-    }
-
-    /// Sum of the squares of the sampled values per row.
-    pub fn sum_squares(&self) -> &[f64] {
-        &self.sum_squares
-    }
-
-    /// Row of `thread`, if it has the event.
-    pub fn row_of(&self, thread: ThreadIndex) -> Option<usize> {
-        self.threads.binary_search(&thread).ok()
-    }
-
-    /// Population standard deviation of the sampled values of row `row`:
-    /// `sqrt(max(0, sumsqr/n - mean^2))`, the formula of TAU's `pprof` ("Std. Dev." column of
-    /// USER EVENTS). 0 when the row has no samples or does not exist.
-    pub fn stddev(&self, row: usize) -> f64 {
-        match (self.count.get(row), self.mean.get(row), self.sum_squares.get(row)) {
-            (Some(&n), Some(&mean), Some(&ss)) if n > 0.0 => (ss / n - mean * mean).max(0.0).sqrt(),
-            _ => 0.0,
-        }
-    }
-
-    pub(crate) fn shrink_to_fit(&mut self) {
-        for v in [
-            &mut self.count,
-            &mut self.max,
-            &mut self.min,
-            &mut self.mean,
-            &mut self.sum_squares,
-        ] {
-            v.shrink_to_fit();
-        }
-        self.threads.shrink_to_fit();
-    }
-
-    /// Bytes of heap memory held by the column.
-    pub fn heap_bytes(&self) -> usize {
-        self.threads.capacity() * 4
-            + (self.count.capacity()
-                + self.max.capacity()
-                + self.min.capacity()
-                + self.mean.capacity()
-                + self.sum_squares.capacity())
-                * 8
+        self.len() * (4 + 8 * self.columns.kinds.len())
     }
 }

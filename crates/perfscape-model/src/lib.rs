@@ -22,16 +22,19 @@
 //! ```
 //!
 //! # Design constraints
-//! - Must scale to 10^6 threads x 10^3 events: values live in per-event columns (one array per
-//!   value kind and metric), never in a heap object per cell; names are interned once.
+//! - Must scale to 10^6 threads x 10^3 events: values live in one arena of cells (one array
+//!   per value kind and metric, each event a range of it: [`IntervalColumns`]), never in a
+//!   heap object per cell or per event; names are interned once.
 //! - Must hold call trees of 10^6 calling contexts: a callpath event is a call-tree node
 //!   (parent + own frame, [`Event::frame`]); whole names are built only when shown
 //!   ([`Profile::event_name`]).
 //! - Pure: readers (crate `perfscape-formats`) build profiles through [`ProfileBuilder`];
 //!   analyses (crate `perfscape-analysis`) read them.
 
+mod atomic_column;
 pub mod binary;
 mod builder;
+mod cell_rows;
 mod columns;
 pub mod event;
 mod event_index;
@@ -46,7 +49,7 @@ pub mod trace;
 
 pub use binary::DecodeError;
 pub use builder::{BuildNote, ProfileBuilder};
-pub use columns::{AtomicColumn, IntervalColumn, ValueKind};
+pub use columns::{AtomicColumn, IntervalColumn, IntervalColumns, ValueKind};
 pub use event::{AtomicEvent, Event, EventKind, SourceLocation};
 pub use ids::{AtomicEventId, EventId, GroupId, MetricId, ParseThreadIdError, ThreadId, ThreadIndex};
 pub use integrate::{

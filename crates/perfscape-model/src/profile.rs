@@ -1,6 +1,6 @@
 //! [`Profile`]: one integrated parallel profile, and its [`CallTree`].
 
-use crate::columns::{AtomicColumn, IntervalColumn, ValueKind};
+use crate::columns::{AtomicColumn, IntervalColumn, IntervalColumns, ValueKind};
 use crate::event::{AtomicEvent, Event};
 use crate::event_index::EventIndex;
 use crate::ids::{AtomicEventId, EventId, GroupId, MetricId, ThreadId, ThreadIndex};
@@ -24,7 +24,7 @@ pub struct Profile {
     pub(crate) groups: Vec<String>,
     pub(crate) events: Vec<Event>,
     pub(crate) event_index: EventIndex,
-    pub(crate) interval: Vec<IntervalColumn>,
+    pub(crate) interval: IntervalColumns,
     pub(crate) atomic_events: Vec<AtomicEvent>,
     pub(crate) atomic_index: HashMap<String, AtomicEventId>,
     pub(crate) atomic: Vec<AtomicColumn>,
@@ -172,13 +172,18 @@ impl Profile {
     }
 
     /// Values of event `e` on the threads that have it.
-    pub fn interval(&self, e: EventId) -> &IntervalColumn {
-        &self.interval[e.index()]
+    pub fn interval(&self, e: EventId) -> IntervalColumn<'_> {
+        self.interval.column(e.index())
+    }
+
+    /// Every event's values in one arena (see [`IntervalColumns`]).
+    pub fn interval_columns(&self) -> &IntervalColumns {
+        &self.interval
     }
 
     /// One cell: the value of `kind` of event `e` on thread `t` in metric `m`, if `t` has `e`.
     pub fn value(&self, e: EventId, t: ThreadIndex, kind: ValueKind, m: MetricId) -> Option<f64> {
-        self.interval[e.index()].value_at(t, kind, m)
+        self.interval.column(e.index()).value_at(t, kind, m)
     }
 
     /// User (atomic) events.
@@ -215,11 +220,9 @@ impl Profile {
         for v in self.totals.iter_mut().skip(m.index()).step_by(n) {
             *v = f(*v);
         }
-        for col in &mut self.interval {
-            for kind in [ValueKind::Exclusive, ValueKind::Inclusive] {
-                for v in col.slice_mut(kind, m) {
-                    *v = f(*v);
-                }
+        for kind in [ValueKind::Exclusive, ValueKind::Inclusive] {
+            for v in self.interval.kind_mut(kind, m) {
+                *v = f(*v);
             }
         }
         self
@@ -237,25 +240,22 @@ impl Profile {
     pub fn with_metric(mut self, metric: Metric, f: impl Fn(&[f64]) -> f64) -> Profile {
         let m_old = self.metrics.len();
         let mut cell = vec![0.0; m_old];
-        let mut eval = |col: &IntervalColumn, kind: ValueKind| -> Vec<f64> {
-            (0..col.len())
+        let mut eval = |kind: ValueKind| -> Vec<f64> {
+            let columns: Vec<&[f64]> = (0..m_old)
+                .map(|m| self.interval.kind(kind, MetricId::from(m)))
+                .collect();
+            (0..self.interval.cell_count())
                 .map(|r| {
-                    for (m, v) in cell.iter_mut().enumerate() {
-                        *v = col.values(kind, MetricId::from(m))[r];
+                    for (v, c) in cell.iter_mut().zip(&columns) {
+                        *v = c[r];
                     }
                     f(&cell)
                 })
                 .collect()
         };
-        let interval = std::mem::take(&mut self.interval);
-        self.interval = interval
-            .into_iter()
-            .map(|col| {
-                let exclusive = eval(&col, ValueKind::Exclusive);
-                let inclusive = eval(&col, ValueKind::Inclusive);
-                col.with_metric_appended(&exclusive, &inclusive)
-            })
-            .collect();
+        let exclusive = eval(ValueKind::Exclusive);
+        let inclusive = eval(ValueKind::Inclusive);
+        self.interval.push_metric(exclusive, inclusive);
         if !self.totals.is_empty() {
             let totals: Vec<f64> = self
                 .totals
@@ -318,20 +318,17 @@ impl Profile {
         }
         let remap = |e: Option<EventId>| e.and_then(|e| new_id.get(e.index()).copied().flatten());
         let events = std::mem::take(&mut self.events);
-        let interval = std::mem::take(&mut self.interval);
         let mut kept_events = Vec::with_capacity(next as usize);
-        let mut kept_interval = Vec::with_capacity(next as usize);
-        for (i, (mut event, col)) in events.into_iter().zip(interval).enumerate() {
+        for (i, mut event) in events.into_iter().enumerate() {
             if new_id[i].is_none() {
                 continue;
             }
             event.parent = remap(event.parent);
             event.routine = remap(event.routine);
             kept_events.push(event);
-            kept_interval.push(col);
         }
         self.events = kept_events;
-        self.interval = kept_interval;
+        self.interval = std::mem::take(&mut self.interval).retain_events(|e| new_id[e].is_some());
         for a in &mut self.atomic_events {
             a.context = remap(a.context);
         }
@@ -369,10 +366,7 @@ impl Profile {
             .zip(&map)
             .filter_map(|(id, m)| m.map(|_| *id))
             .collect();
-        self.interval = std::mem::take(&mut self.interval)
-            .into_iter()
-            .map(|c| c.with_threads(&map))
-            .collect();
+        self.interval = std::mem::take(&mut self.interval).with_threads(&map);
         self.atomic = std::mem::take(&mut self.atomic)
             .into_iter()
             .map(|c| c.with_threads(&map))
@@ -395,15 +389,12 @@ impl Profile {
 
     /// Number of (event, thread) cells that hold values.
     pub fn interval_cell_count(&self) -> usize {
-        self.interval.iter().map(IntervalColumn::len).sum()
+        self.interval.cell_count()
     }
 
     /// Approximate heap bytes held by the value columns (the bulk of a large profile).
     pub fn value_heap_bytes(&self) -> usize {
-        self.interval
-            .iter()
-            .map(IntervalColumn::heap_bytes)
-            .sum::<usize>()
+        self.interval.heap_bytes()
             + self.atomic.iter().map(AtomicColumn::heap_bytes).sum::<usize>()
             + self.threads.capacity() * std::mem::size_of::<ThreadId>()
     }

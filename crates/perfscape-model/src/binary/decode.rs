@@ -6,7 +6,7 @@ use super::{
     HEADER_LEN, PROFILE_END, PROFILE_FORMAT_VERSION, PROFILE_MAGIC, Reader, THREADS_LIST, THREADS_RANGE,
     TRAILER_LEN, checksum, kind_of,
 };
-use crate::columns::{AtomicColumn, IntervalColumn};
+use crate::columns::{AtomicColumn, IntervalColumns};
 use crate::event::{AtomicEvent, Event, SourceLocation};
 use crate::event_index::EventIndex;
 use crate::ids::{AtomicEventId, EventId, GroupId, ThreadId, ThreadIndex};
@@ -317,7 +317,8 @@ impl Decoder<'_> {
             });
         }
         let event_index = check_call_tree(&events, &event_at)?;
-        let mut interval = Vec::with_capacity(n_events);
+        let mut interval = IntervalColumns::new(n_metrics);
+        interval.reserve(n_events, 0);
         for _ in 0..n_events {
             let threads_of = self.threads(n_threads)?;
             let n = threads_of.len();
@@ -343,9 +344,12 @@ impl Decoder<'_> {
                 exclusive.push(x);
                 inclusive.push(i);
             }
-            interval.push(IntervalColumn::from_parts(
-                threads_of, &calls, &subcalls, &exclusive, &inclusive,
-            ));
+            interval.push(&threads_of, |k| match k {
+                0 => &calls,
+                1 => &subcalls,
+                k if k % 2 == 0 => &exclusive[k / 2 - 1],
+                k => &inclusive[k / 2 - 1],
+            });
         }
         let mut atomic_events = Vec::with_capacity(n_atomic);
         let mut atomic_index: HashMap<String, AtomicEventId> = HashMap::default();

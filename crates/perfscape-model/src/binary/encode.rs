@@ -146,7 +146,7 @@ impl Profile {
             opt_u32(w, e.routine.map(|r| r.0))?;
         }
         let n_metrics = self.metrics.len();
-        for c in &self.interval {
+        for c in (0..self.interval.len()).map(|e| self.interval.column(e)) {
             write_threads(w, c.threads())?;
             write_array(w, c.calls(), None)?;
             write_array(w, c.subcalls(), Some(c.calls()))?;

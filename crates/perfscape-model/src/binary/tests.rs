@@ -69,7 +69,8 @@ fn assert_bitwise_equal(a: &Profile, b: &Profile) {
     assert_eq!(a.event_index, b.event_index);
     assert_eq!(a.atomic_index, b.atomic_index);
     let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
-    for (x, y) in a.interval.iter().zip(&b.interval) {
+    assert_eq!(a.interval.len(), b.interval.len());
+    for (x, y) in (0..a.interval.len()).map(|e| (a.interval.column(e), b.interval.column(e))) {
         assert_eq!(x.threads(), y.threads());
         assert_eq!(bits(x.calls()), bits(y.calls()));
         assert_eq!(bits(x.subcalls()), bits(y.subcalls()));
