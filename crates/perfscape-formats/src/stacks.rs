@@ -4,7 +4,7 @@
 //!
 //! Mapping (see `helper-common.md`, "Mapping call-tree formats into the model"):
 //! - one **callpath event** per call-tree node, interned in the builder as a node (parent
-//!   node + frame, [`ProfileBuilder::intern_node`]; its name, the frames from the root joined
+//!   node + frame, [`perfscape_model::ProfileBuilder::intern_node`]; its name, the frames from the root joined
 //!   by `" => "`, is built only when shown; a root node is the flat event of its frame); its
 //!   exclusive value is what the
 //!   samples ending in that node measured, its inclusive value adds every descendant;
@@ -16,14 +16,14 @@
 //!   the calls column too); flat calls like flat inclusive; **subcalls** = the calls of the
 //!   node's children.
 //! - the **thread's total** is the sum of its roots' inclusive values (every sample is under
-//!   one root; [`ThreadData::set_total`]), as pprof and Hatchet count it;
+//!   one root; [`ThreadRows::set_total`]), as pprof and Hatchet count it;
 //! - **line events** `[SAMPLE] routine [{file} {line}]` (TAU's event-based-sampling convention,
 //!   kind [`perfscape_model::EventKind::Sample`]) carry the values of the samples whose leaf
 //!   frame is at that source line, when the input knows the line. They are flat only, like
 //!   TAU's `[SAMPLE]` events, and so count the leaf values a second time beside the routine's
 //!   own flat event (as in a TAU sampling profile).
 
-use perfscape_model::{EventId, ProfileBuilder, ThreadData};
+use perfscape_model::{EventId, ThreadRows};
 use rustc_hash::FxHashMap as HashMap;
 
 /// Interned frames (routine names with a group), shared by the call trees of all threads.
@@ -233,19 +233,13 @@ impl StackTree {
         self.line_name = name;
     }
 
-    /// Emits the tree as timer rows of a [`ThreadData`] (see the module documentation):
+    /// Emits the tree as timer rows of the thread being added (see the module documentation),
+    /// written straight into the builder (no row per node held on the side):
     /// first the flat rows (one per routine, in order of first appearance), then one callpath
     /// row per node below a root (a root node is represented by its routine's flat row, as
     /// TAU represents `.TAU application`), then the `[SAMPLE]` line rows. Events are interned
-    /// in `builder` (the one `data` is then added to) as call-tree nodes, so no callpath name
-    /// is built. `frames` names the frames; `line_group` is the group of the line rows.
-    pub(crate) fn emit(
-        &self,
-        frames: &FrameTable,
-        builder: &mut ProfileBuilder,
-        data: &mut ThreadData,
-        line_group: &str,
-    ) {
+    /// as call-tree nodes, so no callpath name is built. `frames` names the frames; `line_group` is the group of the line rows.
+    pub(crate) fn emit(&self, frames: &FrameTable, rows: &mut ThreadRows<'_>, line_group: &str) {
         let n = self.n_metrics;
         let count = self.frame.len();
         // Inclusive values bottom-up: children are always created after their parents.
@@ -298,13 +292,15 @@ impl StackTree {
         }
         // One row per flat frame, per node below the roots and per line.
         let below_roots = depth.iter().filter(|&&d| d >= 2).count();
-        data.reserve_timers(flat_order.len() + below_roots + self.line_order.len());
+        let n_rows = flat_order.len() + below_roots + self.line_order.len();
+        rows.reserve_events(n_rows);
+        rows.reserve_rows(n_rows);
         // `push_timer` only fails on a metric-count mismatch, impossible here (all slices
         // have `n` values), so its result is ignored.
         for &f in &flat_order {
             let fi = f as usize;
-            let e = builder.intern_node(None, frames.name(f), frames.group(f));
-            let _ = data.push_event(
+            let e = rows.intern_node(None, frames.name(f), frames.group(f));
+            let _ = rows.push_event(
                 e,
                 flat_calls[fi],
                 flat_subcalls[fi],
@@ -322,7 +318,7 @@ impl StackTree {
                 }
             }
         }
-        data.set_total(&total);
+        rows.set_total(&total);
         // Event of each node: a root is its frame's flat event.
         let mut event: Vec<Option<EventId>> = vec![None; count];
         let mut group = String::new();
@@ -331,7 +327,7 @@ impl StackTree {
             let d = depth[ni] as usize;
             let f = self.frame[ni];
             if d == 1 {
-                event[ni] = Some(builder.intern_node(None, frames.name(f), frames.group(f)));
+                event[ni] = Some(rows.intern_node(None, frames.name(f), frames.group(f)));
                 continue;
             }
             group.clear();
@@ -342,9 +338,9 @@ impl StackTree {
             }
             group.push_str("TAU_CALLPATH");
             let parent = event[self.parent[ni] as usize];
-            let e = builder.intern_node(parent, frames.name(f), &group);
+            let e = rows.intern_node(parent, frames.name(f), &group);
             event[ni] = Some(e);
-            let _ = data.push_event(
+            let _ = rows.push_event(
                 e,
                 self.calls[ni],
                 child_calls[ni],
@@ -354,7 +350,7 @@ impl StackTree {
         }
         for name in &self.line_order {
             if let Some((calls, values)) = self.lines.get(name) {
-                let _ = data.push_timer(name, line_group, *calls, 0.0, values, values);
+                let _ = rows.push_timer(name, line_group, *calls, 0.0, values, values);
             }
         }
     }

@@ -18,7 +18,9 @@
 
 use crate::stacks::FrameTable;
 use perfscape_model::trace::{IntervalLane, NO_PARENT};
-use perfscape_model::{BuildError, BuildNote, Metric, Profile, ProfileBuilder, ThreadData, Trace, Unit};
+use perfscape_model::{
+    BuildError, BuildNote, Metric, Profile, ProfileBuilder, ThreadData, ThreadRows, Trace, Unit,
+};
 use rustc_hash::FxHashMap as HashMap;
 
 /// Nanoseconds per microsecond.
@@ -56,13 +58,43 @@ pub(crate) fn derive_profile(
     Ok(builder.finish())
 }
 
+/// Where [`emit_lane`] writes a thread's timer rows: a [`ThreadData`] being filled, or the
+/// rows of a thread being added ([`ThreadRows`]).
+pub(crate) trait TimerRows {
+    /// Number of metrics per row.
+    fn n_metrics(&self) -> usize;
+    /// Adds the row of the timer named `name` (see [`ThreadData::push_timer`]); a row with
+    /// the wrong number of values is not added (the callers give `n_metrics`).
+    fn push_timer(&mut self, name: &str, group: &str, calls: f64, subcalls: f64, excl: &[f64], incl: &[f64]);
+}
+
+impl TimerRows for ThreadData {
+    fn n_metrics(&self) -> usize {
+        ThreadData::n_metrics(self)
+    }
+    fn push_timer(&mut self, name: &str, group: &str, calls: f64, subcalls: f64, excl: &[f64], incl: &[f64]) {
+        // Only fails on a metric-count mismatch, excluded by the callers.
+        let _ = ThreadData::push_timer(self, name, group, calls, subcalls, excl, incl);
+    }
+}
+
+impl TimerRows for ThreadRows<'_> {
+    fn n_metrics(&self) -> usize {
+        ThreadRows::n_metrics(self)
+    }
+    fn push_timer(&mut self, name: &str, group: &str, calls: f64, subcalls: f64, excl: &[f64], incl: &[f64]) {
+        // Only fails on a metric-count mismatch, excluded by the callers.
+        let _ = ThreadRows::push_timer(self, name, group, calls, subcalls, excl, incl);
+    }
+}
+
 /// Appends the rows derived from `lane` (see the module documentation) to `data`, with the
 /// time in metric `time_metric` (microseconds) and 0 in the others. `frames` cleans names
 /// (`=>` inside a name, empty names) the same way for every thread.
 pub(crate) fn emit_lane(
     trace: &Trace,
     lane: &IntervalLane,
-    data: &mut ThreadData,
+    data: &mut impl TimerRows,
     time_metric: usize,
     frames: &mut FrameTable,
 ) {
@@ -168,11 +200,10 @@ pub(crate) fn emit_lane(
     }
     let mut excl = vec![0.0; n_metrics];
     let mut incl = vec![0.0; n_metrics];
-    let mut push = |data: &mut ThreadData, name: &str, group: &str, a: &Acc| {
+    let mut push = |data: &mut _, name: &str, group: &str, a: &Acc| {
         excl[time_metric] = a.excl_ns as f64 / NS_PER_US;
         incl[time_metric] = a.incl_ns as f64 / NS_PER_US;
-        // Only fails on a metric-count mismatch, impossible: both slices have n_metrics.
-        let _ = data.push_timer(name, group, a.calls as f64, a.subcalls as f64, &excl, &incl);
+        TimerRows::push_timer(data, name, group, a.calls as f64, a.subcalls as f64, &excl, &incl);
     };
     for f in &flat_order {
         if let Some(a) = flat.get(f) {

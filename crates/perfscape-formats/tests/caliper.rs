@@ -468,7 +468,7 @@ fn the_same_run_as_cali_and_json_has_the_same_tree() {
             .events()
             .iter()
             .filter(|e| !e.is_callpath())
-            .map(|e| e.frame.clone())
+            .map(|e| e.frame.to_string())
             .collect();
         v.sort();
         v

@@ -325,7 +325,7 @@ fn stripped_profiles_name_frames_by_address() {
             .events()
             .iter()
             .filter(|e| !e.is_callpath())
-            .map(|e| e.frame.as_str())
+            .map(|e| &*e.frame)
             .collect();
         assert!(!flat.is_empty());
         for n in &flat {

@@ -16,6 +16,7 @@ use crate::ids::{AtomicEventId, EventId, GroupId, ThreadId, ThreadIndex};
 use crate::metadata::MetadataBuilder;
 use crate::metric::Metric;
 use crate::profile::{CallTree, Profile};
+use crate::shared::Shared;
 use crate::thread_data::{BuildError, RowEvent, ThreadData};
 use rustc_hash::FxHashMap as HashMap;
 
@@ -37,6 +38,8 @@ pub struct ProfileBuilder {
     groups: Vec<String>,
     group_index: HashMap<String, GroupId>,
     events: Vec<Event>,
+    /// The one copy of each frame text and group list the events point to.
+    shared: Shared,
     /// The group text last applied to each event (to skip re-parsing it on every thread).
     raw_groups: Vec<u32>,
     /// Distinct group texts (`raw_groups` indexes it; 0 is "none yet"): call trees repeat a
@@ -78,6 +81,7 @@ impl ProfileBuilder {
             groups: Vec::new(),
             group_index: HashMap::default(),
             events: Vec::new(),
+            shared: Shared::default(),
             raw_groups: Vec::new(),
             raw_group_texts: vec![String::from("\u{0}")],
             raw_group_index: HashMap::default(),
@@ -110,6 +114,16 @@ impl ProfileBuilder {
         out
     }
 
+    /// Reserves room for `additional` more interval events (a reader that knows its call
+    /// tree's size avoids growing the event array by doubling: a copy of it at each step).
+    /// Amortized, as [`Vec::reserve`]: a later thread of a tree that is mostly interned
+    /// already does not double the arrays.
+    pub fn reserve_events(&mut self, additional: usize) {
+        self.events.reserve(additional);
+        self.raw_groups.reserve(additional);
+        self.cells.reserve_events(additional);
+    }
+
     /// Number of threads added so far.
     pub fn thread_count(&self) -> usize {
         self.threads.len()
@@ -129,12 +143,18 @@ impl ProfileBuilder {
         if self.raw_group_texts[self.raw_groups[e.index()] as usize] == raw {
             return;
         }
+        let mut groups: Option<Vec<GroupId>> = None;
         for g in raw.split('|').map(str::trim).filter(|g| !g.is_empty()) {
             let id = self.intern_group(g);
-            let groups = &mut self.events[e.index()].groups;
-            if !groups.contains(&id) {
-                groups.push(id);
+            let list = groups.get_or_insert_with(|| self.events[e.index()].groups.to_vec());
+            if !list.contains(&id) {
+                list.push(id);
             }
+        }
+        if let Some(list) = groups
+            && list.len() != self.events[e.index()].groups.len()
+        {
+            self.events[e.index()].groups = self.shared.groups(&list);
         }
         let next = u32::try_from(self.raw_group_texts.len()).unwrap_or(u32::MAX);
         let k = match self.raw_group_index.get(raw) {
@@ -228,9 +248,11 @@ impl ProfileBuilder {
     fn push_event(&mut self, parent: Option<EventId>, frame: &str, depth: u32) -> EventId {
         let id = EventId::from(self.events.len());
         let leaf = callpath_leaf(frame);
+        let frame_text = self.shared.frame(frame);
+        let no_groups = self.shared.groups(&[]);
         self.events.push(Event {
-            frame: frame.to_string(),
-            groups: Vec::new(),
+            frame: frame_text,
+            groups: no_groups,
             kind: EventKind::of_leaf(leaf),
             source: SourceLocation::parse_from_name(leaf).map(Box::new),
             throttled: leaf.ends_with("[THROTTLED]"),
@@ -310,7 +332,7 @@ impl ProfileBuilder {
                         // whole name.
                         Some(&c)
                             if self.events[c.index()].parent.is_none()
-                                && self.events[c.index()].frame == name =>
+                                && *self.events[c.index()].frame == *name =>
                         {
                             self.add_groups(c, groups);
                             c
@@ -322,14 +344,7 @@ impl ProfileBuilder {
                 }
                 RowEvent::Id(e) => e,
             };
-            if !self.cells.add(e, t, calls, subcalls, exclusive, inclusive) {
-                let mut name = String::new();
-                write_name(&self.events, e, &mut name);
-                self.notes.push(BuildNote {
-                    thread: id,
-                    message: format!("timer `{name}` is listed more than once; its values were summed"),
-                });
-            }
+            self.add_cell(id, t, e, [calls, subcalls], exclusive, inclusive);
         }
         self.last_named = named;
         for (name, [count, max, min, mean, sum_squares]) in data.atomic_rows() {
@@ -363,6 +378,52 @@ impl ProfileBuilder {
             }
         }
         Ok(t)
+    }
+
+    /// Adds the cell (e, t) of thread `id`; a second cell of `e` on the same thread is added
+    /// to the first and noted (ParaProf sums a timer listed twice).
+    pub(crate) fn add_cell(
+        &mut self,
+        id: ThreadId,
+        t: ThreadIndex,
+        e: EventId,
+        [calls, subcalls]: [f64; 2],
+        exclusive: &[f64],
+        inclusive: &[f64],
+    ) {
+        if !self.cells.add(e, t, calls, subcalls, exclusive, inclusive) {
+            let mut name = String::new();
+            write_name(&self.events, e, &mut name);
+            self.notes.push(BuildNote {
+                thread: id,
+                message: format!("timer `{name}` is listed more than once; its values were summed"),
+            });
+        }
+    }
+
+    /// Reserves room for `additional` more cells (amortized).
+    pub(crate) fn reserve_cells(&mut self, additional: usize) {
+        self.cells.reserve(additional);
+    }
+
+    /// Number of interval events interned so far.
+    pub(crate) fn event_count(&self) -> usize {
+        self.events.len()
+    }
+
+    /// Sets the total of thread `t` (as [`ThreadData::set_total`] does); ignored unless it has
+    /// one value per metric.
+    pub(crate) fn set_thread_total(&mut self, t: ThreadIndex, total: &[f64]) {
+        let m = self.metrics.len();
+        if total.len() != m || m == 0 {
+            return;
+        }
+        if let Some(slot) = self.totals.get_mut(t.index() * m..(t.index() + 1) * m) {
+            slot.copy_from_slice(total);
+        }
+        if let Some(h) = self.has_total.get_mut(t.index()) {
+            *h = true;
+        }
     }
 
     /// Notes collected so far (merged duplicates, ...).
@@ -410,7 +471,7 @@ impl ProfileBuilder {
         for (e, p) in links {
             let ev = &mut events[e.index()];
             let cut = callpath_parent(&ev.frame).map_or(0, str::len) + CALLPATH_SEPARATOR.len();
-            ev.frame.drain(..cut);
+            ev.frame = std::sync::Arc::from(&ev.frame[cut..]);
             ev.parent = Some(p);
         }
         // Keys changed only for the relinked events; otherwise the index is already right.
@@ -586,17 +647,14 @@ mod tests {
         let g = p.event_by_name("main=>f=>g").unwrap();
         let f = p.event_by_name("main => f").unwrap();
         let main = p.event_by_name("main").unwrap();
-        assert_eq!(p.event(g).frame, "g");
+        assert_eq!(&*p.event(g).frame, "g");
         assert_eq!(p.event(g).parent, Some(f));
         assert_eq!(p.event(f).parent, Some(main));
         assert_eq!(p.event_name(g), "main => f => g");
         assert_eq!(p.event_child(Some(f), "g"), Some(g));
         // The cut path keeps its whole name as its frame and is a root of the tree.
         let z = p.event_by_name("x => y => z").unwrap();
-        assert_eq!(
-            (p.event(z).frame.as_str(), p.event(z).parent),
-            ("x => y => z", None)
-        );
+        assert_eq!((&*p.event(z).frame, p.event(z).parent), ("x => y => z", None));
         assert_eq!(p.event(z).depth, 3);
         assert!(p.call_tree().roots().contains(&z));
         assert_eq!(p.event_by_name("main => g"), None);

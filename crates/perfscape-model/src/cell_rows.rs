@@ -34,7 +34,12 @@ impl CellRows {
         self.last.push(NONE);
     }
 
-    /// Reserves room for `cells` more cells.
+    /// Reserves room for `additional` more events.
+    pub(crate) fn reserve_events(&mut self, additional: usize) {
+        self.last.reserve(additional);
+    }
+
+    /// Reserves room for `cells` more cells (amortized, as [`Vec::reserve`]).
     pub(crate) fn reserve(&mut self, cells: usize) {
         self.event.reserve(cells);
         self.thread.reserve(cells);

@@ -9,6 +9,7 @@
 use crate::ids::{AtomicEventId, EventId, GroupId};
 use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
+use std::sync::Arc;
 
 /// The callpath separator TAU writes between frames, in the canonical (ParaProf) spacing.
 pub const CALLPATH_SEPARATOR: &str = " => ";
@@ -225,9 +226,12 @@ pub struct Event {
     /// event with a [`Event::parent`], the frames after the parent's name (one frame: `c` of
     /// `a => b => c`); for a flat event, or a callpath whose parent is not in the profile (a
     /// path cut by TAU_CALLPATH_DEPTH), the whole name.
-    pub frame: String,
-    /// Groups the event belongs to (TAU's `GROUP="a|b"`), in the order first written.
-    pub groups: Vec<GroupId>,
+    ///
+    /// Shared: the nodes of a call tree that have the same frame point to one string.
+    pub frame: Arc<str>,
+    /// Groups the event belongs to (TAU's `GROUP="a|b"`), in the order first written. Shared:
+    /// the events with the same groups point to one list.
+    pub groups: Arc<[GroupId]>,
     /// Kind, from the leaf name's prefix.
     pub kind: EventKind,
     /// Source location parsed from the leaf name, if it has one (boxed: most events have

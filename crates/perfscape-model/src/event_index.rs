@@ -59,7 +59,7 @@ impl EventIndex {
     /// with that key is already indexed.
     pub fn insert(&mut self, events: &[Event], id: EventId) {
         let e = &events[id.index()];
-        let (parent, frame) = (e.parent, e.frame.as_str());
+        let (parent, frame) = (e.parent, &*e.frame);
         if self.get(events, parent, frame).is_some() {
             return;
         }
@@ -69,7 +69,7 @@ impl EventIndex {
             let e = &events[x.index()];
             let mut h = hasher.build_hasher();
             e.parent.map_or(u32::MAX, |p| p.0).hash(&mut h);
-            e.frame.as_str().hash(&mut h);
+            e.frame[..].hash(&mut h);
             h.finish()
         });
     }
@@ -85,7 +85,7 @@ impl EventIndex {
         self.table
             .find(hash, |&x| {
                 let e = &events[x.index()];
-                e.parent == parent && e.frame == frame
+                e.parent == parent && *e.frame == *frame
             })
             .copied()
     }

@@ -44,7 +44,9 @@ mod metadata;
 mod metric;
 mod profile;
 mod series;
+mod shared;
 mod thread_data;
+mod thread_rows;
 pub mod trace;
 
 pub use binary::DecodeError;
@@ -61,4 +63,5 @@ pub use metric::{Combine, Combiner, Metric, Unit};
 pub use profile::{CallTree, Profile};
 pub use series::{AcrossThreads, AtomicKind, SampleId, SampleInfo, SampleMode, SampleSeries, SampleValues};
 pub use thread_data::{BuildError, MetricValue, ThreadData};
+pub use thread_rows::ThreadRows;
 pub use trace::{IntervalLane, Trace, TraceBuilder, TraceThread};

@@ -254,10 +254,6 @@ fn derive_profile(
             continue;
         }
         let mut data = ThreadData::new(n_metrics);
-        emit_lane(trace, lane, &mut data, 0, &mut frames);
-        if let Some(tree) = tree {
-            tree.emit(&frames, &mut builder, &mut data, "TAU_SAMPLE");
-        }
         data.push_metadata("Source format", "Chrome Trace Event Format");
         data.push_metadata("Chrome pid", &th.process);
         data.push_metadata("Chrome tid", &th.thread);
@@ -270,8 +266,15 @@ fn derive_profile(
         for (k, v) in trace.metadata() {
             data.push_metadata(k, v);
         }
+        // The sample tree's events first, then the lane's: the order they were interned in
+        // when both went through one ThreadData.
         builder
-            .add_thread(th.id, data)
+            .add_thread_with(th.id, data, |rows| {
+                if let Some(tree) = tree {
+                    tree.emit(&frames, rows, "TAU_SAMPLE");
+                }
+                emit_lane(trace, lane, rows, 0, &mut frames);
+            })
             .map_err(|e| Problem::whole(format!("internal error: {e}")))?;
     }
     report.warnings.extend(crate::stacks::cut_warning(cut_samples));

@@ -182,7 +182,6 @@ impl Aggregator {
         let mut builder = ProfileBuilder::new(self.layout.metrics);
         for (id, tree) in &self.trees {
             let mut data = ThreadData::new(n);
-            tree.emit(&self.frames, &mut builder, &mut data, "TAU_SAMPLE");
             for (k, v) in common {
                 data.push_metadata(k, v);
             }
@@ -194,7 +193,7 @@ impl Aggregator {
                 data.push_metadata("cpus", &list.join(", "));
             }
             builder
-                .add_thread(*id, data)
+                .add_thread_with(*id, data, |rows| tree.emit(&self.frames, rows, "TAU_SAMPLE"))
                 .map_err(|e| Problem::whole(format!("internal error: {e}")))?;
         }
         let (profile, build) = builder.finish();

@@ -466,7 +466,6 @@ fn build(decoded: Decoded) -> Result<Parsed, Problem> {
     let common = common_metadata(&p, &strings);
     for (id, (tree, pv, tv)) in &trees {
         let mut data = ThreadData::new(n_metrics);
-        tree.emit(&frames, &mut builder, &mut data, "TAU_SAMPLE");
         for (k, v) in &common {
             data.push_metadata(k, v);
         }
@@ -478,7 +477,7 @@ fn build(decoded: Decoded) -> Result<Parsed, Problem> {
         }
         // Threads come from a BTreeMap, so they are in ascending order and unique.
         builder
-            .add_thread(*id, data)
+            .add_thread_with(*id, data, |rows| tree.emit(&frames, rows, "TAU_SAMPLE"))
             .map_err(|e| Problem::whole(format!("internal error: {e}")))?;
     }
     if trees.is_empty() {

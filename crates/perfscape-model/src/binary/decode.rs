@@ -254,6 +254,7 @@ impl Decoder<'_> {
         }
         let mut events = Vec::with_capacity(n_events);
         let mut event_at = Vec::with_capacity(n_events);
+        let mut shared = crate::shared::Shared::default();
         for _ in 0..n_events {
             let at = self.r.offset();
             event_at.push(at);
@@ -306,8 +307,8 @@ impl Decoder<'_> {
                 None
             };
             events.push(Event {
-                frame,
-                groups: eg,
+                frame: shared.frame(&frame),
+                groups: shared.groups(&eg),
                 kind,
                 source: source.map(Box::new),
                 throttled: flags & 1 != 0,
