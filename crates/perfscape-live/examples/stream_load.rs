@@ -1,6 +1,6 @@
-//! Load on a stream listener (STREAM.md): N simulated producers (one thread and one TCP
-//! connection each, on loopback, in this process) send enter/exit pairs at a given rate and a
-//! sample every interval; prints records per second sustained, the latency from the last
+//! Load on a stream listener (STREAM.md): N simulated producers (one TCP connection each, on
+//! loopback, in this process; tasks of a one-thread runtime, or with `LOAD=threads` one thread
+//! each) send enter/exit pairs at a given rate and a sample every interval; prints records per second sustained, the latency from the last
 //! producer sending sample k to the integrated sample k being announced (p50/p95/max), and
 //! the process's resident memory over time.
 //!
@@ -44,7 +44,102 @@ fn line(r: &Record, out: &mut Vec<u8>) {
     out.push(b'\n');
 }
 
-/// The simulated producers: threads streaming to `addr`.
+/// Time between a producer's writes.
+const TICK: Duration = Duration::from_millis(20);
+
+/// What one simulated producer sends: a hello, then every [`TICK`] its share of enter/exit
+/// pairs, and a sample record every `sample_ms`.
+struct Script {
+    rank: u64,
+    per_tick: usize,
+    sample_ms: u64,
+    samples: usize,
+    start: Instant,
+    next_sample: usize,
+    /// Records written.
+    n: u64,
+    /// Ticks begun.
+    k: u32,
+}
+
+impl Script {
+    fn new(rank: u64, pairs_per_s: u64, sample_ms: u64, samples: usize, start: Instant) -> Self {
+        Self {
+            rank,
+            per_tick: (pairs_per_s as f64 * TICK.as_secs_f64()).max(1.0) as usize,
+            sample_ms,
+            samples,
+            start,
+            next_sample: 0,
+            n: 0,
+            k: 0,
+        }
+    }
+
+    fn hello(&self, buf: &mut Vec<u8>) {
+        line(
+            &Record::Hello {
+                protocol: 1,
+                program: Some("stream_load".into()),
+                run: None,
+                rank: self.rank as u32,
+                thread: 0,
+                metrics: None,
+                token: None,
+            },
+            buf,
+        );
+    }
+
+    /// When the next write is due; None when every sample went out.
+    fn due(&mut self) -> Option<Instant> {
+        (self.next_sample < self.samples).then(|| {
+            self.k += 1;
+            self.start + TICK * (self.k - 1)
+        })
+    }
+
+    /// This tick's records into `buf`; Some(k) when they end with sample k.
+    fn tick(&mut self, buf: &mut Vec<u8>) -> Option<usize> {
+        const REGIONS: [&str; 4] = ["compute", "MPI_Allreduce()", "halo_exchange", "MPI_Waitall()"];
+        buf.clear();
+        let t = now_ns();
+        for i in 0..self.per_tick {
+            let region = REGIONS[(self.rank as usize + i) % REGIONS.len()].to_string();
+            line(
+                &Record::Enter {
+                    region: region.clone(),
+                    group: None,
+                    t_ns: t,
+                },
+                buf,
+            );
+            line(&Record::Exit { region, t_ns: t }, buf);
+            self.n += 2;
+        }
+        let sample_due = self.start + Duration::from_millis(self.sample_ms * (self.next_sample as u64 + 1));
+        if Instant::now() < sample_due {
+            return None;
+        }
+        line(
+            &Record::Sample {
+                name: format!("s{}", self.next_sample),
+                t_ns: t,
+                events: None,
+                user_events: None,
+            },
+            buf,
+        );
+        self.n += 1;
+        self.next_sample += 1;
+        Some(self.next_sample - 1)
+    }
+}
+
+/// The simulated producers streaming to `addr`, one TCP connection each: by default tasks of
+/// one tokio runtime with `LOAD_THREADS` threads (default 1), so that the load costs a thread,
+/// not a thousand; with `LOAD=threads`, one OS thread per producer (the first version of this
+/// bench).
 struct Load {
     /// Per sample: when its last record was sent (ns since the epoch, max over producers).
     sent: Arc<Vec<AtomicU64>>,
@@ -57,88 +152,47 @@ struct Load {
 
 impl Load {
     fn start(addr: &str, producers: u64, pairs_per_s: u64, sample_ms: u64, samples: usize) -> Self {
-        // Per sample: when its last record was sent (ns since the epoch, max over producers).
         let sent: Arc<Vec<AtomicU64>> = Arc::new((0..samples).map(|_| AtomicU64::new(0)).collect());
         let records = Arc::new(AtomicU64::new(0));
         let start = Instant::now() + Duration::from_millis(500);
-        let mut handles = Vec::new();
-        for p in 0..producers {
+        let script = move |rank| Script::new(rank, pairs_per_s, sample_ms, samples, start);
+        let handles = if std::env::var("LOAD").is_ok_and(|l| l == "threads") {
+            (0..producers)
+                .map(|p| {
+                    let (addr, sent, records) = (addr.to_string(), sent.clone(), records.clone());
+                    std::thread::Builder::new()
+                        .stack_size(128 * 1024)
+                        .spawn(move || produce_blocking(&addr, script(p), &sent, &records))
+                        .expect("spawn")
+                })
+                .collect()
+        } else {
+            let threads: usize = std::env::var("LOAD_THREADS")
+                .ok()
+                .and_then(|t| t.parse().ok())
+                .unwrap_or(1);
             let (addr, sent, records) = (addr.to_string(), sent.clone(), records.clone());
-            handles.push(
-                std::thread::Builder::new()
-                    .stack_size(128 * 1024)
-                    .spawn(move || {
-                        let mut s = TcpStream::connect(&addr).expect("connect");
-                        let _ = s.set_nodelay(true);
-                        let mut buf = Vec::with_capacity(64 * 1024);
-                        line(
-                            &Record::Hello {
-                                protocol: 1,
-                                program: Some("stream_load".into()),
-                                run: None,
-                                rank: p as u32,
-                                thread: 0,
-                                metrics: None,
-                                token: None,
-                            },
-                            &mut buf,
-                        );
-                        s.write_all(&buf).expect("hello");
-                        let tick = Duration::from_millis(20);
-                        let per_tick = (pairs_per_s as f64 * tick.as_secs_f64()).max(1.0) as usize;
-                        let regions = ["compute", "MPI_Allreduce()", "halo_exchange", "MPI_Waitall()"];
-                        let mut next_sample = 0usize;
-                        let mut n = 0u64;
-                        let mut k = 0usize;
-                        while next_sample < samples {
-                            let due = start + tick * k as u32;
-                            k += 1;
-                            if let Some(d) = due.checked_duration_since(Instant::now()) {
-                                std::thread::sleep(d);
-                            }
-                            buf.clear();
-                            let t = now_ns();
-                            for i in 0..per_tick {
-                                let region = regions[(p as usize + i) % regions.len()].to_string();
-                                line(
-                                    &Record::Enter {
-                                        region: region.clone(),
-                                        group: None,
-                                        t_ns: t,
-                                    },
-                                    &mut buf,
-                                );
-                                line(&Record::Exit { region, t_ns: t }, &mut buf);
-                                n += 2;
-                            }
-                            let sample_due =
-                                start + Duration::from_millis(sample_ms * (next_sample as u64 + 1));
-                            let is_sample = Instant::now() >= sample_due;
-                            if is_sample {
-                                line(
-                                    &Record::Sample {
-                                        name: format!("s{next_sample}"),
-                                        t_ns: t,
-                                        events: None,
-                                        user_events: None,
-                                    },
-                                    &mut buf,
-                                );
-                                n += 1;
-                            }
-                            if s.write_all(&buf).is_err() {
-                                return;
-                            }
-                            if is_sample {
-                                sent[next_sample].fetch_max(now_ns() as u64, Ordering::Relaxed);
-                                next_sample += 1;
-                            }
-                        }
-                        records.fetch_add(n, Ordering::Relaxed);
-                    })
-                    .expect("spawn"),
-            );
-        }
+            vec![std::thread::spawn(move || {
+                let mut builder = if threads <= 1 {
+                    tokio::runtime::Builder::new_current_thread()
+                } else {
+                    let mut b = tokio::runtime::Builder::new_multi_thread();
+                    b.worker_threads(threads);
+                    b
+                };
+                let rt = builder.enable_all().build().expect("runtime");
+                rt.block_on(async move {
+                    let tasks: Vec<_> = (0..producers)
+                        .map(|p| {
+                            tokio::spawn(produce(addr.clone(), script(p), sent.clone(), records.clone()))
+                        })
+                        .collect();
+                    for t in tasks {
+                        let _ = t.await;
+                    }
+                });
+            })]
+        };
         Self {
             sent,
             records,
@@ -152,6 +206,62 @@ impl Load {
             let _ = h.join();
         }
     }
+}
+
+/// One producer on its own thread.
+fn produce_blocking(addr: &str, mut script: Script, sent: &[AtomicU64], records: &AtomicU64) {
+    let mut s = TcpStream::connect(addr).expect("connect");
+    let _ = s.set_nodelay(true);
+    let mut buf = Vec::with_capacity(64 * 1024);
+    script.hello(&mut buf);
+    s.write_all(&buf).expect("hello");
+    while let Some(due) = script.due() {
+        if let Some(d) = due.checked_duration_since(Instant::now()) {
+            std::thread::sleep(d);
+        }
+        let sample = script.tick(&mut buf);
+        if s.write_all(&buf).is_err() {
+            return;
+        }
+        if let Some(k) = sample {
+            sent[k].fetch_max(now_ns() as u64, Ordering::Relaxed);
+        }
+    }
+    records.fetch_add(script.n, Ordering::Relaxed);
+}
+
+/// One producer as a task: the same records and timing as [`produce_blocking`].
+async fn produce(addr: String, mut script: Script, sent: Arc<Vec<AtomicU64>>, records: Arc<AtomicU64>) {
+    let s = tokio::net::TcpStream::connect(&addr).await.expect("connect");
+    let _ = s.set_nodelay(true);
+    let write_all = async |mut bytes: &[u8]| -> bool {
+        while !bytes.is_empty() {
+            match s.try_write(bytes) {
+                Ok(n) => bytes = &bytes[n..],
+                Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
+                    if s.writable().await.is_err() {
+                        return false;
+                    }
+                }
+                Err(_) => return false,
+            }
+        }
+        true
+    };
+    let mut buf = Vec::with_capacity(64 * 1024);
+    script.hello(&mut buf);
+    assert!(write_all(&buf).await, "hello");
+    while let Some(due) = script.due() {
+        tokio::time::sleep_until(due.into()).await;
+        let sample = script.tick(&mut buf);
+        if !write_all(&buf).await {
+            return;
+        }
+        if let Some(k) = sample {
+            sent[k].fetch_max(now_ns() as u64, Ordering::Relaxed);
+        }
+    }
+    records.fetch_add(script.n, Ordering::Relaxed);
 }
 
 /// p50 / p95 / max of `v` (sorted here).

@@ -1,17 +1,16 @@
-//! One producer's connection: its bytes cut into records, each record parsed and checked
+//! One producer's connection as a state machine fed with the byte slices read from its
+//! socket ([`Conn::feed`]): its bytes cut into records, each record parsed and checked
 //! against what the producer said before (hello first, exits matching enters, time never
 //! going back), refused records answered with an error record, accepted ones passed to the
-//! engine. Runs on its own thread; blocking reads with a timeout so that a stop is seen.
+//! engine. No I/O here: the listener (`listener.rs`) reads the sockets, writes the replies
+//! and queues the messages; `ingest_bytes` feeds it from memory.
 
 use super::StreamOptions;
 use super::record::{PROTOCOL_VERSION, Record, Reply, parse_record};
 use perfscape_model::{Metric, ThreadId};
 use std::collections::HashSet;
-use std::io::{ErrorKind, Read, Write};
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc::SyncSender;
+use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex, PoisonError};
-use std::time::Duration;
 
 /// Errors reported per connection as events; more are counted and summed up at the end.
 const REPORTED_ERRORS: usize = 20;
@@ -55,69 +54,6 @@ pub(crate) struct Shared {
     pub(crate) stopping: AtomicBool,
     /// Threads streaming now, and threads that ended (their records are refused).
     pub(crate) threads: Mutex<(HashSet<ThreadId>, HashSet<ThreadId>)>,
-    pub(crate) to_engine: SyncSender<ToEngine>,
-}
-
-/// A socket a producer connected on.
-pub(crate) trait Socket: Read + Write + Send {
-    /// Sets the read and write timeouts.
-    fn timeouts(&self, read: Duration, write: Duration) -> std::io::Result<()>;
-}
-
-impl Socket for std::net::TcpStream {
-    fn timeouts(&self, read: Duration, write: Duration) -> std::io::Result<()> {
-        self.set_read_timeout(Some(read))?;
-        self.set_write_timeout(Some(write))
-    }
-}
-
-#[cfg(unix)]
-impl Socket for std::os::unix::net::UnixStream {
-    fn timeouts(&self, read: Duration, write: Duration) -> std::io::Result<()> {
-        self.set_read_timeout(Some(read))?;
-        self.set_write_timeout(Some(write))
-    }
-}
-
-/// An in-memory producer: reads `input`, keeps what is written (for `ingest_bytes`).
-pub(crate) struct MemSocket {
-    input: std::io::Cursor<Vec<u8>>,
-    output: Vec<u8>,
-}
-
-impl MemSocket {
-    pub(crate) fn new(input: Vec<u8>) -> Self {
-        Self {
-            input: std::io::Cursor::new(input),
-            output: Vec::new(),
-        }
-    }
-
-    pub(crate) fn written(&self) -> &[u8] {
-        &self.output
-    }
-}
-
-impl Read for MemSocket {
-    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-        self.input.read(buf)
-    }
-}
-
-impl Write for MemSocket {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.output.write(buf)
-    }
-
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
-
-impl Socket for &mut MemSocket {
-    fn timeouts(&self, _read: Duration, _write: Duration) -> std::io::Result<()> {
-        Ok(())
-    }
 }
 
 /// The checks a producer's records must pass, in the order they came.
@@ -284,159 +220,221 @@ impl Check {
     }
 }
 
-/// Sends the accepted records of one read to the engine; false when the engine is gone.
-fn flush(batch: &mut Vec<Record>, thread: Option<ThreadId>, shared: &Shared) -> bool {
-    match thread {
-        Some(thread) if !batch.is_empty() => shared
-            .to_engine
-            .send(ToEngine::Records {
-                thread,
-                records: std::mem::take(batch),
-            })
-            .is_ok(),
-        _ => true,
-    }
+/// Bytes of input handled at a time (the listener reads at most this much per socket read;
+/// `ingest_bytes` feeds its input in pieces of this size).
+pub(crate) const READ_BYTES: usize = 64 * 1024;
+
+/// One producer's connection: the record it is in the middle of and what it said before.
+/// Idle, it holds no buffer.
+#[derive(Debug)]
+pub(crate) struct Conn {
+    /// The peer's address, as named in the server's log.
+    peer: String,
+    /// The peer and, after the hello, its thread.
+    producer: String,
+    check: Check,
+    /// The bytes of the record not yet ended by a newline.
+    buf: Vec<u8>,
+    /// Offset of `buf[0]` in the connection's bytes.
+    base: u64,
+    /// A record longer than the limit is skipped up to its newline: its first byte's offset.
+    skipping: Option<u64>,
+    errors: usize,
 }
 
-/// Serves one producer until it disconnects or the listener stops.
-pub(crate) fn serve<S: Socket>(mut socket: S, peer: String, shared: &Shared) {
-    let _ = socket.timeouts(Duration::from_millis(200), Duration::from_secs(1));
-    let max = shared.opts.max_record_bytes;
-    let mut check = Check::default();
-    let mut producer = peer.clone();
-    let mut buf: Vec<u8> = Vec::with_capacity(64 * 1024);
-    // Offset of buf[0] in the connection's bytes; a record longer than `max` is skipped up
-    // to its newline (`skipping` holds its first byte's offset).
-    let mut base: u64 = 0;
-    let mut skipping: Option<u64> = None;
-    let mut errors = 0usize;
-    let mut chunk = vec![0u8; 64 * 1024];
-    let mut batch: Vec<Record> = Vec::new();
-    let report = |socket: &mut S, errors: &mut usize, producer: &str, offset: u64, message: String| {
-        let reply = Reply::Error {
-            offset,
-            message: message.clone(),
-        };
-        if let Ok(mut line) = serde_json::to_vec(&reply) {
-            line.push(b'\n');
-            let _ = socket.write_all(&line);
+impl Conn {
+    /// A new connection from `peer` (e.g. `tcp 127.0.0.1:50000`).
+    pub(crate) fn new(peer: String) -> Self {
+        Self {
+            producer: peer.clone(),
+            peer,
+            check: Check::default(),
+            buf: Vec::new(),
+            base: 0,
+            skipping: None,
+            errors: 0,
         }
-        *errors += 1;
-        if *errors <= REPORTED_ERRORS {
-            let _ = shared.to_engine.send(ToEngine::Error {
-                producer: producer.to_string(),
-                offset,
-                message,
+    }
+
+    /// Feeds the next bytes the producer sent. Error records to write back on the connection
+    /// are appended to `replies` (line-delimited JSON), messages for the engine to `out`, in
+    /// order (the accepted records of `bytes` as one message, last). Returns false when the
+    /// connection must be closed (a refused hello); then [`Conn::close`] is still to be called.
+    pub(crate) fn feed(
+        &mut self,
+        bytes: &[u8],
+        shared: &Shared,
+        replies: &mut Vec<u8>,
+        out: &mut Vec<ToEngine>,
+    ) -> bool {
+        let mut batch = Vec::new();
+        let (used, keep) = if self.buf.is_empty() {
+            let r = self.lines(bytes, shared, replies, out, &mut batch);
+            if r.1 {
+                self.buf.extend_from_slice(&bytes[r.0..]);
+            }
+            r
+        } else {
+            let mut data = std::mem::take(&mut self.buf);
+            data.extend_from_slice(bytes);
+            let r = self.lines(&data, shared, replies, out, &mut batch);
+            if r.1 {
+                data.drain(..r.0);
+                self.buf = data;
+            }
+            r
+        };
+        if let (Some(thread), false) = (self.check.thread, batch.is_empty()) {
+            out.push(ToEngine::Records {
+                thread,
+                records: batch,
             });
         }
-    };
-    'read: loop {
-        if shared.stopping.load(Ordering::Relaxed) {
-            break;
+        if !keep {
+            self.buf.clear();
+            return false;
         }
-        let n = match socket.read(&mut chunk) {
-            Ok(0) => break,
-            Ok(n) => n,
-            Err(e)
-                if matches!(
-                    e.kind(),
-                    ErrorKind::WouldBlock | ErrorKind::TimedOut | ErrorKind::Interrupted
-                ) =>
-            {
-                continue;
-            }
-            Err(_) => break,
-        };
-        buf.extend_from_slice(&chunk[..n]);
+        self.base += used as u64;
+        let max = shared.opts.max_record_bytes;
+        if self.buf.len() > max {
+            self.skipping.get_or_insert(self.base);
+            self.base += self.buf.len() as u64;
+            self.buf = Vec::new();
+        }
+        true
+    }
+
+    /// Cuts the complete records out of `data` (which starts at `self.base`), handles each;
+    /// returns the bytes used and false when the connection must close.
+    fn lines(
+        &mut self,
+        data: &[u8],
+        shared: &Shared,
+        replies: &mut Vec<u8>,
+        out: &mut Vec<ToEngine>,
+        batch: &mut Vec<Record>,
+    ) -> (usize, bool) {
+        let max = shared.opts.max_record_bytes;
         let mut start = 0usize;
-        while let Some(nl) = memchr::memchr(b'\n', &buf[start..]) {
+        while let Some(nl) = memchr::memchr(b'\n', &data[start..]) {
             let end = start + nl;
-            let offset = base + start as u64;
-            if let Some(first) = skipping.take() {
+            let offset = self.base + start as u64;
+            if let Some(first) = self.skipping.take() {
                 let message = format!(
                     "record of {} bytes is longer than the limit of {max} bytes",
                     offset + nl as u64 - first
                 );
-                report(&mut socket, &mut errors, &producer, first, message);
+                self.report(replies, out, first, message);
             } else if end - start > max {
                 let message = format!(
                     "record of {} bytes is longer than the limit of {max} bytes",
                     end - start
                 );
-                report(&mut socket, &mut errors, &producer, offset, message);
+                self.report(replies, out, offset, message);
             } else {
-                let line = &buf[start..end];
-                if !line.iter().all(u8::is_ascii_whitespace) {
-                    match parse_record(line) {
-                        Err(message) => report(&mut socket, &mut errors, &producer, offset, message),
-                        Ok(record) => match check.check(&record, shared) {
-                            Err(r) => {
-                                report(&mut socket, &mut errors, &producer, offset, r.message);
-                                if r.close {
-                                    buf.clear();
-                                    flush(&mut batch, check.thread, shared);
-                                    break 'read;
-                                }
-                            }
-                            Ok(()) => {
-                                let Some(thread) = check.thread else { continue };
-                                if let Record::Hello { metrics, .. } = &record {
-                                    producer = format!("{peer} (thread {thread})");
-                                    let names = metrics.clone().unwrap_or_else(|| vec!["TIME".into()]);
-                                    let hello = ToEngine::Hello {
-                                        thread,
-                                        producer: producer.clone(),
-                                        metrics: Arc::new(names.iter().map(Metric::tau).collect()),
-                                    };
-                                    if shared.to_engine.send(hello).is_err() {
-                                        break 'read;
-                                    }
-                                } else {
-                                    batch.push(record);
-                                }
-                            }
-                        },
-                    }
+                let line = &data[start..end];
+                if !line.iter().all(u8::is_ascii_whitespace)
+                    && !self.record(line, offset, shared, replies, out, batch)
+                {
+                    return (end + 1, false);
                 }
             }
             start = end + 1;
         }
-        if !flush(&mut batch, check.thread, shared) {
-            break;
+        (start, true)
+    }
+
+    /// Parses, checks and passes on one record; false when the connection must close.
+    fn record(
+        &mut self,
+        line: &[u8],
+        offset: u64,
+        shared: &Shared,
+        replies: &mut Vec<u8>,
+        out: &mut Vec<ToEngine>,
+        batch: &mut Vec<Record>,
+    ) -> bool {
+        let record = match parse_record(line) {
+            Ok(r) => r,
+            Err(message) => {
+                self.report(replies, out, offset, message);
+                return true;
+            }
+        };
+        if let Err(r) = self.check.check(&record, shared) {
+            self.report(replies, out, offset, r.message);
+            return !r.close;
         }
-        buf.drain(..start);
-        base += start as u64;
-        if buf.len() > max {
-            skipping.get_or_insert(base);
-            base += buf.len() as u64;
-            buf.clear();
+        let Some(thread) = self.check.thread else {
+            return true;
+        };
+        if let Record::Hello { metrics, .. } = &record {
+            self.producer = format!("{} (thread {thread})", self.peer);
+            let names = metrics.clone().unwrap_or_else(|| vec!["TIME".into()]);
+            out.push(ToEngine::Hello {
+                thread,
+                producer: self.producer.clone(),
+                metrics: Arc::new(names.iter().map(Metric::tau).collect()),
+            });
+        } else {
+            batch.push(record);
+        }
+        true
+    }
+
+    /// Answers a refused record with an error record and reports it (the first
+    /// [`REPORTED_ERRORS`] of the connection).
+    fn report(&mut self, replies: &mut Vec<u8>, out: &mut Vec<ToEngine>, offset: u64, message: String) {
+        let reply = Reply::Error {
+            offset,
+            message: message.clone(),
+        };
+        if serde_json::to_writer(&mut *replies, &reply).is_ok() {
+            replies.push(b'\n');
+        }
+        self.errors += 1;
+        if self.errors <= REPORTED_ERRORS {
+            out.push(ToEngine::Error {
+                producer: self.producer.clone(),
+                offset,
+                message,
+            });
         }
     }
-    if let Some(first) = skipping {
-        report(
-            &mut socket,
-            &mut errors,
-            &producer,
-            first,
-            format!("connection closed inside an over-long record; the record is lost (limit {max} bytes)"),
-        );
-    } else if !buf.is_empty() && !buf.iter().all(u8::is_ascii_whitespace) {
-        let message = format!(
-            "connection closed inside a record ({} bytes without a newline); that record is lost",
-            buf.len()
-        );
-        report(&mut socket, &mut errors, &producer, base, message);
+
+    /// The connection closed (the producer disconnected, or a refused hello): a record cut
+    /// off is reported as lost, the thread is marked ended for the listener and the engine is
+    /// told (`out`).
+    pub(crate) fn close(mut self, shared: &Shared, replies: &mut Vec<u8>, out: &mut Vec<ToEngine>) {
+        let max = shared.opts.max_record_bytes;
+        if let Some(first) = self.skipping {
+            self.report(
+                replies,
+                out,
+                first,
+                format!(
+                    "connection closed inside an over-long record; the record is lost (limit {max} bytes)"
+                ),
+            );
+        } else if !self.buf.is_empty() && !self.buf.iter().all(u8::is_ascii_whitespace) {
+            let message = format!(
+                "connection closed inside a record ({} bytes without a newline); that record is lost",
+                self.buf.len()
+            );
+            let base = self.base;
+            self.report(replies, out, base, message);
+        }
+        if let Some(t) = self.check.thread {
+            let mut threads = shared.threads.lock().unwrap_or_else(PoisonError::into_inner);
+            threads.0.remove(&t);
+            threads.1.insert(t);
+        }
+        out.push(ToEngine::Closed {
+            thread: self.check.thread,
+            producer: self.producer,
+            ended: self.check.ended,
+            last_t_ns: self.check.last_t_ns,
+            unreported: self.errors.saturating_sub(REPORTED_ERRORS),
+        });
     }
-    if let Some(t) = check.thread {
-        let mut threads = shared.threads.lock().unwrap_or_else(PoisonError::into_inner);
-        threads.0.remove(&t);
-        threads.1.insert(t);
-    }
-    let _ = shared.to_engine.send(ToEngine::Closed {
-        thread: check.thread,
-        producer,
-        ended: check.ended,
-        last_t_ns: check.last_t_ns,
-        unreported: errors.saturating_sub(REPORTED_ERRORS),
-    });
 }

@@ -24,15 +24,23 @@
 //! producer disconnects without an `end` record is ended at its last record, its profile
 //! kept.
 //!
+//! # Threads
+//! A small tokio runtime of the listener's own (`listener.rs`: 2 worker threads) polls every
+//! connection; each connection is a task feeding its bytes to a state machine
+//! (`connection.rs`) and an idle connection costs no thread. One more thread accepts
+//! connections, and one (the engine) integrates.
+//!
 //! # Bounds
 //! Each connection buffers at most one record and one socket read (64 KiB); the accepted
 //! records of each read go to the engine as one message through a queue of
 //! [`StreamOptions::queue_reads`] messages (a producer faster than the engine waits on its
-//! socket); the number of connections, of open regions and of distinct regions per thread
-//! are limited. The series keeps every integrated sample, as in live mode.
+//! socket: its connection reads nothing more until its message is queued); the number of
+//! connections, of open regions and of distinct regions per thread are limited. The series
+//! keeps every integrated sample, as in live mode.
 
 mod connection;
 mod engine;
+mod listener;
 pub mod record;
 mod thread_profile;
 
@@ -45,10 +53,9 @@ use perfscape_model::{Alignment, Integrator, IntegratorOptions};
 use std::collections::HashSet;
 use std::net::{SocketAddr, TcpListener};
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
 use std::sync::{Arc, Mutex, OnceLock};
-use std::time::Duration;
 
 /// Where to listen: `tcp://HOST:PORT` (port 0 picks a free port) or a Unix socket path
 /// (`unix:PATH`, or any path containing `/`).
@@ -131,30 +138,29 @@ impl Default for StreamOptions {
 /// records, parsed and checked as on a connection (refused records answered), then handled as
 /// by the engine (the thread's profile, its samples integrated). Returns the replies the
 /// producer would have received and the events and series that result. For tests and fuzzing
-/// (`fuzz/fuzz_targets/stream.rs`); the connection's 200 ms read timeout does not apply.
+/// (`fuzz/fuzz_targets/stream.rs`); the input is fed in pieces of 64 KiB, as the listener
+/// reads a socket.
 pub fn ingest_bytes(
     bytes: &[u8],
     opts: &StreamOptions,
 ) -> (Vec<record::Reply>, Vec<LiveEvent>, SeriesHandle) {
-    let (to_engine, from_conn) = mpsc::sync_channel::<ToEngine>(1024);
     let shared = Shared {
         opts: opts.clone(),
         token: opts.token.clone(),
         stopping: AtomicBool::new(false),
         threads: Mutex::new((HashSet::new(), HashSet::new())),
-        to_engine,
     };
-    let mut socket = connection::MemSocket::new(bytes.to_vec());
-    let msgs = std::thread::scope(|scope| {
-        let drain = scope.spawn(move || from_conn.iter().collect::<Vec<_>>());
-        connection::serve(&mut socket, "memory".into(), &shared);
-        drop(shared);
-        drain.join().unwrap_or_default()
-    });
+    let mut conn = connection::Conn::new("memory".into());
+    let (mut replies, mut msgs) = (Vec::new(), Vec::new());
+    for piece in bytes.chunks(connection::READ_BYTES) {
+        if !conn.feed(piece, &shared, &mut replies, &mut msgs) {
+            break;
+        }
+    }
+    conn.close(&shared, &mut replies, &mut msgs);
     let series = new_series(opts);
     let events = engine::handle_all(msgs, &series, std::time::Instant::now());
-    let replies = socket
-        .written()
+    let replies = replies
         .split(|&b| b == b'\n')
         .filter(|l| !l.is_empty())
         .filter_map(|l| serde_json::from_slice(l).ok())
@@ -174,7 +180,7 @@ fn new_series(opts: &StreamOptions) -> SeriesHandle {
 /// A bound listener: the address it listens on (the port chosen for port 0) as
 /// `tcp://HOST:PORT` or the socket path.
 #[derive(Debug)]
-enum Bound {
+pub(crate) enum Bound {
     Tcp(TcpListener),
     #[cfg(unix)]
     Unix(std::os::unix::net::UnixListener, PathBuf),
@@ -225,15 +231,15 @@ pub fn listen(addr: &ListenAddr, opts: &StreamOptions) -> Result<LiveRun, LiveEr
         token,
         stopping: AtomicBool::new(false),
         threads: Mutex::new((HashSet::new(), HashSet::new())),
-        to_engine,
     });
+    let runtime = listener::runtime().map_err(LiveError::Thread)?;
     let series = new_series(opts);
     let (etx, erx) = mpsc::channel::<LiveEvent>();
     let finished = Arc::new(OnceLock::new());
     let accept_shared = shared.clone();
     std::thread::Builder::new()
         .name("perfscape-stream-accept".into())
-        .spawn(move || accept(bound, &accept_shared))
+        .spawn(move || listener::run(runtime, bound, &accept_shared, to_engine))
         .map_err(LiveError::Thread)?;
     let (eseries, estop, done) = (series.clone(), shared.clone(), finished.clone());
     let worker = std::thread::Builder::new()
@@ -284,82 +290,3 @@ fn bind_unix(path: &std::path::Path) -> std::io::Result<std::os::unix::net::Unix
 
 /// Connections waiting to be accepted (capped by the system's `somaxconn`).
 const BACKLOG: i32 = 4096;
-
-/// Accepts connections until the run stops; one thread per connection.
-fn accept(bound: Bound, shared: &Arc<Shared>) {
-    let open = Arc::new(AtomicUsize::new(0));
-    let nonblocking = match &bound {
-        Bound::Tcp(l) => l.set_nonblocking(true),
-        #[cfg(unix)]
-        Bound::Unix(l, _) => l.set_nonblocking(true),
-    };
-    if nonblocking.is_err() {
-        return;
-    }
-    while !shared.stopping.load(Ordering::Relaxed) {
-        let accepted = match &bound {
-            Bound::Tcp(l) => l.accept().map(|(s, peer)| {
-                let _ = s.set_nonblocking(false);
-                let _ = s.set_nodelay(true);
-                (Conn::Tcp(s), format!("tcp {peer}"))
-            }),
-            #[cfg(unix)]
-            Bound::Unix(l, path) => l.accept().map(|(s, _)| {
-                let _ = s.set_nonblocking(false);
-                (Conn::Unix(s), format!("unix {}", path.display()))
-            }),
-        };
-        let (conn, peer) = match accepted {
-            Ok(c) => c,
-            Err(_) => {
-                std::thread::sleep(Duration::from_millis(1));
-                continue;
-            }
-        };
-        if open.load(Ordering::Relaxed) >= shared.opts.max_connections {
-            refuse_connection(conn, shared.opts.max_connections);
-            continue;
-        }
-        open.fetch_add(1, Ordering::Relaxed);
-        let (s, o) = (shared.clone(), open.clone());
-        let spawned = std::thread::Builder::new()
-            .name("perfscape-stream-conn".into())
-            .stack_size(256 * 1024)
-            .spawn(move || {
-                match conn {
-                    Conn::Tcp(c) => connection::serve(c, peer, &s),
-                    #[cfg(unix)]
-                    Conn::Unix(c) => connection::serve(c, peer, &s),
-                }
-                o.fetch_sub(1, Ordering::Relaxed);
-            });
-        if spawned.is_err() {
-            open.fetch_sub(1, Ordering::Relaxed);
-        }
-    }
-    #[cfg(unix)]
-    if let Bound::Unix(_, path) = &bound {
-        let _ = std::fs::remove_file(path);
-    }
-}
-
-enum Conn {
-    Tcp(std::net::TcpStream),
-    #[cfg(unix)]
-    Unix(std::os::unix::net::UnixStream),
-}
-
-fn refuse_connection(conn: Conn, max: usize) {
-    use std::io::Write;
-    let reply = record::Reply::Error {
-        offset: 0,
-        message: format!("the server has {max} producers connected, its limit; try again later"),
-    };
-    let mut line = serde_json::to_vec(&reply).unwrap_or_default();
-    line.push(b'\n');
-    let _ = match conn {
-        Conn::Tcp(mut c) => c.write_all(&line),
-        #[cfg(unix)]
-        Conn::Unix(mut c) => c.write_all(&line),
-    };
-}
