@@ -199,7 +199,17 @@ async function main() {
         { agent, headers: { ...headers, 'Accept-Encoding': 'gzip, deflate, br, zstd' }, timeout: 120_000 },
         (res) => {
           res.on('data', () => {});
-          res.on('end', () => resolve(res.statusCode));
+          res.on('end', () => {
+            // How the server made the answer (compute.rs: `blocking`): a hit, a miss or a view
+            // without cached stages, and the time it waited for a computation slot.
+            const timing = /wait;dur=([\d.]+), compute;dur=([\d.]+)/.exec(res.headers['server-timing'] ?? '');
+            resolve({
+              status: res.statusCode,
+              cache: res.headers['x-perfscape-cache'] ?? 'unknown',
+              wait: timing ? Number(timing[1]) : null,
+              compute: timing ? Number(timing[2]) : null,
+            });
+          });
           res.on('error', reject);
         },
       );
@@ -207,6 +217,9 @@ async function main() {
       req.on('error', reject);
     });
   const times = new Map();
+  // Per endpoint and how the server made the answer (hit, miss, direct): latencies, and the
+  // server's own wait for a slot and compute time.
+  const split = new Map();
   // (start, ms) of every request, for the latencies per 10-second window (the first one is
   // the cold start: every cache empty).
   const all = [];
@@ -221,8 +234,10 @@ async function main() {
       const [name, p] = request(r, run);
       const t0 = performance.now();
       let status;
+      let how = null;
       try {
-        status = await ask(p);
+        how = await ask(p);
+        status = how.status;
         if (status !== 200 && failures.length < 10) failures.push(`${status} ${p}`);
       } catch (e) {
         status = 'network';
@@ -232,6 +247,16 @@ async function main() {
       all.push([t0, ms]);
       if (!times.has(name)) times.set(name, []);
       times.get(name).push(ms);
+      if (how) {
+        const k = `${name} ${how.cache}`;
+        if (!split.has(k)) split.set(k, { ms: [], wait: [], compute: [] });
+        const e = split.get(k);
+        e.ms.push(ms);
+        if (how.wait !== null) {
+          e.wait.push(how.wait);
+          e.compute.push(how.compute);
+        }
+      }
       statuses.set(status, (statuses.get(status) ?? 0) + 1);
     }
   };
@@ -253,6 +278,19 @@ async function main() {
     p99_ms: pct(xs, 99),
     max_ms: Math.max(...xs),
   }));
+  const by_cache = [...split]
+    .sort(([x], [y]) => x.localeCompare(y))
+    .map(([k, e]) => ({
+      endpoint: k.split(' ')[0],
+      cache: k.split(' ')[1],
+      requests: e.ms.length,
+      p50_ms: pct(e.ms, 50),
+      p99_ms: pct(e.ms, 99),
+      wait_p50_ms: pct(e.wait, 50),
+      compute_p50_ms: pct(e.compute, 50),
+      compute_p99_ms: pct(e.compute, 99),
+      compute_total_s: e.compute.reduce((a, b) => a + b, 0) / 1000,
+    }));
   const windows = [];
   for (const [t, ms] of all) {
     const k = Math.max(0, Math.floor((t - started) / 10_000));
@@ -278,6 +316,7 @@ async function main() {
     server_kept_max: kept,
     load_average: readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' '),
     endpoints,
+    by_cache,
     windows: windows.map((xs, k) => ({ from_s: 10 * k, requests: xs.length, p50_ms: pct(xs, 50), p99_ms: pct(xs, 99), max_ms: Math.max(...xs) })),
     server_ok: stats !== null,
   };
@@ -292,6 +331,12 @@ async function main() {
     console.log('|---|---|---|---|---|');
     for (const e of endpoints.sort((x, y) => x.endpoint.localeCompare(y.endpoint))) {
       console.log(`| ${e.endpoint} | ${e.requests} | ${e.p50_ms.toFixed(1)} | ${e.p99_ms.toFixed(1)} | ${e.max_ms.toFixed(1)} |`);
+    }
+    console.log('| endpoint | answer | requests | p50 ms | p99 ms | server: wait p50 | compute p50 | compute p99 | compute total s |');
+    console.log('|---|---|---|---|---|---|---|---|---|');
+    const f = (x) => (x === null ? '-' : x.toFixed(1));
+    for (const e of by_cache) {
+      console.log(`| ${e.endpoint} | ${e.cache} | ${e.requests} | ${f(e.p50_ms)} | ${f(e.p99_ms)} | ${f(e.wait_p50_ms)} | ${f(e.compute_p50_ms)} | ${f(e.compute_p99_ms)} | ${e.compute_total_s.toFixed(1)} |`);
     }
     console.log(`every endpoint, per 10 s: ${result.windows.map((w) => `${w.from_s}s p50 ${w.p50_ms.toFixed(0)} p99 ${w.p99_ms.toFixed(0)}`).join(' · ')}`);
     for (const f of failures) console.log(`failed: ${f}`);

@@ -270,6 +270,7 @@ impl ViewCache {
                 f().map(|v| wrap(Arc::new(v)))
             })
             .map_err(|e| (*e).clone())?;
+        crate::cancel::stage(computed);
         if computed {
             // moka evicts in batches; a burst of new large entries would pass the budget
             // until the next batch: evict now.
@@ -431,6 +432,7 @@ impl ViewCache {
         let cells = self.level_cells();
         let need = self.affordable(rows_n, cols, cells)?;
         self.computations.fetch_add(1, Ordering::Relaxed);
+        crate::cancel::stage(true);
         let _reserved = self.building.reserve(need, self.budget / 4);
         Ok(f(cells))
     }

@@ -71,3 +71,47 @@ impl Drop for Watching {
         GONE.with(|g| *g.borrow_mut() = None);
     }
 }
+
+/// The cached stages a computation asked for on this thread (see [`stage`]).
+#[derive(Clone, Copy, Default)]
+struct Stages {
+    asked: u32,
+    computed: u32,
+}
+
+impl Stages {
+    /// 0: no stage asked; 1: every stage found; 2: at least one computed.
+    fn code(self) -> u32 {
+        match (self.asked, self.computed) {
+            (0, _) => 0,
+            (_, 0) => 1,
+            _ => 2,
+        }
+    }
+}
+
+thread_local! {
+    static STAGES: std::cell::Cell<Stages> = const { std::cell::Cell::new(Stages { asked: 0, computed: 0 }) };
+}
+
+/// Notes that the computation on this thread asked the cache for a stage, and whether it
+/// `computed` it (for the `X-Perfscape-Cache` header of `compute::blocking`).
+pub(crate) fn stage(computed: bool) {
+    STAGES.with(|s| {
+        let mut v = s.get();
+        v.asked += 1;
+        v.computed += u32::from(computed);
+        s.set(v);
+    });
+}
+
+/// Forgets the stages noted on this thread (a new computation starts).
+pub(crate) fn reset_stages() {
+    STAGES.with(|s| s.set(Stages::default()));
+}
+
+/// The stages noted on this thread since [`reset_stages`]: 0 when none was asked for, 1 when
+/// every one was found, 2 when at least one was computed.
+pub(crate) fn stages_code() -> u32 {
+    STAGES.with(|s| s.get()).code()
+}

@@ -58,25 +58,54 @@ impl Drop for Count<'_> {
 
 /// Runs `f` on the blocking pool once one of the `slots` is free, and answers its value as
 /// JSON (serialized in the slot), or its error.
+///
+/// The answer says how it was made (headers, read by `bench/soak.mjs` to tell hits from
+/// misses): `Server-Timing: wait;dur=MS, compute;dur=MS` (the time spent waiting for a slot,
+/// and on the blocking pool) and `X-Perfscape-Cache`: `hit` when every cached stage the view
+/// asked for was in the cache (or computed at the same time for another request), `miss`
+/// when this request computed at least one, `direct` when the view has no cached stage.
 pub(crate) async fn blocking<T: serde::Serialize + Send + 'static>(
     slots: &Slots,
     f: impl FnOnce() -> Result<T, ApiError> + Send + 'static,
 ) -> Response {
+    let asked = std::time::Instant::now();
     let waiting = Count::new(&slots.0.waiting);
     let Ok(_slot) = slots.0.semaphore.acquire().await else {
         return ApiError::internal("the server is shutting down").into_response();
     };
     drop(waiting);
+    let started = std::time::Instant::now();
     let _running = Count::new(&slots.0.running);
     let gone = Arc::new(AtomicBool::new(false));
     let mut raise = RaiseOnDrop::armed(gone.clone());
-    let answer = json_on_pool(move || {
+    let stages = Arc::new(AtomicU32::new(0));
+    let seen = stages.clone();
+    let mut answer = json_on_pool(move || {
         let _watching = Watching::new(gone);
-        f()
+        crate::cancel::reset_stages();
+        let v = f();
+        seen.store(crate::cancel::stages_code(), Ordering::Relaxed);
+        v
     })
     .await;
     // Answered: nothing to stop.
     raise.disarm();
+    let ms = |d: std::time::Duration| d.as_secs_f64() * 1e3;
+    let timing = format!(
+        "wait;dur={:.1}, compute;dur={:.1}",
+        ms(started - asked),
+        ms(started.elapsed())
+    );
+    let cache = match stages.load(Ordering::Relaxed) {
+        0 => "direct",
+        1 => "hit",
+        _ => "miss",
+    };
+    let headers = answer.headers_mut();
+    if let Ok(v) = axum::http::HeaderValue::from_str(&timing) {
+        headers.insert("server-timing", v);
+    }
+    headers.insert("x-perfscape-cache", axum::http::HeaderValue::from_static(cache));
     answer
 }
 

@@ -191,3 +191,57 @@ async fn computations_run_at_most_one_per_core_and_memory_tells_the_cache() {
         assert!(m["rss_bytes"].as_f64().unwrap() > 1e6, "{m}");
     }
 }
+
+/// The `X-Perfscape-Cache` header tells how an answer was made: the first request of a
+/// clustered heat map computes its stages (`miss`), the same request again finds them all
+/// (`hit`), a view with no cached stage (one event across threads) is `direct`; every answer
+/// says how long it waited for a slot and computed (`Server-Timing`).
+#[tokio::test]
+async fn answers_say_whether_their_stages_were_cached() {
+    let state = example_state(StateOptions::default());
+    let app = perfscape_server::router(state.clone());
+    let q = uri(
+        "/api/matrix",
+        &MatrixRequest {
+            threads: Some(ThreadOrder::Cluster),
+            clusters: Some(3),
+            ..Default::default()
+        },
+    );
+    let how = |h: &axum::http::HeaderMap| {
+        let cache = h
+            .get("x-perfscape-cache")
+            .map(|v| v.to_str().unwrap().to_string());
+        let timing = h.get("server-timing").map(|v| v.to_str().unwrap().to_string());
+        (cache, timing)
+    };
+    let (s, h, _) = common::request(&app, &q, &[]).await;
+    assert_eq!(s, StatusCode::OK);
+    let (cache, timing) = how(&h);
+    assert_eq!(cache.as_deref(), Some("miss"));
+    let timing = timing.unwrap();
+    assert!(
+        timing.starts_with("wait;dur=") && timing.contains(", compute;dur="),
+        "{timing}"
+    );
+    assert_eq!(state.cache_stats().computations, 3);
+    let (s, h, _) = common::request(&app, &q, &[]).await;
+    assert_eq!(s, StatusCode::OK);
+    assert_eq!(how(&h).0.as_deref(), Some("hit"));
+    assert_eq!(state.cache_stats().computations, 3, "nothing computed again");
+    // Another thread axis (by id) over the same rows: its axis (and a pyramid) are computed.
+    let zoom = uri(
+        "/api/matrix",
+        &MatrixRequest {
+            r0: Some(0),
+            r1: Some(1),
+            ..Default::default()
+        },
+    );
+    let (s, h, body) = common::request(&app, &zoom, &[]).await;
+    assert_eq!(s, StatusCode::OK, "{body}");
+    assert_eq!(how(&h).0.as_deref(), Some("miss"));
+    let (s, h, _) = common::request(&app, "/api/event/0", &[]).await;
+    assert_eq!(s, StatusCode::OK);
+    assert_eq!(how(&h).0.as_deref(), Some("direct"));
+}
