@@ -401,8 +401,11 @@ impl ProfileBuilder {
         }
     }
 
-    /// Reserves room for `additional` more cells (amortized).
-    pub(crate) fn reserve_cells(&mut self, additional: usize) {
+    /// Reserves room for `additional` more (event, thread) cells (amortized, as
+    /// [`Vec::reserve`]). A reader that knows its run's size (threads x rows of a thread) avoids
+    /// growing the cell arrays by doubling, where each step copies them; room never written
+    /// is not resident.
+    pub fn reserve_cells(&mut self, additional: usize) {
         self.cells.reserve(additional);
     }
 

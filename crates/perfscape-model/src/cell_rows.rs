@@ -1,5 +1,12 @@
-//! [`CellRows`]: the (event, thread) cells of a profile while it is built, in the order the
-//! threads give them, turned into the event-by-event [`IntervalColumns`] arena once at the end.
+//! [`CellRows`]: the (event, thread) cells of a profile while it is built, turned into the
+//! event-by-event [`IntervalColumns`] arena once at the end.
+//!
+//! The cells of the first thread are kept in arrival order, in one array per kind: a call tree
+//! of 10^6 nodes on one thread comes node by node, so its arrays become the arena as they are.
+//! When a second thread arrives the cells move to one draft per event (its threads and
+//! row-major values), where each further thread's row is appended: runs of many threads
+//! (TAU: 10^3–10^6 threads x 10^2–10^3 events) then need no reordering at the end, only one
+//! copy of each draft into the arena.
 
 use crate::columns::IntervalColumns;
 use crate::ids::{EventId, ThreadIndex};
@@ -15,6 +22,16 @@ pub(crate) struct CellRows {
     thread: Vec<ThreadIndex>,
     kinds: Vec<Vec<f64>>,
     last: Vec<u32>,
+    /// Once a second thread arrived: one draft per event (the arrays above are then empty).
+    drafts: Option<Vec<Draft>>,
+}
+
+/// The cells of one event once a second thread arrived: its threads, ascending, and per
+/// thread `2 + 2M` values (the kinds in [`IntervalColumns`] order).
+#[derive(Debug, Default)]
+struct Draft {
+    threads: Vec<ThreadIndex>,
+    rows: Vec<f64>,
 }
 
 /// No cell yet in [`CellRows::last`].
@@ -31,16 +48,43 @@ impl CellRows {
 
     /// Makes room for one more event (ids are dense: call once per new event, in id order).
     pub(crate) fn push_event(&mut self) {
-        self.last.push(NONE);
+        match &mut self.drafts {
+            Some(drafts) => drafts.push(Draft::default()),
+            None => self.last.push(NONE),
+        }
+    }
+
+    /// Moves the cells in arrival order into one draft per event.
+    fn to_drafts(&mut self) -> &mut Vec<Draft> {
+        let width = self.kinds.len();
+        let mut drafts: Vec<Draft> = (0..self.last.len()).map(|_| Draft::default()).collect();
+        for (r, (&e, &t)) in self.event.iter().zip(&self.thread).enumerate() {
+            let d = &mut drafts[e as usize];
+            d.threads.push(t);
+            d.rows.extend(self.kinds.iter().map(|k| k[r]));
+        }
+        debug_assert!(drafts.iter().all(|d| d.rows.len() == d.threads.len() * width));
+        self.event = Vec::new();
+        self.thread = Vec::new();
+        self.last = Vec::new();
+        for k in &mut self.kinds {
+            *k = Vec::new();
+        }
+        self.drafts.insert(drafts)
     }
 
     /// Reserves room for `additional` more events.
     pub(crate) fn reserve_events(&mut self, additional: usize) {
-        self.last.reserve(additional);
+        if self.drafts.is_none() {
+            self.last.reserve(additional);
+        }
     }
 
     /// Reserves room for `cells` more cells (amortized, as [`Vec::reserve`]).
     pub(crate) fn reserve(&mut self, cells: usize) {
+        if self.drafts.is_some() {
+            return;
+        }
         self.event.reserve(cells);
         self.thread.reserve(cells);
         for k in &mut self.kinds {
@@ -60,6 +104,38 @@ impl CellRows {
         exclusive: &[f64],
         inclusive: &[f64],
     ) -> bool {
+        let width = self.kinds.len();
+        if self.drafts.is_some() || t.index() > 0 {
+            let drafts = match self.drafts {
+                Some(ref mut d) => d,
+                None => self.to_drafts(),
+            };
+            let d = &mut drafts[e.index()];
+            if d.threads.last() == Some(&t) {
+                let start = d.rows.len() - width;
+                let row = &mut d.rows[start..];
+                row[0] += calls;
+                row[1] += subcalls;
+                for (m, (x, i)) in exclusive.iter().zip(inclusive).enumerate() {
+                    row[2 + 2 * m] += x;
+                    row[3 + 2 * m] += i;
+                }
+                return false;
+            }
+            if d.threads.is_empty() {
+                // Most call-tree nodes are on few threads: no doubling slack for them.
+                d.threads.reserve_exact(1);
+                d.rows.reserve_exact(width);
+            }
+            d.threads.push(t);
+            d.rows.push(calls);
+            d.rows.push(subcalls);
+            for (x, i) in exclusive.iter().zip(inclusive) {
+                d.rows.push(*x);
+                d.rows.push(*i);
+            }
+            return true;
+        }
         let last = self.last[e.index()];
         if last != NONE && self.thread[last as usize] == t {
             let r = last as usize;
@@ -90,11 +166,15 @@ impl CellRows {
     /// each value array is rearranged and freed in turn, so the peak is the cells plus one
     /// array.
     pub(crate) fn finish(self, n_events: usize) -> IntervalColumns {
+        if let Some(drafts) = self.drafts {
+            return from_drafts(drafts, self.kinds.len());
+        }
         let CellRows {
             event,
             thread,
             kinds,
             last,
+            drafts: _,
         } = self;
         drop(last);
         let mut starts = vec![0usize; n_events + 1];
@@ -146,4 +226,24 @@ impl CellRows {
             kinds,
         }
     }
+}
+
+/// The arena from one draft per event: each draft's threads and its row-major values, one kind
+/// at a time, freed as it is copied.
+fn from_drafts(drafts: Vec<Draft>, width: usize) -> IntervalColumns {
+    let cells: usize = drafts.iter().map(|d| d.threads.len()).sum();
+    let mut out = IntervalColumns {
+        starts: Vec::with_capacity(drafts.len() + 1),
+        threads: Vec::with_capacity(cells),
+        kinds: (0..width).map(|_| Vec::with_capacity(cells)).collect(),
+    };
+    out.starts.push(0);
+    for d in drafts {
+        out.threads.extend_from_slice(&d.threads);
+        for (k, values) in out.kinds.iter_mut().enumerate() {
+            values.extend(d.rows.iter().skip(k).step_by(width));
+        }
+        out.starts.push(out.threads.len());
+    }
+    out
 }
