@@ -55,7 +55,7 @@ impl CellRows {
     }
 
     /// Moves the cells in arrival order into one draft per event.
-    fn to_drafts(&mut self) -> &mut Vec<Draft> {
+    fn move_to_drafts(&mut self) -> &mut Vec<Draft> {
         let width = self.kinds.len();
         let mut drafts: Vec<Draft> = (0..self.last.len()).map(|_| Draft::default()).collect();
         for (r, (&e, &t)) in self.event.iter().zip(&self.thread).enumerate() {
@@ -108,7 +108,7 @@ impl CellRows {
         if self.drafts.is_some() || t.index() > 0 {
             let drafts = match self.drafts {
                 Some(ref mut d) => d,
-                None => self.to_drafts(),
+                None => self.move_to_drafts(),
             };
             let d = &mut drafts[e.index()];
             if d.threads.last() == Some(&t) {
