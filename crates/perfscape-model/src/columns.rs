@@ -70,7 +70,7 @@ fn slot(kind: ValueKind, m: MetricId) -> usize {
 ///
 /// Shapes: E events, C cells, M metrics. `starts` has E + 1 entries (event `e` owns cells
 /// `starts[e]..starts[e + 1]`, ascending by thread); `threads` has C entries; `kinds` has
-/// `2 + 2M` arrays of C values each, in [`slot`] order (calls, subcalls, then per metric
+/// `2 + 2M` arrays of C values each, in slot order (calls, subcalls, then per metric
 /// exclusive and inclusive, in the metric's unit).
 #[derive(Clone, Debug, PartialEq)]
 pub struct IntervalColumns {
@@ -96,7 +96,7 @@ impl IntervalColumns {
     }
 
     /// Appends one event's column: its threads (ascending) and, for each of the `2 + 2M`
-    /// kinds in [`slot`] order, one value per thread (`kind(k)` must be as long as `threads`).
+    /// kinds in slot order, one value per thread (`kind(k)` must be as long as `threads`).
     pub(crate) fn push<'k>(&mut self, threads: &[ThreadIndex], kind: impl Fn(usize) -> &'k [f64]) {
         self.threads.extend_from_slice(threads);
         for (k, values) in self.kinds.iter_mut().enumerate() {
