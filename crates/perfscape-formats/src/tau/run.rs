@@ -389,7 +389,6 @@ pub fn read_run(dir: &Path, opts: &OpenOptions<'_>) -> Result<Opened, LoadError>
         ..LoadReport::default()
     };
     let total_files: usize = sets.iter().map(|s| s.files.len()).sum();
-    let n_threads = sets.first().map_or(0, |s| s.files.len());
     opts.progress_start(total_files as u64);
     let pool = opts.thread_pool(dir)?;
     // Parse chunk k+1 on the pool while this thread's helper merges chunk k: the merge is
@@ -408,11 +407,6 @@ pub fn read_run(dir: &Path, opts: &OpenOptions<'_>) -> Result<Opened, LoadError>
                                 report.bytes_read += tr.bytes;
                                 report.warnings.extend(tr.warnings);
                                 report.partial_files.extend(tr.partial);
-                                if builder.thread_count() == 0 {
-                                    // The first thread's rows times the threads: the cell
-                                    // arrays are sized once instead of doubling.
-                                    builder.reserve_cells(tr.data.timer_count().saturating_mul(n_threads));
-                                }
                                 builder
                                     .add_thread(t, tr.data)
                                     .map_err(|source| LoadError::Build {
