@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::corpus;
+use common::{corpus, hello, line};
 use perfscape_formats::{OpenOptions, open};
 use perfscape_live::stream::record::{Record, Reply};
 use perfscape_live::{ListenAddr, LiveEvent, LiveRun, StreamOptions, listen};
@@ -34,12 +34,6 @@ fn tcp_listener_with(opts: &StreamOptions) -> (LiveRun, SocketAddr) {
     (run, addr)
 }
 
-fn line(r: &Record) -> Vec<u8> {
-    let mut l = serde_json::to_vec(r).unwrap();
-    l.push(b'\n');
-    l
-}
-
 /// Sends `bytes`, closes the sending side and returns the server's replies.
 fn produce(addr: SocketAddr, bytes: &[u8]) -> Vec<Reply> {
     let mut s = TcpStream::connect(addr).unwrap();
@@ -49,18 +43,6 @@ fn produce(addr: SocketAddr, bytes: &[u8]) -> Vec<Reply> {
         .lines()
         .map(|l| serde_json::from_str(&l.unwrap()).unwrap())
         .collect()
-}
-
-fn hello(rank: u32) -> Record {
-    Record::Hello {
-        protocol: 1,
-        program: Some("test".into()),
-        run: None,
-        rank,
-        thread: 0,
-        metrics: None,
-        token: None,
-    }
 }
 
 /// Receives events until `done` says so (at most 30 s).

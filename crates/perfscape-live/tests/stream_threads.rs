@@ -5,6 +5,9 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod common;
+
+use common::{hello, line};
 use perfscape_live::stream::record::{Record, Reply};
 use perfscape_live::{LiveEvent, StreamOptions, listen};
 use std::io::{BufRead, BufReader, Write};
@@ -14,24 +17,6 @@ use std::time::{Duration, Instant};
 /// Threads of this process (`/proc/self/task`).
 fn threads() -> usize {
     std::fs::read_dir("/proc/self/task").unwrap().count()
-}
-
-fn line(r: &Record) -> Vec<u8> {
-    let mut l = serde_json::to_vec(r).unwrap();
-    l.push(b'\n');
-    l
-}
-
-fn hello(rank: u32) -> Record {
-    Record::Hello {
-        protocol: 1,
-        program: Some("test".into()),
-        run: None,
-        rank,
-        thread: 0,
-        metrics: None,
-        token: None,
-    }
 }
 
 /// Sends `bytes`, closes the sending side and returns the server's replies.

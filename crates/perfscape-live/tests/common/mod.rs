@@ -1,5 +1,6 @@
 //! Shared by the live-mode tests: the corpus, a progressive writer of real snapshot files,
-//! event collection and a cell-by-cell series comparison.
+//! event collection, a cell-by-cell series comparison, and stream records as producers send
+//! them.
 
 #![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
 
@@ -344,4 +345,24 @@ fn uval(
 ) -> Option<f64> {
     let v = series.user_event_values(u, s, kind, SampleMode::Cumulative);
     v.threads.iter().position(|&x| x == t).map(|i| v.values[i])
+}
+
+/// One stream record as a producer sends it: its JSON and a newline (STREAM.md).
+pub fn line(r: &perfscape_live::stream::record::Record) -> Vec<u8> {
+    let mut l = serde_json::to_vec(r).unwrap();
+    l.push(b'\n');
+    l
+}
+
+/// The `hello` record of rank `rank`, thread 0, program `test`, no token.
+pub fn hello(rank: u32) -> perfscape_live::stream::record::Record {
+    perfscape_live::stream::record::Record::Hello {
+        protocol: 1,
+        program: Some("test".into()),
+        run: None,
+        rank,
+        thread: 0,
+        metrics: None,
+        token: None,
+    }
 }
