@@ -19,6 +19,7 @@ use crate::profile::{CallTree, Profile};
 use crate::shared::Shared;
 use crate::thread_data::{BuildError, RowEvent, ThreadData};
 use rustc_hash::FxHashMap as HashMap;
+use std::sync::Arc;
 
 /// Something the builder did that a user should know about (reported with the load).
 #[derive(Debug, Clone, PartialEq)]
@@ -46,6 +47,8 @@ pub struct ProfileBuilder {
     /// few texts over 10^5 events.
     raw_group_texts: Vec<String>,
     raw_group_index: HashMap<String, u32>,
+    /// The text (`raw_group_texts` index) and list the last new event was given.
+    last_fresh_groups: Option<(u32, Arc<[GroupId]>)>,
     /// Events keyed by (parent, frame). Events interned by a whole callpath name are keyed
     /// (None, whole name) until [`ProfileBuilder::finish`] links them to their parents.
     event_index: EventIndex,
@@ -85,6 +88,7 @@ impl ProfileBuilder {
             raw_groups: Vec::new(),
             raw_group_texts: vec![String::from("\u{0}")],
             raw_group_index: HashMap::default(),
+            last_fresh_groups: None,
             event_index: EventIndex::default(),
             named_callpaths: Vec::new(),
             cells: CellRows::new(n_metrics),
@@ -120,6 +124,7 @@ impl ProfileBuilder {
     /// already does not double the arrays.
     pub fn reserve_events(&mut self, additional: usize) {
         self.events.reserve(additional);
+        self.event_index.reserve(&self.events, additional);
         self.raw_groups.reserve(additional);
         self.cells.reserve_events(additional);
     }
@@ -140,7 +145,19 @@ impl ProfileBuilder {
     }
 
     fn add_groups(&mut self, e: EventId, raw: &str) {
-        if self.raw_group_texts[self.raw_groups[e.index()] as usize] == raw {
+        let current = self.raw_groups[e.index()];
+        if self.raw_group_texts[current as usize] == raw {
+            return;
+        }
+        // A new event given the same text as the last new event gets the same list (a call
+        // tree gives most of its nodes one text): no splitting and no lookups.
+        let fresh = current == 0 && self.events[e.index()].groups.is_empty();
+        if fresh
+            && let Some((k, list)) = &self.last_fresh_groups
+            && self.raw_group_texts[*k as usize] == raw
+        {
+            self.events[e.index()].groups = Arc::clone(list);
+            self.raw_groups[e.index()] = *k;
             return;
         }
         let mut groups: Option<Vec<GroupId>> = None;
@@ -166,6 +183,9 @@ impl ProfileBuilder {
             }
         };
         self.raw_groups[e.index()] = k;
+        if fresh {
+            self.last_fresh_groups = Some((k, Arc::clone(&self.events[e.index()].groups)));
+        }
     }
 
     /// Declares an event without giving it a value on any thread (e.g. a TAU line with zero
@@ -261,7 +281,8 @@ impl ProfileBuilder {
             routine: None,
         });
         self.raw_groups.push(0);
-        self.event_index.insert(&self.events, id);
+        // Both callers looked the key up and found nothing.
+        self.event_index.insert_absent(&self.events, id);
         self.cells.push_event();
         id
     }

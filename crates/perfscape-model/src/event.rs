@@ -90,7 +90,7 @@ impl SourceLocation {
     /// `spec` is `l`, `l,c`, `l, c` or `l,c}-{l,c`. Returns `None` when the name carries no
     /// well-formed location (nothing is guessed).
     pub fn parse_from_name(name: &str) -> Option<Self> {
-        let start = name.rfind("[{")?;
+        let start = memchr::memmem::rfind(name.as_bytes(), b"[{")?;
         let rest = &name[start + 2..];
         let end = rest.find("}]")?;
         let body = &rest[..end]; // file} {spec   or   file} {l,c}-{l,c
@@ -184,7 +184,14 @@ pub fn callpath_frames(name: &str) -> impl Iterator<Item = &str> {
 
 /// The last frame of a (normalized) callpath name: the routine the path measures.
 pub fn callpath_leaf(name: &str) -> &str {
-    name.rsplit(CALLPATH_SEPARATOR).next().unwrap_or(name)
+    // One reverse searcher for the separator, built once (a `str` search builds one per call,
+    // and a call tree asks this of every node).
+    static SEPARATOR: std::sync::LazyLock<memchr::memmem::FinderRev<'static>> =
+        std::sync::LazyLock::new(|| memchr::memmem::FinderRev::new(CALLPATH_SEPARATOR));
+    match SEPARATOR.rfind(name.as_bytes()) {
+        Some(i) => &name[i + CALLPATH_SEPARATOR.len()..],
+        None => name,
+    }
 }
 
 /// The path without its last frame (`a => b` for `a => b => c`), or `None` for a flat name.

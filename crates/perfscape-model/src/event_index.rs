@@ -59,19 +59,36 @@ impl EventIndex {
     /// with that key is already indexed.
     pub fn insert(&mut self, events: &[Event], id: EventId) {
         let e = &events[id.index()];
-        let (parent, frame) = (e.parent, &*e.frame);
-        if self.get(events, parent, frame).is_some() {
+        if self.get(events, e.parent, &e.frame).is_some() {
             return;
         }
-        let hash = self.hash(parent, frame);
+        self.insert_absent(events, id);
+    }
+
+    /// Room for `additional` more events without growing the table (a growth re-hashes
+    /// every indexed event's frame).
+    pub fn reserve(&mut self, events: &[Event], additional: usize) {
         let hasher = self.hasher;
-        self.table.insert_unique(hash, id, |&x| {
-            let e = &events[x.index()];
-            let mut h = hasher.build_hasher();
-            e.parent.map_or(u32::MAX, |p| p.0).hash(&mut h);
-            e.frame[..].hash(&mut h);
-            h.finish()
-        });
+        self.table
+            .reserve(additional, |&x| Self::hash_event(hasher, &events[x.index()]));
+    }
+
+    fn hash_event(hasher: rustc_hash::FxBuildHasher, e: &Event) -> u64 {
+        let mut h = hasher.build_hasher();
+        e.parent.map_or(u32::MAX, |p| p.0).hash(&mut h);
+        e.frame[..].hash(&mut h);
+        h.finish()
+    }
+
+    /// Adds event `id` (which must be in `events`) under its current key, which the caller
+    /// knows no indexed event has (it just looked it up): one lookup fewer than
+    /// [`EventIndex::insert`]. Given a key already indexed, [`EventIndex::get`] finds either.
+    pub(crate) fn insert_absent(&mut self, events: &[Event], id: EventId) {
+        let e = &events[id.index()];
+        let hash = self.hash(e.parent, &e.frame);
+        let hasher = self.hasher;
+        self.table
+            .insert_unique(hash, id, |&x| Self::hash_event(hasher, &events[x.index()]));
     }
 
     /// Number of indexed events.

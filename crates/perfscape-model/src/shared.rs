@@ -13,6 +13,8 @@ use std::sync::Arc;
 pub(crate) struct Shared {
     frames: HashSet<Arc<str>>,
     group_lists: HashSet<Arc<[GroupId]>>,
+    /// The empty list (every new event starts with it).
+    empty_groups: Option<Arc<[GroupId]>>,
 }
 
 impl Shared {
@@ -28,6 +30,9 @@ impl Shared {
 
     /// The shared copy of the group list `groups`.
     pub(crate) fn groups(&mut self, groups: &[GroupId]) -> Arc<[GroupId]> {
+        if groups.is_empty() {
+            return Arc::clone(self.empty_groups.get_or_insert_with(|| Arc::from(groups)));
+        }
         if let Some(g) = self.group_lists.get(groups) {
             return Arc::clone(g);
         }
