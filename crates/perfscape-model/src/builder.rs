@@ -47,8 +47,8 @@ pub struct ProfileBuilder {
     /// few texts over 10^5 events.
     raw_group_texts: Vec<String>,
     raw_group_index: HashMap<String, u32>,
-    /// The text (`raw_group_texts` index) and list the last new event was given.
-    last_fresh_groups: Option<(u32, Arc<[GroupId]>)>,
+    /// Per group text (`raw_group_texts` index), the list it gives an event without groups.
+    fresh_group_lists: Vec<Option<Arc<[GroupId]>>>,
     /// Events keyed by (parent, frame). Events interned by a whole callpath name are keyed
     /// (None, whole name) until [`ProfileBuilder::finish`] links them to their parents.
     event_index: EventIndex,
@@ -88,7 +88,7 @@ impl ProfileBuilder {
             raw_groups: Vec::new(),
             raw_group_texts: vec![String::from("\u{0}")],
             raw_group_index: HashMap::default(),
-            last_fresh_groups: None,
+            fresh_group_lists: Vec::new(),
             event_index: EventIndex::default(),
             named_callpaths: Vec::new(),
             cells: CellRows::new(n_metrics),
@@ -149,15 +149,15 @@ impl ProfileBuilder {
         if self.raw_group_texts[current as usize] == raw {
             return;
         }
-        // A new event given the same text as the last new event gets the same list (a call
-        // tree gives most of its nodes one text): no splitting and no lookups.
+        // A new event given a text an earlier new event was given gets the same list (a call
+        // tree gives its 10^5 nodes a few texts): one lookup, no splitting.
         let fresh = current == 0 && self.events[e.index()].groups.is_empty();
         if fresh
-            && let Some((k, list)) = &self.last_fresh_groups
-            && self.raw_group_texts[*k as usize] == raw
+            && let Some(&k) = self.raw_group_index.get(raw)
+            && let Some(Some(list)) = self.fresh_group_lists.get(k as usize)
         {
             self.events[e.index()].groups = Arc::clone(list);
-            self.raw_groups[e.index()] = *k;
+            self.raw_groups[e.index()] = k;
             return;
         }
         let mut groups: Option<Vec<GroupId>> = None;
@@ -184,7 +184,11 @@ impl ProfileBuilder {
         };
         self.raw_groups[e.index()] = k;
         if fresh {
-            self.last_fresh_groups = Some((k, Arc::clone(&self.events[e.index()].groups)));
+            let lists = &mut self.fresh_group_lists;
+            if lists.len() <= k as usize {
+                lists.resize(k as usize + 1, None);
+            }
+            lists[k as usize] = Some(Arc::clone(&self.events[e.index()].groups));
         }
     }
 
