@@ -35,8 +35,14 @@ pub struct Window {
 impl Window {
     /// Nanoseconds per pixel (at least 1e-9 so that a zero-length window still divides).
     pub fn ns_per_px(&self) -> f64 {
-        ((self.to_ns - self.from_ns) as f64 / self.width_px.max(1) as f64).max(1e-9)
+        (offset_ns(self.to_ns, self.from_ns) / self.width_px.max(1) as f64).max(1e-9)
     }
+}
+
+/// `t - from` in ns as `f64`, computed in `i128`: exact up to `f64`'s precision for any two
+/// `i64` clock values (their difference may not fit an `i64`).
+pub(crate) fn offset_ns(t: i64, from: i64) -> f64 {
+    (i128::from(t) - i128::from(from)) as f64
 }
 
 /// One box of a lane: an interval, or a run of intervals shorter than a pixel merged.
@@ -180,8 +186,8 @@ pub fn flagged_occupancy(trace: &Trace, indices: &[LaneIndex], flagged: &[bool],
         // Union, then spread each segment over the pixels it covers.
         let mut cur: Option<(i64, i64)> = None;
         let mut add = |a: i64, b: i64| {
-            let x0 = (a - w.from_ns) as f64 / px;
-            let x1 = (b - w.from_ns) as f64 / px;
+            let x0 = offset_ns(a, w.from_ns) / px;
+            let x1 = offset_ns(b, w.from_ns) / px;
             let (i0, i1) = (x0.floor().max(0.0) as usize, (x1.ceil() as usize).min(width));
             for (i, slot) in occ.iter_mut().enumerate().take(i1).skip(i0) {
                 let lo = x0.max(i as f64);
@@ -222,7 +228,7 @@ pub fn activity(trace: &Trace, indices: &[LaneIndex], w: &Window) -> Vec<u32> {
                 if s < w.from_ns {
                     continue;
                 }
-                let c = (((s - w.from_ns) as f64 / px) as usize).min(width - 1);
+                let c = ((offset_ns(s, w.from_ns) / px) as usize).min(width - 1);
                 out[c] = out[c].saturating_add(1);
             }
         }

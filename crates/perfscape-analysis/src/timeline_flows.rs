@@ -20,7 +20,7 @@
 //! matches and their total: one pass over the lanes' name columns, `O(intervals)` time and
 //! `O(names)` memory whatever the number of matches.
 
-use crate::timeline::Window;
+use crate::timeline::{Window, offset_ns};
 use perfscape_model::Trace;
 use perfscape_model::trace::Flows;
 use std::collections::HashMap;
@@ -62,7 +62,7 @@ pub fn longest_flow_ns(flows: &Flows) -> i64 {
         .from_ns
         .iter()
         .zip(&flows.to_ns)
-        .map(|(&a, &b)| (b - a).abs())
+        .map(|(&a, &b)| b.saturating_sub(a).saturating_abs())
         .max()
         .unwrap_or(0)
 }
@@ -75,7 +75,7 @@ pub fn longest_flow_ns(flows: &Flows) -> i64 {
 pub fn flow_lines(flows: &Flows, longest_ns: i64, w: &Window, lanes: std::ops::Range<u32>) -> FlowReduction {
     let px = w.ns_per_px();
     let width = w.width_px.max(1) as i64;
-    let col = |t: i64| -> i64 { (((t - w.from_ns) as f64 / px).floor() as i64).clamp(-1, width) };
+    let col = |t: i64| -> i64 { ((offset_ns(t, w.from_ns) / px).floor() as i64).clamp(-1, width) };
     let lo = flows
         .from_ns
         .partition_point(|&t| t < w.from_ns.saturating_sub(longest_ns));
@@ -97,8 +97,8 @@ pub fn flow_lines(flows: &Flows, longest_ns: i64, w: &Window, lanes: std::ops::R
         out.messages += 1;
         let e = buckets.entry((a, b, col(s), col(r))).or_insert((0.0, 0.0, 0));
         // Sums relative to the window start keep the means exact for large clock values.
-        e.0 += (s - w.from_ns) as f64;
-        e.1 += (r - w.from_ns) as f64;
+        e.0 += offset_ns(s, w.from_ns);
+        e.1 += offset_ns(r, w.from_ns);
         e.2 += 1;
     }
     let mut keys: Vec<_> = buckets.into_iter().collect();
@@ -360,5 +360,26 @@ mod tests {
         // No match at all.
         let none = vec![false; tr.names().len()];
         assert_eq!(search_slices(&tr, &none, None, Direction::Next), (0, None));
+    }
+
+    /// Timestamps at the ends of `i64` (a damaged trace, or a window asked for far outside
+    /// the run) give saturated pixel columns, not an arithmetic overflow.
+    #[test]
+    fn clock_values_at_the_ends_of_i64_do_not_overflow() {
+        let f = make(&[(0, i64::MIN, 1, i64::MAX), (1, 0, 0, 10)]);
+        assert_eq!(longest_flow_ns(&f), i64::MAX);
+        let w = Window {
+            from_ns: i64::MIN,
+            to_ns: i64::MAX,
+            width_px: 100,
+        };
+        assert!(w.ns_per_px() > 0.0);
+        let r = flow_lines(&f, longest_flow_ns(&f), &w, 0..2);
+        assert_eq!((r.messages, r.outside_lanes), (2, 0));
+        // The message from the first to the last instant: its line starts at the window's
+        // start and ends at its end (about 2^64 ns later).
+        let long = r.lines.iter().find(|l| l.from_lane == 0).unwrap();
+        assert_eq!(long.from_ns, i64::MIN as f64);
+        assert!(long.to_ns >= i64::MAX as f64 * 0.99, "{long:?}");
     }
 }

@@ -194,7 +194,7 @@ pub fn timeline(
     profile: Option<&Profile>,
     q: &TimelineParams,
 ) -> Result<TimelineResponse, ViewError> {
-    let duration = (trace.end_ns - trace.origin_ns) as f64;
+    let duration = crate::timeline::offset_ns(trace.end_ns, trace.origin_ns);
     let from = q.from_ns.unwrap_or(0.0);
     let to = q.to_ns.unwrap_or(duration);
     if !from.is_finite() || !to.is_finite() || to < from {
