@@ -208,10 +208,11 @@ async fn a_replay_waits_for_the_first_page_and_starts_again_from_its_first_sampl
     let app = router(state.clone());
     let served = app.clone();
     tokio::spawn(async move { axum::serve(listener, served).await.unwrap() });
-    // The first sample arrives; then the replay holds.
+    // The first sample arrives; then the replay holds. (Wait for the sample itself, not only
+    // for the run to be up: on a loaded machine the first can come well after the second.)
     let mut run = get(&app, "/api/run").await;
-    for _ in 0..200 {
-        if run["status"] == "ok" {
+    for _ in 0..300 {
+        if run["status"] == "ok" && run["samples"].as_u64().is_some_and(|n| n >= 1) {
             break;
         }
         tokio::time::sleep(Duration::from_millis(100)).await;
