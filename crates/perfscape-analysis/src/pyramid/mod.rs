@@ -21,6 +21,8 @@ use std::ops::Range;
 
 use crate::views::{RowSet, ThreadAxis};
 
+mod pick;
+
 /// Where the matrix values come from: rows × thread positions (in display order).
 pub trait MatrixSource: Sync {
     /// Number of rows.
@@ -459,9 +461,18 @@ impl Pyramid {
         }
     }
 
+    /// The stored level of blocks of `2^k` positions, if stored (the stored levels are
+    /// consecutive from the first).
+    fn level(&self, k: u32) -> Option<&Level> {
+        let first = self.levels.first()?.log2;
+        self.levels
+            .get(k.checked_sub(first)? as usize)
+            .filter(|l| l.log2 == k)
+    }
+
     /// Reduction of row `r` over the aligned block `[b << k, (b + 1) << k)`.
     fn block(&self, src: &dyn MatrixSource, r: usize, k: u32, b: usize, reduce: Reduce) -> f64 {
-        if let Some(l) = self.levels.iter().find(|l| l.log2 == k) {
+        if let Some(l) = self.level(k) {
             let arr = match reduce {
                 Reduce::Max => &l.max,
                 Reduce::Sum => &l.sum,
@@ -484,14 +495,7 @@ impl Pyramid {
         let end = range.end.min(self.cols);
         while p < end {
             // Largest aligned block starting at p that fits.
-            let mut k = if p == 0 {
-                usize::BITS - 1
-            } else {
-                p.trailing_zeros()
-            };
-            while k > 0 && p + (1usize << k) > end {
-                k -= 1;
-            }
+            let k = pick::aligned_log2(p, end);
             // Use stored levels only for blocks at or above the first stored level; finer ones
             // come from the source (one `get` per position, at most 2^first - 1 of them).
             acc = combine(acc, self.block(src, r, k, p >> k, reduce), reduce);
@@ -544,7 +548,7 @@ impl Pyramid {
                 let mut acc = f64::NAN;
                 for r in rb.clone() {
                     let v = if aligned {
-                        let direct = self.levels.iter().any(|l| l.log2 == level) || level == 0;
+                        let direct = level == 0 || self.level(level).is_some();
                         if direct {
                             self.block(src, r, level, cb.start >> level, reduce)
                         } else {
