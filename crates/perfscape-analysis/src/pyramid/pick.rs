@@ -110,6 +110,7 @@ mod tests {
     use crate::answers::{CellPick, MatrixInput, Region, build_pyramid, terrain};
     use crate::axis::{AxisInfo, AxisOrder, order_axis};
     use crate::params::Values;
+    use crate::pyramid::tests::Unhinted;
     use crate::pyramid::{DenseMatrix, ProfileMatrix};
     use crate::views::{RowOrder, RowSet, ThreadAxis};
     use perfscape_model::{
@@ -151,7 +152,7 @@ mod tests {
     /// The pyramid's picks over the MAX grid of a region, the grid's bins and the scan's picks.
     #[allow(clippy::type_complexity)]
     fn both(
-        m: &DenseMatrix,
+        m: &dyn MatrixSource,
         budget: usize,
         rr: Range<usize>,
         cr: Range<usize>,
@@ -227,13 +228,19 @@ mod tests {
                 prop_oneof![3 => Just(N), 2 => Just(0.0f64), 1 => Just(-0.0f64), 3 => (0u8..4).prop_map(f64::from), 1 => -1e6f64..1e9],
                 9 * 300,
             ),
-            budget in prop_oneof![Just(1usize), Just(40), Just(1 << 20)],
+            blank in proptest::collection::vec(prop_oneof![3 => Just(false), 1 => Just(true)], 9),
+            budget in prop_oneof![Just(1usize), Just(40), Just(1 << 20)], hinted in any::<bool>(),
             r in (0usize..9, 0usize..9), t in (0usize..300, 0usize..300), h in 1usize..6, w in 1usize..40,
         ) {
-            let m = DenseMatrix { rows, cols, values: cells[..rows * cols].to_vec() };
+            let mut m = DenseMatrix { rows, cols, values: cells[..rows * cols].to_vec() };
+            for r in (0..rows).filter(|&r| blank[r]) {
+                m.values[r * cols..(r + 1) * cols].fill(N); // a row without data
+            }
+            let unhinted = Unhinted(&m);
+            let src: &dyn MatrixSource = if hinted { &m } else { &unhinted };
             let (r0, r1) = (r.0.min(r.1), r.0.max(r.1) + 1);
             let (t0, t1) = (t.0.min(t.1), t.0.max(t.1) + 1);
-            let (fast, slow, values) = both(&m, budget, r0..r1, t0..t1, h, w);
+            let (fast, slow, values) = both(src, budget, r0..r1, t0..t1, h, w);
             prop_assert_eq!(&fast, &slow);
             for (pick, v) in fast.iter().zip(&values) {
                 prop_assert_eq!(pick.is_some(), v.is_some());
