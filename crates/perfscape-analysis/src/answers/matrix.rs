@@ -193,6 +193,20 @@ pub struct RowSpec {
 }
 
 impl RowSpec {
+    /// The same rows under one key: source-line rows depend neither on `callpaths` nor on
+    /// `order` ([`RowSet::lines`]), so those are set to their defaults (a cache keyed by the
+    /// spec then holds one row set and one pyramid per metric, kind and axis for them, not six).
+    pub fn canonical(self) -> RowSpec {
+        match self.rows {
+            RowKind::Events => self,
+            RowKind::Lines => RowSpec {
+                callpaths: false,
+                order: RowOrder::default(),
+                ..self
+            },
+        }
+    }
+
     /// The rows of `profile` this spec names.
     pub fn build(&self, profile: &Profile) -> RowSet {
         match self.rows {
@@ -644,4 +658,56 @@ fn cell_picks(m: &MatrixInput<'_>, grid: &MatrixResponse) -> Vec<Option<CellPick
             })
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use perfscape_model::{Metric, MetricId, ProfileBuilder, ThreadData, ThreadId, ValueKind};
+
+    /// Line rows are the same rows whatever `callpaths` and `order` say, so they share one
+    /// key; event rows keep theirs.
+    #[test]
+    fn line_rows_of_every_order_share_one_key() {
+        let mut b = ProfileBuilder::new(vec![Metric::tau("TIME")]);
+        for t in 0..3 {
+            let mut d = ThreadData::new(1);
+            for (i, name) in [
+                "[SAMPLE] b [{x.c} {12}]",
+                "[SAMPLE] a [{x.c} {10}]",
+                "main",
+                "main => f",
+            ]
+            .iter()
+            .enumerate()
+            {
+                let v = f64::from(t * 3 + i as u32);
+                d.push_timer(name, "G", 1.0, 0.0, &[v], &[v]).unwrap();
+            }
+            b.add_thread(ThreadId::new(t, 0, 0), d).unwrap();
+        }
+        let p = b.finish().0;
+        let values = Values {
+            metric: MetricId(0),
+            kind: ValueKind::Exclusive,
+        };
+        let spec = |rows, callpaths, order| RowSpec {
+            values,
+            rows,
+            callpaths,
+            order,
+        };
+        let base = spec(RowKind::Lines, false, RowOrder::Rank);
+        for callpaths in [false, true] {
+            for order in [RowOrder::Rank, RowOrder::Name, RowOrder::File] {
+                let s = spec(RowKind::Lines, callpaths, order);
+                assert_eq!(s.canonical(), base);
+                assert_eq!(s.build(&p), base.build(&p));
+                let e = spec(RowKind::Events, callpaths, order);
+                assert_eq!(e.canonical(), e);
+            }
+        }
+        let lines: Vec<String> = base.build(&p).rows.into_iter().map(|r| r.label).collect();
+        assert_eq!(lines, ["x.c:10", "x.c:11", "x.c:12"]);
+    }
 }

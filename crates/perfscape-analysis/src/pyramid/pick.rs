@@ -64,6 +64,9 @@ impl Pyramid {
                 let k = aligned_log2(p, end);
                 let b = p >> k;
                 if self.block(src, r, k, b, Reduce::Max) == max {
+                    if k == 0 {
+                        return Some((r, p)); // a block of one position: the cell itself
+                    }
                     return self.descend(src, r, k, b, max).map(|pos| (r, pos));
                 }
                 p += 1usize << k;
