@@ -364,8 +364,9 @@ impl ViewCache {
         )
     }
 
-    /// The pyramid of `rows` (`rows_n` of them) × `axis` (`cols` threads) of the profile in
-    /// `slot`, built by `f` with [`ViewCache::level_cells`].
+    /// The pyramid of `rows` (`rows_n` of them, `stored` with cells:
+    /// [`perfscape_analysis::pyramid::rows_with_cells`]) × `axis` (`cols` threads) of the
+    /// profile in `slot`, built by `f` with [`ViewCache::level_cells`].
     ///
     /// The build waits while other pyramid builds hold a quarter of the budget.
     ///
@@ -374,12 +375,12 @@ impl ViewCache {
     pub fn pyramid(
         &self,
         slot: Slot,
-        (rows, rows_n): (RowSpec, usize),
+        (rows, rows_n, stored): (RowSpec, usize, usize),
         (axis, cols): (AxisSpec, usize),
         f: impl FnOnce(usize) -> Pyramid,
     ) -> Result<Arc<Pyramid>, ApiError> {
         let cells = self.level_cells();
-        let need = self.affordable(rows_n, cols, cells)?;
+        let need = self.affordable(rows_n, stored, cols, cells)?;
         self.get(
             Key::Pyramid(slot, rows, axis),
             Entry::Pyramid,
@@ -394,12 +395,13 @@ impl ViewCache {
         )
     }
 
-    /// The bytes a pyramid of `rows_n` × `cols` with `cells` per level takes.
+    /// The bytes a pyramid of `rows_n` (`stored` with cells) × `cols` with `cells` per level
+    /// takes.
     ///
     /// # Errors
     /// 503 when that is more than [`ViewCache::capacity`].
-    fn affordable(&self, rows_n: usize, cols: usize, cells: usize) -> Result<u64, ApiError> {
-        let need = Pyramid::estimated_heap_bytes(rows_n, cols, cells) as u64;
+    fn affordable(&self, rows_n: usize, stored: usize, cols: usize, cells: usize) -> Result<u64, ApiError> {
+        let need = Pyramid::estimated_heap_bytes(rows_n, stored, cols, cells) as u64;
         if need > self.capacity() {
             return Err(ApiError::unavailable(format!(
                 "this view of {rows_n} rows × {cols} threads needs about {:.1} MiB of memory, more \
@@ -417,7 +419,7 @@ impl ViewCache {
         self.bulk.contains_key(&Key::Pyramid(slot, rows, axis))
     }
 
-    /// A pyramid of `rows_n` rows × `cols` threads built by `f` with
+    /// A pyramid of `rows_n` rows (`stored` with cells) × `cols` threads built by `f` with
     /// [`ViewCache::level_cells`] for one request and not kept: it counts as a computation and
     /// as memory being built while it is made (waiting like [`ViewCache::pyramid`]).
     ///
@@ -425,12 +427,12 @@ impl ViewCache {
     /// 503 when it would need more than [`ViewCache::capacity`].
     pub fn window_pyramid(
         &self,
-        (rows_n, cols): (usize, usize),
+        (rows_n, stored, cols): (usize, usize, usize),
         f: impl FnOnce(usize) -> Pyramid,
     ) -> Result<Pyramid, ApiError> {
         crate::cancel::check()?;
         let cells = self.level_cells();
-        let need = self.affordable(rows_n, cols, cells)?;
+        let need = self.affordable(rows_n, stored, cols, cells)?;
         self.computations.fetch_add(1, Ordering::Relaxed);
         crate::cancel::stage(true);
         let _reserved = self.building.reserve(need, self.budget / 4);
@@ -457,9 +459,12 @@ mod tests {
             order: RowOrder::Rank,
         };
         let e = cache
-            .pyramid(Slot::Run, (rows, 1_000_000), (AxisSpec::ID, 4096), |_| {
-                unreachable!("not built")
-            })
+            .pyramid(
+                Slot::Run,
+                (rows, 1_000_000, 1_000_000),
+                (AxisSpec::ID, 4096),
+                |_| unreachable!("not built"),
+            )
             .unwrap_err();
         assert_eq!(e.status, 503);
         assert!(e.message.contains("--cache-memory"), "{}", e.message);

@@ -655,7 +655,8 @@ macro_rules! groups {
     )*};
     (rows: $($t:ty),*) => {$(
         impl $t {
-            /// The rows of the matrix views for `values`.
+            /// The rows of the matrix views for `values` ([`RowSpec::canonical`]: one cache key
+            /// for the same rows).
             pub fn row_spec(&self, values: Values) -> RowSpec {
                 RowSpec {
                     values,
@@ -663,6 +664,7 @@ macro_rules! groups {
                     callpaths: self.callpaths.unwrap_or(false),
                     order: self.order.unwrap_or_default(),
                 }
+                .canonical()
             }
         }
     )*};

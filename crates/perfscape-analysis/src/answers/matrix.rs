@@ -5,7 +5,7 @@
 use crate::axis::AxisInfo;
 use crate::error::ViewError;
 use crate::params::Values;
-use crate::pyramid::{MatrixSource, ProfileMatrix, Pyramid, RowWindow};
+use crate::pyramid::{ProfileMatrix, Pyramid, RowWindow};
 use crate::views::{OverviewParams, Reduce, RowKind, RowOrder, RowSet, ThreadAxis};
 use perfscape_model::{Profile, ThreadId};
 use serde::Serialize;
@@ -193,6 +193,20 @@ pub struct RowSpec {
 }
 
 impl RowSpec {
+    /// The same rows under one key: source-line rows depend neither on `callpaths` nor on
+    /// `order` ([`RowSet::lines`]), so those are set to their defaults (a cache keyed by the
+    /// spec then holds one row set and one pyramid per metric, kind and axis for them, not six).
+    pub fn canonical(self) -> RowSpec {
+        match self.rows {
+            RowKind::Events => self,
+            RowKind::Lines => RowSpec {
+                callpaths: false,
+                order: RowOrder::default(),
+                ..self
+            },
+        }
+    }
+
     /// The rows of `profile` this spec names.
     pub fn build(&self, profile: &Profile) -> RowSet {
         match self.rows {
@@ -611,36 +625,89 @@ pub fn terrain(
     TerrainResponse { grid, peaks, picks }
 }
 
-/// The argmax of every cell of `grid` (see [`TerrainResponse::picks`]): one pass over the
-/// values of the rows the grid covers, each cell keeping its largest value's row and
-/// position.
+/// The argmax of every cell of `grid` (see [`TerrainResponse::picks`]), found from the
+/// pyramid's MAX blocks ([`Pyramid::max_picks`]): per cell, the rows of its bin up to the
+/// first one whose MAX over the bin's threads is the cell's value, then a descent through that
+/// row's blocks to the first thread holding it. The same picks as a scan of every cell of the
+/// covered rows (first in row order, then axis order, on ties), without reading them all.
 fn cell_picks(m: &MatrixInput<'_>, grid: &MatrixResponse) -> Vec<Option<CellPick>> {
-    let (nr, nc) = (grid.rows.len(), grid.cols.len());
-    let mut best: Vec<Option<(f64, usize, usize)>> = vec![None; nr * nc];
     let src = m.source();
-    let col_of = |p: usize| {
-        let c = grid.cols.partition_point(|b| (b.last as usize) < p);
-        (c < nc && grid.cols[c].first as usize <= p).then_some(c)
+    let first = m.first_row;
+    let window = RowWindow {
+        src: &src,
+        rows: first..first + m.pyramid.rows(),
     };
-    for (ri, rb) in grid.rows.iter().enumerate() {
-        for r in rb.first as usize..=rb.last as usize {
-            src.for_each_in_row(r, &mut |p, v| {
-                if let Some(ci) = col_of(p) {
-                    let cell = &mut best[ri * nc + ci];
-                    if !v.is_nan() && cell.is_none_or(|(b, br, bp)| v > b || (v == b && (r, p) < (br, bp))) {
-                        *cell = Some((v, r, p));
-                    }
-                }
-            });
-        }
-    }
-    best.into_iter()
+    let row_bins: Vec<Range<usize>> = grid
+        .rows
+        .iter()
+        .map(|b| (b.first as usize).saturating_sub(first)..(b.last as usize + 1).saturating_sub(first))
+        .collect();
+    let col_bins: Vec<Range<usize>> = grid
+        .cols
+        .iter()
+        .map(|b| b.first as usize..b.last as usize + 1)
+        .collect();
+    m.pyramid
+        .max_picks(&window, &row_bins, &col_bins, &grid.values)
+        .into_iter()
         .map(|c| {
-            let (_, r, p) = c?;
+            let (r, p) = c?;
             Some(CellPick {
-                event: m.rows.rows[r].events.first()?.0,
+                event: m.rows.rows[r + first].events.first()?.0,
                 thread: m.profile.thread(*m.axis.axis.order.get(p)?).to_string(),
             })
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use perfscape_model::{Metric, MetricId, ProfileBuilder, ThreadData, ThreadId, ValueKind};
+
+    /// Line rows are the same rows whatever `callpaths` and `order` say, so they share one
+    /// key; event rows keep theirs.
+    #[test]
+    fn line_rows_of_every_order_share_one_key() {
+        let mut b = ProfileBuilder::new(vec![Metric::tau("TIME")]);
+        for t in 0..3 {
+            let mut d = ThreadData::new(1);
+            for (i, name) in [
+                "[SAMPLE] b [{x.c} {12}]",
+                "[SAMPLE] a [{x.c} {10}]",
+                "main",
+                "main => f",
+            ]
+            .iter()
+            .enumerate()
+            {
+                let v = f64::from(t * 3 + i as u32);
+                d.push_timer(name, "G", 1.0, 0.0, &[v], &[v]).unwrap();
+            }
+            b.add_thread(ThreadId::new(t, 0, 0), d).unwrap();
+        }
+        let p = b.finish().0;
+        let values = Values {
+            metric: MetricId(0),
+            kind: ValueKind::Exclusive,
+        };
+        let spec = |rows, callpaths, order| RowSpec {
+            values,
+            rows,
+            callpaths,
+            order,
+        };
+        let base = spec(RowKind::Lines, false, RowOrder::Rank);
+        for callpaths in [false, true] {
+            for order in [RowOrder::Rank, RowOrder::Name, RowOrder::File] {
+                let s = spec(RowKind::Lines, callpaths, order);
+                assert_eq!(s.canonical(), base);
+                assert_eq!(s.build(&p), base.build(&p));
+                let e = spec(RowKind::Events, callpaths, order);
+                assert_eq!(e.canonical(), e);
+            }
+        }
+        let lines: Vec<String> = base.build(&p).rows.into_iter().map(|r| r.label).collect();
+        assert_eq!(lines, ["x.c:10", "x.c:11", "x.c:12"]);
+    }
 }

@@ -77,8 +77,8 @@ pub use event::{
 pub use events::{EventRow, EventsResponse, events, ranked_events};
 pub use findings::{FindingJson, FindingsResponse, findings_view};
 pub use matrix::{
-    Bin, MatrixInput, MatrixResponse, OverviewOptions, OverviewResponse, OverviewRowJson, PeakJson, Region,
-    RowJson, RowSpec, RowsResponse, RunRange, RunResolution, TerrainResponse, build_pyramid,
+    Bin, CellPick, MatrixInput, MatrixResponse, OverviewOptions, OverviewResponse, OverviewRowJson, PeakJson,
+    Region, RowJson, RowSpec, RowsResponse, RunRange, RunResolution, TerrainResponse, build_pyramid,
     build_window_pyramid, matrix, overview, region_rows, rows, terrain,
 };
 pub use series::{

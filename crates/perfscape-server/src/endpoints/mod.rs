@@ -27,7 +27,7 @@ use perfscape_analysis::answers::{
 };
 use perfscape_analysis::axis::{AxisInfo, AxisParams, AxisSpec, AxisSubset, order_axis, subset_axis};
 use perfscape_analysis::params::Values;
-use perfscape_analysis::pyramid::Pyramid;
+use perfscape_analysis::pyramid::{Pyramid, rows_with_cells};
 use perfscape_analysis::views::RowSet;
 use perfscape_model::Profile;
 use std::sync::Arc;
@@ -133,11 +133,14 @@ impl<'a> View<'a> {
         {
             return self.whole_pyramid(rows, spec, set, info);
         }
-        let pyramid = self
-            .cache
-            .window_pyramid((window.len(), info.axis.len()), |cells| {
-                build_window_pyramid(self.profile, values, &set, &info, window.clone(), cells)
-            })?;
+        let pyramid = self.cache.window_pyramid(
+            (
+                window.len(),
+                rows_with_cells(self.profile, &set.rows[window.clone()]),
+                info.axis.len(),
+            ),
+            |cells| build_window_pyramid(self.profile, values, &set, &info, window.clone(), cells),
+        )?;
         Ok(MatrixParts {
             values,
             rows: set,
@@ -156,11 +159,12 @@ impl<'a> View<'a> {
         info: Arc<AxisInfo>,
     ) -> Result<MatrixParts, ApiError> {
         let values = rows.values;
-        let pyramid = self
-            .cache
-            .pyramid(self.slot, (rows, set.len()), (spec, info.axis.len()), |cells| {
-                build_pyramid(self.profile, values, &set, &info, cells)
-            })?;
+        let pyramid = self.cache.pyramid(
+            self.slot,
+            (rows, set.len(), rows_with_cells(self.profile, &set.rows)),
+            (spec, info.axis.len()),
+            |cells| build_pyramid(self.profile, values, &set, &info, cells),
+        )?;
         Ok(MatrixParts {
             values,
             rows: set,

@@ -19,7 +19,9 @@ use perfscape_model::{Combine, Combiner, MetricId, Profile, ValueKind};
 use rayon::prelude::*;
 use std::ops::Range;
 
-use crate::views::{RowSet, ThreadAxis};
+use crate::views::{Row, RowSet, ThreadAxis};
+
+mod pick;
 
 /// Where the matrix values come from: rows × thread positions (in display order).
 pub trait MatrixSource: Sync {
@@ -36,6 +38,12 @@ pub trait MatrixSource: Sync {
     /// a call per cell.
     fn fill_row(&self, r: usize, row: &mut [f64]) {
         fill_row_by_cells(self, r, row);
+    }
+    /// False when row `r` has no cell with data, known without reading it (a [`Pyramid`]
+    /// then stores nothing for the row); true when it may have some. The default says true.
+    fn row_may_have_data(&self, r: usize) -> bool {
+        let _ = r;
+        true
     }
     /// The reduction of row `r` over positions `range` (NaN when no cell has data). The
     /// default reads cell by cell; dense sources override it with a slice scan.
@@ -84,9 +92,24 @@ impl ProfileMatrix<'_> {
     }
 }
 
+/// True when some event of `row` has a cell on some thread: a row of a [`ProfileMatrix`]
+/// without any has no data on any axis ([`MatrixSource::row_may_have_data`]).
+pub fn row_has_cells(profile: &Profile, row: &Row) -> bool {
+    row.events.iter().any(|&e| !profile.interval(e).is_empty())
+}
+
+/// How many of `rows` a pyramid of a [`ProfileMatrix`] over them stores ([`row_has_cells`]):
+/// the `stored` of [`Pyramid::estimated_heap_bytes`].
+pub fn rows_with_cells(profile: &Profile, rows: &[Row]) -> usize {
+    rows.iter().filter(|row| row_has_cells(profile, row)).count()
+}
+
 impl MatrixSource for ProfileMatrix<'_> {
     fn n_rows(&self) -> usize {
         self.rows.len()
+    }
+    fn row_may_have_data(&self, r: usize) -> bool {
+        row_has_cells(self.profile, &self.rows.rows[r])
     }
     fn n_cols(&self) -> usize {
         self.axis.len()
@@ -163,6 +186,9 @@ impl MatrixSource for RowWindow<'_> {
     fn for_each_in_row(&self, r: usize, f: &mut dyn FnMut(usize, f64)) {
         self.src.for_each_in_row(self.rows.start + r, f);
     }
+    fn row_may_have_data(&self, r: usize) -> bool {
+        self.src.row_may_have_data(self.rows.start + r)
+    }
     fn get(&self, r: usize, pos: usize) -> Option<f64> {
         self.src.get(self.rows.start + r, pos)
     }
@@ -191,6 +217,11 @@ impl MatrixSource for DenseMatrix {
     }
     fn n_cols(&self) -> usize {
         self.cols
+    }
+    fn row_may_have_data(&self, r: usize) -> bool {
+        self.values[r * self.cols..(r + 1) * self.cols]
+            .iter()
+            .any(|v| !v.is_nan())
     }
     fn for_each_in_row(&self, r: usize, f: &mut dyn FnMut(usize, f64)) {
         for (p, &v) in self.values[r * self.cols..(r + 1) * self.cols].iter().enumerate() {
@@ -226,8 +257,63 @@ pub struct Pyramid {
     rows: usize,
     cols: usize,
     levels: Vec<Level>,
+    /// Per row: its index among the stored rows of the levels, or [`NO_SLOT`] for a row
+    /// without data (nothing stored).
+    slots: Vec<u32>,
     row_max: Vec<Option<(usize, f64)>>,
     row_nonzero: Vec<bool>,
+}
+
+/// The slot of a row without stored blocks.
+const NO_SLOT: u32 = u32::MAX;
+
+/// Heap bytes per row of a pyramid: its largest cell (24), whether it has a value other than
+/// zero (1) and its slot (4).
+const PER_ROW_BYTES: usize = 29;
+
+/// The first stored level for `stored` rows × `cols` positions: the smallest `k >= 1` whose
+/// `stored × ceil(cols / 2^k)` cells fit `max_level_cells` (or whose block covers every
+/// position).
+fn first_level(stored: usize, cols: usize, max_level_cells: usize) -> u32 {
+    let mut first = 1u32;
+    while stored.saturating_mul(cols.div_ceil(1 << first)) > max_level_cells && (1usize << first) < cols {
+        first += 1;
+    }
+    first
+}
+
+/// Reduces `row` (NaN = no data) into blocks of `width` positions: `mx` and `sm` get each
+/// block's MAX and SUM (NaN for a block without data). True when the row has a value other
+/// than zero. One branch-free pass: `f64::max` ignores a NaN operand; the sum adds 0 for a
+/// cell without data and is NaN when no cell of the block has any.
+fn reduce_row(row: &[f64], width: usize, mx: &mut [f64], sm: &mut [f64]) -> bool {
+    let mut nz = false;
+    for ((block, m_out), s_out) in row.chunks(width).zip(mx.iter_mut()).zip(sm.iter_mut()) {
+        let (mut m, mut s, mut any) = (f64::NAN, 0.0, false);
+        for &v in block {
+            m = m.max(v);
+            s += if v.is_nan() { 0.0 } else { v };
+            any |= !v.is_nan();
+            nz |= (v != 0.0) & !v.is_nan();
+        }
+        *m_out = m;
+        *s_out = if any { s } else { f64::NAN };
+    }
+    nz
+}
+
+/// [`largest`] of `row` from its blocks' MAX `mx` (blocks of `width` positions): the largest
+/// block MAX, the first block holding it, the first position of that block holding it. The
+/// value returned is the cell's own (of either sign for a zero), as [`largest`] gives it.
+fn largest_by_blocks(row: &[f64], width: usize, mx: &[f64]) -> Option<(usize, f64)> {
+    let m = mx.iter().copied().fold(f64::NAN, f64::max);
+    if m.is_nan() {
+        return None;
+    }
+    let b = mx.iter().position(|&x| x == m)?;
+    let start = b * width;
+    let end = (start + width).min(row.len());
+    (start..end).find(|&p| row[p] == m).map(|p| (p, row[p]))
 }
 
 /// The largest value of `row` that is not NaN and its position (the first on ties).
@@ -270,52 +356,43 @@ pub struct PyramidGrid {
 }
 
 impl Pyramid {
-    /// Builds the pyramid of `src`, storing levels of at most `max_level_cells` cells.
+    /// Builds the pyramid of `src`, storing levels of at most `max_level_cells` cells, for the
+    /// rows that may have data ([`MatrixSource::row_may_have_data`]) only.
     ///
-    /// Cost: one pass over the source's cells plus the stored levels.
+    /// Cost: one pass over the cells of those rows plus the stored levels.
     pub fn build(src: &dyn MatrixSource, max_level_cells: usize) -> Self {
         let rows = src.n_rows();
         let cols = src.n_cols();
-        let mut row_max: Vec<Option<(usize, f64)>> = vec![None; rows];
-        let mut row_nonzero = vec![false; rows];
-        // First stored level: the smallest k >= 1 whose size fits the budget.
-        let mut first = 1u32;
-        while rows.saturating_mul(cols.div_ceil(1 << first)) > max_level_cells
-            && (1usize << first) < cols.max(1)
-        {
-            first += 1;
+        // The rows stored: those that may have data, in order.
+        let with_data: Vec<usize> = (0..rows).filter(|&r| src.row_may_have_data(r)).collect();
+        let mut slots = vec![NO_SLOT; rows];
+        for (i, &r) in with_data.iter().enumerate() {
+            slots[r] = i as u32;
         }
+        let stored = with_data.len();
+        // Per stored row: its largest cell and whether it has a value other than zero.
+        let mut best: Vec<Option<(usize, f64)>> = vec![None; stored];
+        let mut nonzero = vec![false; stored];
         let mut levels = Vec::new();
         if cols > 1 {
+            let first = first_level(stored, cols, max_level_cells);
             let c = cols.div_ceil(1 << first);
-            let mut max = vec![f64::NAN; rows * c];
-            let mut sum = vec![f64::NAN; rows * c];
+            let mut max = vec![0.0; stored * c];
+            let mut sum = vec![0.0; stored * c];
             // Rows are independent: one task per row, each reducing its row in position order,
             // so the result does not depend on the number of workers. A row is read whole
-            // into a buffer (NaN = no data), then reduced block by block.
+            // into a buffer (NaN = no data), then reduced block by block in one pass.
             let width = 1usize << first;
             max.par_chunks_mut(c)
                 .zip(sum.par_chunks_mut(c))
-                .zip(row_max.par_iter_mut().zip(row_nonzero.par_iter_mut()))
+                .zip(best.par_iter_mut().zip(nonzero.par_iter_mut()))
                 .enumerate()
                 .for_each_init(
                     || vec![f64::NAN; cols],
-                    |row, (r, ((mx, sm), (best, nz)))| {
-                        src.fill_row(r, row);
-                        for (b, block) in row.chunks(width).enumerate() {
-                            // Branch-free: `f64::max` ignores a NaN operand; the sum adds 0 for
-                            // a cell without data and is NaN when no cell has any.
-                            let (mut m, mut s, mut any) = (f64::NAN, 0.0, false);
-                            for &v in block {
-                                m = m.max(v);
-                                s += if v.is_nan() { 0.0 } else { v };
-                                any |= !v.is_nan();
-                            }
-                            mx[b] = m;
-                            sm[b] = if any { s } else { f64::NAN };
-                        }
-                        *nz = row.iter().any(|&v| v != 0.0 && !v.is_nan());
-                        *best = largest(row);
+                    |row, (i, ((mx, sm), (best, nz)))| {
+                        src.fill_row(with_data[i], row);
+                        *nz = reduce_row(row, width, mx, sm);
+                        *best = largest_by_blocks(row, width, mx);
                     },
                 );
             levels.push(Level {
@@ -326,8 +403,8 @@ impl Pyramid {
             });
             while let Some(prev) = levels.last().filter(|l| l.cols > 1) {
                 let c2 = prev.cols.div_ceil(2);
-                let mut max = vec![f64::NAN; rows * c2];
-                let mut sum = vec![f64::NAN; rows * c2];
+                let mut max = vec![f64::NAN; stored * c2];
+                let mut sum = vec![f64::NAN; stored * c2];
                 let halve = |dst: &mut [f64], row: &[f64], reduce: Reduce| {
                     for (b, d) in dst.iter_mut().enumerate() {
                         *d = match row.get(2 * b + 1) {
@@ -352,16 +429,23 @@ impl Pyramid {
             }
         } else {
             let mut row = vec![f64::NAN; cols];
-            for (r, (best, nz)) in row_max.iter_mut().zip(row_nonzero.iter_mut()).enumerate() {
-                src.fill_row(r, &mut row);
+            for (i, (best, nz)) in best.iter_mut().zip(nonzero.iter_mut()).enumerate() {
+                src.fill_row(with_data[i], &mut row);
                 *nz = row.iter().any(|&v| v != 0.0 && !v.is_nan());
                 *best = largest(&row);
             }
+        }
+        let mut row_max = vec![None; rows];
+        let mut row_nonzero = vec![false; rows];
+        for (i, &r) in with_data.iter().enumerate() {
+            row_max[r] = best[i];
+            row_nonzero[r] = nonzero[i];
         }
         Pyramid {
             rows,
             cols,
             levels,
+            slots,
             row_max,
             row_nonzero,
         }
@@ -377,19 +461,14 @@ impl Pyramid {
         self.cols
     }
 
-    /// The bytes [`Pyramid::heap_bytes`] will report for a pyramid of `rows` × `cols` built
-    /// with `max_level_cells`, known before building it.
-    pub fn estimated_heap_bytes(rows: usize, cols: usize, max_level_cells: usize) -> usize {
-        let mut bytes = rows.saturating_mul(24);
+    /// The bytes [`Pyramid::heap_bytes`] will report for a pyramid of `rows` × `cols` of which
+    /// `stored` rows may have data, built with `max_level_cells`, known before building it.
+    pub fn estimated_heap_bytes(rows: usize, stored: usize, cols: usize, max_level_cells: usize) -> usize {
+        let mut bytes = rows.saturating_mul(PER_ROW_BYTES);
         if cols > 1 {
-            let mut first = 1u32;
-            while rows.saturating_mul(cols.div_ceil(1 << first)) > max_level_cells && (1usize << first) < cols
-            {
-                first += 1;
-            }
-            let mut c = cols.div_ceil(1 << first);
+            let mut c = cols.div_ceil(1 << first_level(stored, cols, max_level_cells));
             loop {
-                bytes = bytes.saturating_add(rows.saturating_mul(c).saturating_mul(16));
+                bytes = bytes.saturating_add(stored.saturating_mul(c).saturating_mul(16));
                 if c <= 1 {
                     break;
                 }
@@ -399,13 +478,18 @@ impl Pyramid {
         bytes
     }
 
-    /// Bytes held by the stored levels.
+    /// Bytes held by the stored levels and the per-row figures.
     pub fn heap_bytes(&self) -> usize {
         self.levels
             .iter()
             .map(|l| (l.max.capacity() + l.sum.capacity()) * 8)
             .sum::<usize>()
-            + self.row_max.capacity() * 24
+            + self.rows * PER_ROW_BYTES
+    }
+
+    /// The number of rows whose blocks are stored (those that may have data).
+    pub fn stored_rows(&self) -> usize {
+        self.slots.iter().filter(|&&s| s != NO_SLOT).count()
     }
 
     /// The largest value of row `r` and its position (lowest position on ties).
@@ -459,14 +543,35 @@ impl Pyramid {
         }
     }
 
+    /// The index of row `r` among the stored rows; `None` for a row without data.
+    fn slot(&self, r: usize) -> Option<usize> {
+        self.slots
+            .get(r)
+            .copied()
+            .filter(|&s| s != NO_SLOT)
+            .map(|s| s as usize)
+    }
+
+    /// The stored level of blocks of `2^k` positions, if stored (the stored levels are
+    /// consecutive from the first).
+    fn level(&self, k: u32) -> Option<&Level> {
+        let first = self.levels.first()?.log2;
+        self.levels
+            .get(k.checked_sub(first)? as usize)
+            .filter(|l| l.log2 == k)
+    }
+
     /// Reduction of row `r` over the aligned block `[b << k, (b + 1) << k)`.
     fn block(&self, src: &dyn MatrixSource, r: usize, k: u32, b: usize, reduce: Reduce) -> f64 {
-        if let Some(l) = self.levels.iter().find(|l| l.log2 == k) {
+        let Some(slot) = self.slot(r) else {
+            return f64::NAN; // a row without data
+        };
+        if let Some(l) = self.level(k) {
             let arr = match reduce {
                 Reduce::Max => &l.max,
                 Reduce::Sum => &l.sum,
             };
-            return arr.get(r * l.cols + b).copied().unwrap_or(f64::NAN);
+            return arr.get(slot * l.cols + b).copied().unwrap_or(f64::NAN);
         }
         let start = b << k;
         let end = ((b + 1) << k).min(self.cols);
@@ -480,18 +585,14 @@ impl Pyramid {
     /// Reduction of row `r` over any range of positions: aligned blocks, largest first.
     fn range(&self, src: &dyn MatrixSource, r: usize, range: Range<usize>, reduce: Reduce) -> f64 {
         let mut acc = f64::NAN;
+        if self.slot(r).is_none() {
+            return acc; // a row without data
+        }
         let mut p = range.start;
         let end = range.end.min(self.cols);
         while p < end {
             // Largest aligned block starting at p that fits.
-            let mut k = if p == 0 {
-                usize::BITS - 1
-            } else {
-                p.trailing_zeros()
-            };
-            while k > 0 && p + (1usize << k) > end {
-                k -= 1;
-            }
+            let k = pick::aligned_log2(p, end);
             // Use stored levels only for blocks at or above the first stored level; finer ones
             // come from the source (one `get` per position, at most 2^first - 1 of them).
             acc = combine(acc, self.block(src, r, k, p >> k, reduce), reduce);
@@ -544,7 +645,7 @@ impl Pyramid {
                 let mut acc = f64::NAN;
                 for r in rb.clone() {
                     let v = if aligned {
-                        let direct = self.levels.iter().any(|l| l.log2 == level) || level == 0;
+                        let direct = level == 0 || self.level(level).is_some();
                         if direct {
                             self.block(src, r, level, cb.start >> level, reduce)
                         } else {
@@ -593,137 +694,4 @@ pub fn brute_force(
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use proptest::prelude::*;
-
-    fn dense(rows: usize, cols: usize, cells: &[f64]) -> DenseMatrix {
-        DenseMatrix {
-            rows,
-            cols,
-            values: cells[..rows * cols].to_vec(),
-        }
-    }
-
-    fn check(
-        m: &DenseMatrix,
-        budget: usize,
-        rr: Range<usize>,
-        cr: Range<usize>,
-        h: usize,
-        w: usize,
-        reduce: Reduce,
-    ) -> Result<(), TestCaseError> {
-        let p = Pyramid::build(m, budget);
-        prop_assert_eq!(
-            p.heap_bytes(),
-            Pyramid::estimated_heap_bytes(m.rows, m.cols, budget)
-        );
-        let g = p.grid(m, rr, cr.clone(), h, w, reduce);
-        prop_assert!(g.col_bins.len() <= w.max(1), "{} bins > {w}", g.col_bins.len());
-        if !cr.is_empty() && cr.start < m.cols {
-            prop_assert_eq!(g.col_bins.first().map(|b| b.start), Some(cr.start.min(m.cols)));
-            prop_assert_eq!(g.col_bins.last().map(|b| b.end), Some(cr.end.min(m.cols)));
-        }
-        let expect = brute_force(m, &g.row_bins, &g.col_bins, reduce);
-        for (i, (a, b)) in expect.iter().zip(&g.values).enumerate() {
-            match (a, b) {
-                (None, None) => {}
-                (Some(a), Some(b)) => match reduce {
-                    Reduce::Max => prop_assert_eq!(a, b, "cell {}", i),
-                    Reduce::Sum => prop_assert!(
-                        (a - b).abs() <= 1e-9 * a.abs().max(1.0),
-                        "cell {}: {} vs {}",
-                        i,
-                        a,
-                        b
-                    ),
-                },
-                _ => prop_assert!(false, "cell {}: {:?} vs {:?}", i, a, b),
-            }
-        }
-        Ok(())
-    }
-
-    proptest! {
-        #[test]
-        fn pyramid_equals_brute_force(
-            rows in 1usize..6, cols in 1usize..300,
-            cells in proptest::collection::vec(prop_oneof![4 => -1e6f64..1e9, 1 => Just(f64::NAN)], 6 * 300),
-            budget in prop_oneof![Just(1usize), Just(40), Just(1 << 20)],
-            a in 0usize..300, b in 0usize..300, h in 1usize..8, w in 1usize..50, sum in any::<bool>(),
-        ) {
-            let m = dense(rows, cols, &cells);
-            let (t0, t1) = (a.min(b), a.max(b) + 1);
-            check(&m, budget, 0..rows, t0..t1, h, w, if sum { Reduce::Sum } else { Reduce::Max })?;
-        }
-    }
-
-    proptest! {
-        #[test]
-        fn overview_from_the_pyramid_equals_brute_force(
-            rows in 1usize..30, cols in 1usize..70, skip in 0usize..5, bin in 1usize..4, strips in 1usize..4, w in 1usize..20,
-            cells in proptest::collection::vec(prop_oneof![2 => Just(0.0f64), 2 => 0.0f64..1e6, 1 => Just(f64::NAN)], 30 * 70),
-            sum in any::<bool>(),
-        ) {
-            let m = dense(rows, cols, &cells);
-            let pyr = Pyramid::build(&m, 64);
-            let reduce = if sum { Reduce::Sum } else { Reduce::Max };
-            let ov = pyr.overview(&m, OverviewParams { skip_empty_over: skip, bin, reduce, strips, max_cols: w });
-            let all: Vec<&OverviewRow> = ov.strips.iter().flatten().collect();
-            // Rows kept and skipped as the brute-force rule says.
-            let empty: Vec<bool> = (0..rows).map(|r| m.values[r * cols..(r + 1) * cols].iter().all(|v| v.is_nan() || *v == 0.0)).collect();
-            let (segments, skipped) = kept_segments(&empty, skip);
-            prop_assert_eq!(ov.skipped_rows, skipped);
-            prop_assert_eq!(all.len(), segments.iter().map(|(_, s)| s.len().div_ceil(bin)).sum::<usize>());
-            for row in &all {
-                let expect = brute_force(&m, std::slice::from_ref(&(row.first..row.last + 1)), &ov.col_bins, reduce);
-                for (a, b) in expect.iter().zip(&row.values) {
-                    match (a, b) {
-                        (None, None) => {}
-                        (Some(a), Some(b)) => prop_assert!((a - b).abs() <= 1e-9 * a.abs().max(1.0)),
-                        _ => prop_assert!(false, "{:?} vs {:?}", a, b),
-                    }
-                }
-            }
-        }
-    }
-
-    #[test]
-    fn row_max_is_the_largest_cell() {
-        let m = dense(
-            2,
-            5,
-            &[
-                1.0,
-                9.0,
-                3.0,
-                9.0,
-                f64::NAN,
-                f64::NAN,
-                f64::NAN,
-                f64::NAN,
-                f64::NAN,
-                f64::NAN,
-            ],
-        );
-        let p = Pyramid::build(&m, 1 << 20);
-        assert_eq!(p.row_max(0), Some((1, 9.0)));
-        assert_eq!(p.row_max(1), None);
-    }
-
-    #[test]
-    fn a_screen_request_touches_few_blocks() {
-        // 2^20 columns: the answer for 256 columns comes from level 12 directly.
-        let cols = 1 << 20;
-        let m = DenseMatrix {
-            rows: 2,
-            cols,
-            values: (0..2 * cols).map(|i| (i % 977) as f64).collect(),
-        };
-        let p = Pyramid::build(&m, 1 << 22);
-        let g = p.grid(&m, 0..2, 0..cols, 2, 256, Reduce::Max);
-        assert_eq!((g.level, g.col_bins.len()), (12, 256));
-        assert_eq!(g.values[0], Some(976.0));
-    }
-}
+mod tests;
