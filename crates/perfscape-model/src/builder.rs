@@ -71,6 +71,9 @@ pub struct ProfileBuilder {
     /// next thread is first compared with this event's name (one string comparison instead
     /// of a hash lookup).
     last_named: Vec<EventId>,
+    /// Per event, its position in `last_named` when it was last there (stale entries are
+    /// told by `last_named[pos] != e`).
+    last_named_pos: Vec<u32>,
 }
 
 impl ProfileBuilder {
@@ -101,6 +104,7 @@ impl ProfileBuilder {
             attribute_index: HashMap::default(),
             event_attributes: Vec::new(),
             last_named: Vec::new(),
+            last_named_pos: Vec::new(),
         }
     }
 
@@ -127,6 +131,15 @@ impl ProfileBuilder {
         self.event_index.reserve(&self.events, additional);
         self.raw_groups.reserve(additional);
         self.cells.reserve_events(additional);
+    }
+
+    /// Announces that about `n` threads will be added (a reader that lists its files first
+    /// knows it): from the second thread on, each (event, thread) cell is then written in its
+    /// place in the final arena, without per-event drafts copied at the end. A hint only:
+    /// more threads, or many more events than the first thread has, still work (the cells
+    /// then move to drafts once).
+    pub fn expect_threads(&mut self, n: usize) {
+        self.cells.expect_threads(n);
     }
 
     /// Number of threads added so far.
@@ -349,10 +362,13 @@ impl ProfileBuilder {
         self.cells.reserve(data.timer_count());
         let last_named = std::mem::take(&mut self.last_named);
         let mut named = Vec::with_capacity(last_named.len());
+        // Where this thread's next named row is expected in the last thread's rows: one past
+        // the last match, so a row inserted or left out costs one lookup, not the rest.
+        let mut cursor = 0;
         for (row, calls, subcalls, exclusive, inclusive) in data.timer_rows() {
             let e = match row {
                 RowEvent::Name(name, groups) => {
-                    let e = match last_named.get(named.len()) {
+                    let e = match last_named.get(cursor) {
                         // The event `intern_event` would find: not linked yet, keyed by its
                         // whole name.
                         Some(&c)
@@ -360,9 +376,18 @@ impl ProfileBuilder {
                                 && *self.events[c.index()].frame == *name =>
                         {
                             self.add_groups(c, groups);
+                            cursor += 1;
                             c
                         }
-                        _ => self.intern_event(name, groups),
+                        _ => {
+                            let e = self.intern_event(name, groups);
+                            if let Some(&p) = self.last_named_pos.get(e.index())
+                                && last_named.get(p as usize) == Some(&e)
+                            {
+                                cursor = p as usize + 1;
+                            }
+                            e
+                        }
                     };
                     named.push(e);
                     e
@@ -370,6 +395,13 @@ impl ProfileBuilder {
                 RowEvent::Id(e) => e,
             };
             self.add_cell(id, t, e, [calls, subcalls], exclusive, inclusive);
+        }
+        if self.last_named_pos.len() < self.events.len() {
+            self.last_named_pos.resize(self.events.len(), u32::MAX);
+        }
+        for (p, e) in named.iter().enumerate() {
+            // Positions past u32::MAX are never looked up again (the check above fails).
+            self.last_named_pos[e.index()] = u32::try_from(p).unwrap_or(u32::MAX);
         }
         self.last_named = named;
         for (name, [count, max, min, mean, sum_squares]) in data.atomic_rows() {
