@@ -99,8 +99,10 @@ impl CellRows {
     fn move_to_dense(&mut self) -> bool {
         let stride = self.expected_threads;
         let events = self.last.len();
-        let capacity = (4 * events).max(1024);
-        let capacity = capacity.min(DENSE_MAX_SLOTS / stride.max(1));
+        // Room for twice the first thread's events: TAU's threads list nearly the same
+        // timers. Untouched room costs address space only, unless the allocator hands back
+        // memory it must zero; then it costs as much as the drafts' doubling would.
+        let capacity = (2 * events + 64).min(DENSE_MAX_SLOTS / stride.max(1));
         if stride < 2 || capacity < events || capacity == 0 {
             return false;
         }
@@ -494,8 +496,8 @@ mod tests {
 
     #[test]
     fn events_beyond_the_in_place_room_move_the_cells_to_drafts() {
-        // The first thread has one event, so the in-place room is 1,024 events: 1,500 more
-        // events on thread 1 go past it.
+        // The first thread has one event, so the in-place room is 66 events: 1,500 events on
+        // thread 1 go past it.
         let mut cells = vec![(0, 0, 1.0)];
         cells.extend((0..1500).map(|e| (e, 1, f64::from(e))));
         cells.extend((0..1500).step_by(7).map(|e| (e, 2, 2.0 * f64::from(e))));
