@@ -5,8 +5,13 @@
 //! of 10^6 nodes on one thread comes node by node, so its arrays become the arena as they are.
 //! When a second thread arrives the cells move to one draft per event (its threads and
 //! row-major values), where each further thread's row is appended: runs of many threads
-//! (TAU: 10^3–10^6 threads x 10^2–10^3 events) then need no reordering at the end, only one
-//! copy of each draft into the arena.
+//! then need no reordering at the end, only one copy of each draft into the arena.
+//!
+//! When the reader announced its thread count T (TAU runs: 10^3–10^6 threads x 10^2–10^3
+//! events, each thread listing nearly the same timers), the second thread instead moves the
+//! cells to their place in the final arrays ([`Dense`]: T slots per event, room for twice the
+//! first thread's events), where every further cell is written once; `finish` closes the gaps
+//! in place. A run that outgrows that room moves to the drafts once.
 
 use crate::columns::IntervalColumns;
 use crate::ids::{EventId, ThreadIndex};
