@@ -7,9 +7,10 @@
 
 use crate::cell_rows::CellRows;
 use crate::columns::AtomicColumn;
+use crate::context_events::link_context_events;
 use crate::event::{
-    AtomicEvent, CALLPATH_SEPARATOR, Event, EventKind, SourceLocation, callpath_frames, callpath_leaf,
-    callpath_parent, normalize_timer_name,
+    CALLPATH_SEPARATOR, Event, EventKind, SourceLocation, callpath_frames, callpath_leaf, callpath_parent,
+    normalize_timer_name,
 };
 use crate::event_index::{EventIndex, write_name};
 use crate::ids::{AtomicEventId, EventId, GroupId, ThreadId, ThreadIndex};
@@ -71,8 +72,7 @@ pub struct ProfileBuilder {
     /// next thread is first compared with this event's name (one string comparison instead
     /// of a hash lookup).
     last_named: Vec<EventId>,
-    /// Per event, its position in `last_named` when it was last there (stale entries are
-    /// told by `last_named[pos] != e`).
+    /// Per event, its position in `last_named` (stale when `last_named[pos] != e`).
     last_named_pos: Vec<u32>,
 }
 
@@ -133,11 +133,9 @@ impl ProfileBuilder {
         self.cells.reserve_events(additional);
     }
 
-    /// Announces that about `n` threads will be added (a reader that lists its files first
-    /// knows it): from the second thread on, each (event, thread) cell is then written in its
-    /// place in the final arena, without per-event drafts copied at the end. A hint only:
-    /// more threads, or many more events than the first thread has, still work (the cells
-    /// then move to drafts once).
+    /// Announces that about `n` threads will be added: from the second thread on, each cell
+    /// is then written in its final place, not into drafts copied at the end. A hint only:
+    /// more threads, or many more events than the first thread has, still work (slower).
     pub fn expect_threads(&mut self, n: usize) {
         self.cells.expect_threads(n);
     }
@@ -396,11 +394,9 @@ impl ProfileBuilder {
             };
             self.add_cell(id, t, e, [calls, subcalls], exclusive, inclusive);
         }
-        if self.last_named_pos.len() < self.events.len() {
-            self.last_named_pos.resize(self.events.len(), u32::MAX);
-        }
+        // Events only grow in number; a position past u32::MAX is never matched again.
+        self.last_named_pos.resize(self.events.len(), u32::MAX);
         for (p, e) in named.iter().enumerate() {
-            // Positions past u32::MAX are never looked up again (the check above fails).
             self.last_named_pos[e.index()] = u32::try_from(p).unwrap_or(u32::MAX);
         }
         self.last_named = named;
@@ -573,78 +569,6 @@ impl ProfileBuilder {
         };
         (profile, notes)
     }
-}
-
-/// The user events of `atomic_names`, with context events (`base : a => b`) linked to the
-/// interval event of their callpath and to their base event.
-fn link_context_events(
-    events: &[Event],
-    event_index: &EventIndex,
-    atomic_names: &[String],
-    atomic_index: &HashMap<String, AtomicEventId>,
-) -> Vec<AtomicEvent> {
-    // Paths without their first frame, to attach context user events (TAU writes their
-    // callpath without the `.TAU application` root). Ambiguous keys map to None. Built only
-    // when some user event has a context.
-    let mut without_root: HashMap<String, Option<EventId>> = HashMap::default();
-    if atomic_names.iter().any(|n| n.contains(" : ")) {
-        let mut name = String::new();
-        for i in 0..events.len() {
-            if events[i].depth < 2 {
-                continue;
-            }
-            name.clear();
-            write_name(events, EventId::from(i), &mut name);
-            if let Some(pos) = name.find(CALLPATH_SEPARATOR) {
-                without_root
-                    .entry(name[pos + CALLPATH_SEPARATOR.len()..].to_string())
-                    .and_modify(|v| *v = None)
-                    .or_insert(Some(EventId::from(i)));
-            }
-        }
-    }
-    let resolve = |path: &str| -> Option<EventId> {
-        let path = normalize_timer_name(path);
-        event_index
-            .resolve(events, path.as_ref())
-            .or_else(|| without_root.get(path.as_ref()).copied().flatten())
-    };
-    atomic_names
-        .iter()
-        .map(|name| {
-            // Split at the first ` : ` whose right side names an interval event; failing
-            // that, at the first one followed by a callpath (`a => b`), unresolved.
-            let splits: Vec<usize> = name.match_indices(" : ").map(|(i, _)| i).collect();
-            let resolved = splits
-                .iter()
-                .find_map(|&i| resolve(&name[i + 3..]).map(|ctx| (i, Some(ctx))));
-            let found = resolved.or_else(|| {
-                splits
-                    .iter()
-                    .find(|&&i| name[i + 3..].contains("=>"))
-                    .map(|&i| (i, None))
-            });
-            match found {
-                Some((split, ctx)) => {
-                    let base_name = name[..split].to_string();
-                    AtomicEvent {
-                        name: name.clone(),
-                        context: ctx,
-                        context_path: Some(normalize_timer_name(&name[split + 3..]).into_owned()),
-                        base: atomic_index.get(base_name.as_str()).copied(),
-                        base_name: Some(base_name),
-                    }
-                }
-                None => AtomicEvent {
-                    name: name.clone(),
-                    context: None,
-                    context_path: None,
-                    base: None,
-                    base_name: None,
-                },
-            }
-        })
-        .collect()
 }
 
 #[cfg(test)]
