@@ -395,7 +395,9 @@ impl ProfileBuilder {
             self.add_cell(id, t, e, [calls, subcalls], exclusive, inclusive);
         }
         // Events only grow in number; a position past u32::MAX is never matched again.
-        self.last_named_pos.resize(self.events.len(), u32::MAX);
+        if !named.is_empty() {
+            self.last_named_pos.resize(self.events.len(), u32::MAX);
+        }
         for (p, e) in named.iter().enumerate() {
             self.last_named_pos[e.index()] = u32::try_from(p).unwrap_or(u32::MAX);
         }
