@@ -518,6 +518,70 @@ fn result_is_identical_for_one_and_many_worker_threads() {
     );
 }
 
+/// A run whose first thread lists one timer and whose later threads list 150 more, in an
+/// order that shifts from thread to thread, some twice: more events than the builder makes
+/// room for in place after the first thread, so the cells move to per-event drafts midway.
+/// Every value is planted (thread `k`, timer `f<i>`: exclusive `1000 k + i`), and the
+/// profile is the same for 1 and 4 worker threads.
+#[test]
+fn threads_adding_many_events_load_the_same_with_one_and_many_workers() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = |names: &[String]| {
+        let mut s = format!(
+            "{} templated_functions_MULTI_TIME\n# Name Calls Subrs Excl Incl ProfileCalls\n",
+            names.len()
+        );
+        for n in names {
+            s.push_str(n);
+        }
+        s + "0 aggregates\n"
+    };
+    let line = |name: &str, v: u64| format!("\"{name}\" 1 0 {v} {v} 0 GROUP=\"TAU_USER\" \n");
+    fs::write(dir.path().join("profile.0.0.0"), file(&[line("main", 1)])).unwrap();
+    for k in 1..300u64 {
+        let mut names = vec![line("main", 1000 * k)];
+        for j in 0..150u64 {
+            let i = (j + k) % 150; // a different order on every thread
+            names.push(line(&format!("f{i}"), 1000 * k + i));
+        }
+        if k % 7 == 0 {
+            names.push(line("f3", 0)); // listed twice: summed
+        }
+        fs::write(dir.path().join(format!("profile.{k}.0.0")), file(&names)).unwrap();
+    }
+    let load = |threads| {
+        open(
+            dir.path(),
+            &OpenOptions {
+                threads: Some(threads),
+                cache: CacheMode::Off,
+                ..opts()
+            },
+        )
+        .unwrap()
+    };
+    let (one, many) = (load(1), load(4));
+    assert!(
+        one.profile == many.profile,
+        "profiles differ between 1 and 4 worker threads"
+    );
+    let p = &one.profile;
+    assert_eq!(p.threads().len(), 300);
+    assert_eq!(p.events().len(), 151);
+    for i in [0u64, 3, 77, 149] {
+        let col = p.interval(p.event_by_name(&format!("f{i}")).unwrap());
+        let want: Vec<f64> = (1..300u64).map(|k| (1000 * k + i) as f64).collect();
+        assert_eq!(col.exclusive(MetricId(0)), &want[..], "f{i}");
+        let calls: Vec<f64> = (1..300u64)
+            .map(|k| if i == 3 && k % 7 == 0 { 2.0 } else { 1.0 })
+            .collect();
+        assert_eq!(col.calls(), &calls[..], "f{i}");
+    }
+    let main = p.interval(p.event_by_name("main").unwrap());
+    assert_eq!(main.threads().len(), 300);
+    assert_eq!(main.exclusive(MetricId(0))[299], 299_000.0);
+}
+
 #[test]
 fn a_single_profile_file_loads_as_one_thread() {
     let f = corpus().join("tau-real/mpi-stencil-np4-profile/profile.2.0.0");

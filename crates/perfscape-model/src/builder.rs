@@ -7,9 +7,10 @@
 
 use crate::cell_rows::CellRows;
 use crate::columns::AtomicColumn;
+use crate::context_events::link_context_events;
 use crate::event::{
-    AtomicEvent, CALLPATH_SEPARATOR, Event, EventKind, SourceLocation, callpath_frames, callpath_leaf,
-    callpath_parent, normalize_timer_name,
+    CALLPATH_SEPARATOR, Event, EventKind, SourceLocation, callpath_frames, callpath_leaf, callpath_parent,
+    normalize_timer_name,
 };
 use crate::event_index::{EventIndex, write_name};
 use crate::ids::{AtomicEventId, EventId, GroupId, ThreadId, ThreadIndex};
@@ -71,6 +72,8 @@ pub struct ProfileBuilder {
     /// next thread is first compared with this event's name (one string comparison instead
     /// of a hash lookup).
     last_named: Vec<EventId>,
+    /// Per event, its position in `last_named` (stale when `last_named[pos] != e`).
+    last_named_pos: Vec<u32>,
 }
 
 impl ProfileBuilder {
@@ -101,6 +104,7 @@ impl ProfileBuilder {
             attribute_index: HashMap::default(),
             event_attributes: Vec::new(),
             last_named: Vec::new(),
+            last_named_pos: Vec::new(),
         }
     }
 
@@ -127,6 +131,13 @@ impl ProfileBuilder {
         self.event_index.reserve(&self.events, additional);
         self.raw_groups.reserve(additional);
         self.cells.reserve_events(additional);
+    }
+
+    /// Announces that about `n` threads will be added: from the second thread on, each cell
+    /// is then written in its final place, not into drafts copied at the end. A hint only:
+    /// more threads, or many more events than the first thread has, still work (slower).
+    pub fn expect_threads(&mut self, n: usize) {
+        self.cells.expect_threads(n);
     }
 
     /// Number of threads added so far.
@@ -349,10 +360,13 @@ impl ProfileBuilder {
         self.cells.reserve(data.timer_count());
         let last_named = std::mem::take(&mut self.last_named);
         let mut named = Vec::with_capacity(last_named.len());
+        // Where this thread's next named row is expected in the last thread's rows: one past
+        // the last match, so a row inserted or left out costs one lookup, not the rest.
+        let mut cursor = 0;
         for (row, calls, subcalls, exclusive, inclusive) in data.timer_rows() {
             let e = match row {
                 RowEvent::Name(name, groups) => {
-                    let e = match last_named.get(named.len()) {
+                    let e = match last_named.get(cursor) {
                         // The event `intern_event` would find: not linked yet, keyed by its
                         // whole name.
                         Some(&c)
@@ -360,9 +374,18 @@ impl ProfileBuilder {
                                 && *self.events[c.index()].frame == *name =>
                         {
                             self.add_groups(c, groups);
+                            cursor += 1;
                             c
                         }
-                        _ => self.intern_event(name, groups),
+                        _ => {
+                            let e = self.intern_event(name, groups);
+                            if let Some(&p) = self.last_named_pos.get(e.index())
+                                && last_named.get(p as usize) == Some(&e)
+                            {
+                                cursor = p as usize + 1;
+                            }
+                            e
+                        }
                     };
                     named.push(e);
                     e
@@ -370,6 +393,13 @@ impl ProfileBuilder {
                 RowEvent::Id(e) => e,
             };
             self.add_cell(id, t, e, [calls, subcalls], exclusive, inclusive);
+        }
+        // Events only grow in number; a position past u32::MAX is never matched again.
+        if !named.is_empty() {
+            self.last_named_pos.resize(self.events.len(), u32::MAX);
+        }
+        for (p, e) in named.iter().enumerate() {
+            self.last_named_pos[e.index()] = u32::try_from(p).unwrap_or(u32::MAX);
         }
         self.last_named = named;
         for (name, [count, max, min, mean, sum_squares]) in data.atomic_rows() {
@@ -541,78 +571,6 @@ impl ProfileBuilder {
         };
         (profile, notes)
     }
-}
-
-/// The user events of `atomic_names`, with context events (`base : a => b`) linked to the
-/// interval event of their callpath and to their base event.
-fn link_context_events(
-    events: &[Event],
-    event_index: &EventIndex,
-    atomic_names: &[String],
-    atomic_index: &HashMap<String, AtomicEventId>,
-) -> Vec<AtomicEvent> {
-    // Paths without their first frame, to attach context user events (TAU writes their
-    // callpath without the `.TAU application` root). Ambiguous keys map to None. Built only
-    // when some user event has a context.
-    let mut without_root: HashMap<String, Option<EventId>> = HashMap::default();
-    if atomic_names.iter().any(|n| n.contains(" : ")) {
-        let mut name = String::new();
-        for i in 0..events.len() {
-            if events[i].depth < 2 {
-                continue;
-            }
-            name.clear();
-            write_name(events, EventId::from(i), &mut name);
-            if let Some(pos) = name.find(CALLPATH_SEPARATOR) {
-                without_root
-                    .entry(name[pos + CALLPATH_SEPARATOR.len()..].to_string())
-                    .and_modify(|v| *v = None)
-                    .or_insert(Some(EventId::from(i)));
-            }
-        }
-    }
-    let resolve = |path: &str| -> Option<EventId> {
-        let path = normalize_timer_name(path);
-        event_index
-            .resolve(events, path.as_ref())
-            .or_else(|| without_root.get(path.as_ref()).copied().flatten())
-    };
-    atomic_names
-        .iter()
-        .map(|name| {
-            // Split at the first ` : ` whose right side names an interval event; failing
-            // that, at the first one followed by a callpath (`a => b`), unresolved.
-            let splits: Vec<usize> = name.match_indices(" : ").map(|(i, _)| i).collect();
-            let resolved = splits
-                .iter()
-                .find_map(|&i| resolve(&name[i + 3..]).map(|ctx| (i, Some(ctx))));
-            let found = resolved.or_else(|| {
-                splits
-                    .iter()
-                    .find(|&&i| name[i + 3..].contains("=>"))
-                    .map(|&i| (i, None))
-            });
-            match found {
-                Some((split, ctx)) => {
-                    let base_name = name[..split].to_string();
-                    AtomicEvent {
-                        name: name.clone(),
-                        context: ctx,
-                        context_path: Some(normalize_timer_name(&name[split + 3..]).into_owned()),
-                        base: atomic_index.get(base_name.as_str()).copied(),
-                        base_name: Some(base_name),
-                    }
-                }
-                None => AtomicEvent {
-                    name: name.clone(),
-                    context: None,
-                    context_path: None,
-                    base: None,
-                    base_name: None,
-                },
-            }
-        })
-        .collect()
 }
 
 #[cfg(test)]

@@ -36,6 +36,7 @@ pub mod binary;
 mod builder;
 mod cell_rows;
 mod columns;
+mod context_events;
 pub mod event;
 mod event_index;
 mod ids;

@@ -383,6 +383,7 @@ pub fn read_run(dir: &Path, opts: &OpenOptions<'_>) -> Result<Opened, LoadError>
         })
         .collect();
     let mut builder = ProfileBuilder::new(metric_names.iter().map(Metric::tau).collect());
+    builder.expect_threads(threads.len());
     let mut report = LoadReport {
         format: "tau",
         notes,
