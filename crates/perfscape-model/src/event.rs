@@ -133,13 +133,7 @@ impl SourceLocation {
 /// `.TAU application => MPI_Init()`. Borrows when nothing changes.
 pub fn normalize_timer_name(raw: &str) -> Cow<'_, str> {
     let trimmed = raw.trim();
-    if !trimmed.contains("=>") {
-        return Cow::Borrowed(trimmed);
-    }
-    let canonical = trimmed
-        .split(CALLPATH_SEPARATOR)
-        .all(|f| !f.is_empty() && f.trim() == f && !f.contains("=>"));
-    if canonical {
+    if is_canonical_path(trimmed) {
         return Cow::Borrowed(trimmed);
     }
     let mut out = String::with_capacity(trimmed.len());
@@ -150,6 +144,29 @@ pub fn normalize_timer_name(raw: &str) -> Cow<'_, str> {
         out.push_str(frame.trim());
     }
     Cow::Owned(out)
+}
+
+/// True when `s` (trimmed) is already a normalized name: a flat name without `=>`, or frames
+/// joined by `" => "`, each non-empty, without `=>` and without whitespace at its ends. One
+/// pass over the `=>` of the name with a searcher built once (TAU readers ask this of every
+/// timer line of every file); the same test as splitting at `" => "` and checking each frame.
+fn is_canonical_path(s: &str) -> bool {
+    static ARROW: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
+        std::sync::LazyLock::new(|| memchr::memmem::Finder::new("=>"));
+    let b = s.as_bytes();
+    let trimmed_frame = |f: &str| !f.is_empty() && f.trim() == f;
+    let mut frame_start = 0;
+    for i in ARROW.find_iter(b) {
+        // The arrow must be the middle of " => ", after a frame and before another one.
+        if i == 0 || i - 1 < frame_start || b[i - 1] != b' ' || b.get(i + 2) != Some(&b' ') {
+            return false;
+        }
+        if !trimmed_frame(&s[frame_start..i - 1]) {
+            return false;
+        }
+        frame_start = i + 3;
+    }
+    frame_start == 0 || trimmed_frame(&s[frame_start.min(s.len())..])
 }
 
 /// Collapses every run of two or more spaces into one space and trims the ends.
@@ -307,6 +324,53 @@ mod tests {
         );
         assert_eq!(normalize_timer_name("a=>b"), "a => b");
         assert!(matches!(normalize_timer_name("a => b => c"), Cow::Borrowed(_)));
+    }
+
+    /// The canonical-name test as it was written first (split at `" => "`, check each frame):
+    /// the oracle of the one-pass [`is_canonical_path`].
+    fn canonical_by_split(s: &str) -> bool {
+        !s.contains("=>")
+            || s.split(CALLPATH_SEPARATOR)
+                .all(|f| !f.is_empty() && f.trim() == f && !f.contains("=>"))
+    }
+
+    #[test]
+    fn the_one_pass_canonical_test_equals_splitting() {
+        for s in [
+            "",
+            "a",
+            "a => b",
+            "a => b => c",
+            "a=>b",
+            "a  => b",
+            "a =>  b",
+            " => b",
+            "a => ",
+            "a => => b",
+            "a =>> b",
+            "a ==> b",
+            "=>",
+            " => ",
+            "a => b=>c",
+            "a =>\tb",
+            "a\u{a0}=> b",
+            "a => \u{a0}b",
+            "f(x >= 0) => g",
+            "a => b >= c",
+        ] {
+            let s = s.trim();
+            assert_eq!(is_canonical_path(s), canonical_by_split(s), "{s:?}");
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn the_one_pass_canonical_test_equals_splitting_on_any_text(
+            s in "[ab =>\t\u{a0}]{0,24}"
+        ) {
+            let s = s.trim();
+            proptest::prop_assert_eq!(is_canonical_path(s), canonical_by_split(s), "{:?}", s);
+        }
     }
 
     #[test]
