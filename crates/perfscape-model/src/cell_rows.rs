@@ -227,13 +227,13 @@ impl CellRows {
                 let n = d.count[e.index()] as usize;
                 let base = e.index() * d.stride;
                 if n > 0 && d.threads[base + n - 1] == t.0 {
-                    let at = base + n - 1;
-                    d.kinds[0][at] += calls;
-                    d.kinds[1][at] += subcalls;
-                    for (m, (x, i)) in exclusive.iter().zip(inclusive).enumerate() {
-                        d.kinds[2 + 2 * m][at] += x;
-                        d.kinds[3 + 2 * m][at] += i;
-                    }
+                    add_at(
+                        &mut d.kinds,
+                        base + n - 1,
+                        [calls, subcalls],
+                        exclusive,
+                        inclusive,
+                    );
                     return false;
                 }
                 let at = base + n;
@@ -282,13 +282,13 @@ impl CellRows {
         }
         let last = self.last[e.index()];
         if last != NONE && self.thread[last as usize] == t {
-            let r = last as usize;
-            self.kinds[0][r] += calls;
-            self.kinds[1][r] += subcalls;
-            for (m, (x, i)) in exclusive.iter().zip(inclusive).enumerate() {
-                self.kinds[2 + 2 * m][r] += x;
-                self.kinds[3 + 2 * m][r] += i;
-            }
+            add_at(
+                &mut self.kinds,
+                last as usize,
+                [calls, subcalls],
+                exclusive,
+                inclusive,
+            );
             return false;
         }
         // Cells beyond u32::MAX keep working; only the duplicate check is lost for them.
@@ -393,6 +393,24 @@ fn from_drafts(drafts: Vec<Draft>, width: usize) -> IntervalColumns {
         out.starts.push(out.threads.len());
     }
     out
+}
+
+/// Adds one row's values to the cell at `at` of the one-array-per-kind `kinds` (calls,
+/// subcalls, then per metric exclusive and inclusive): a thread listing an event twice, whose
+/// rows ParaProf sums.
+fn add_at(
+    kinds: &mut [Vec<f64>],
+    at: usize,
+    [calls, subcalls]: [f64; 2],
+    exclusive: &[f64],
+    inclusive: &[f64],
+) {
+    kinds[0][at] += calls;
+    kinds[1][at] += subcalls;
+    for (m, (x, i)) in exclusive.iter().zip(inclusive).enumerate() {
+        kinds[2 + 2 * m][at] += x;
+        kinds[3 + 2 * m][at] += i;
+    }
 }
 
 /// The arena from the [`Dense`] layout: each event's cells moved down to close the gaps, in
