@@ -202,8 +202,10 @@ export class TerrainView extends PanelView {
       xAxis3D: { type: 'value', name: 'threads', nameTextStyle: AXIS_NAME, min: 0, max: Math.max(1, nc - 1), axisLabel: { formatter: (v: number) => g.cols[Math.round(v)]?.label.split(' ')[0] ?? '', textStyle: AXIS_LABEL } },
       yAxis3D: { type: 'value', name: 'events (largest at the back)', nameTextStyle: AXIS_NAME, min: 0, max: Math.max(1, nr - 1), axisLabel: { show: false } },
       // From above the value axis points at the eye: its labels would pile up (the colour and the
-      // tooltip give the value).
-      zAxis3D: { type: 'value', name: top ? '' : g.unit, nameTextStyle: AXIS_NAME, axisLabel: { show: !top, formatter: (v: number) => value(v, u), textStyle: AXIS_LABEL } },
+      // tooltip give the value). The axis is named by the value shown: its ticks carry the units
+      // (ms, s), so the metric's base unit there would contradict them; the 0 tick is not
+      // labelled, where it would sit on the thread axis's first label.
+      zAxis3D: { type: 'value', name: top ? '' : s.kind, nameGap: 36, nameTextStyle: AXIS_NAME, axisLabel: { show: !top, formatter: (v: number) => (v === 0 ? '' : value(v, u)), textStyle: AXIS_LABEL } },
       grid3D: {
         boxWidth: 120,
         boxDepth: 90,
