@@ -524,6 +524,9 @@ def main():
     ap.add_argument("--paraprof-repeat", type=int, default=3,
                     help="rounds of ParaProf --pack per TAU input (alternating with perfscape and pprof)")
     ap.add_argument("--no-paraprof", action="store_true", help="do not run ParaProf (Java 17)")
+    ap.add_argument("--bin", help="the perfscape binary to time, built beforehand from this checkout "
+                    "(default: build the release binary here; a timed run under the exclusive bench "
+                    "lock should not compile)")
     a = ap.parse_args()
     command = "python3 bench/bench.py" + "".join(" " + shlex.quote(x) for x in sys.argv[1:])
     load_at_start = os.getloadavg()
@@ -531,7 +534,7 @@ def main():
     dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no", "--", "crates", "Cargo.toml", "Cargo.lock", "web"],
                            cwd=ROOT, capture_output=True, text=True).stdout.strip()
     commit += " (with uncommitted changes in crates/ or web/)" if dirty else ""
-    exe = build()
+    exe = Path(a.bin).resolve() if a.bin else build()
     CACHE.mkdir(parents=True, exist_ok=True)
     # Profile caches of the benchmark runs stay beside them in bench/.runs, not in the user's
     # cache directory (the 65,536-rank entry alone is ~100 MB); the examples run by cargo inherit it.

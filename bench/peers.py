@@ -3,7 +3,7 @@
 
 usage: python3 bench/peers.py [--ranks 4096,16384] [--repeat 7] [--paraprof-repeat 3]
                               [--no-paraprof] [--tree-contexts 1000000] [--chrome-mb 500]
-                              [--baseline OLD_PERFSCAPE] [--out FILE.md]
+                              [--baseline OLD_PERFSCAPE] [--bin PERFSCAPE] [--out FILE.md]
 
 - Builds perfscape (release) and TAU's own C++ `pprof` from ../shared/tools/tau-ref/ (g++, into a
   temporary directory), and runs ParaProf headless from there (`paraprof.sh --pack`, Java 17).
@@ -17,6 +17,8 @@ usage: python3 bench/peers.py [--ranks 4096,16384] [--repeat 7] [--paraprof-repe
   contexts (bench/gen_pprof_tree.py, written to a temporary directory), and a generated Chrome
   trace of --chrome-mb MB (bench/gen_chrome_trace.py).
 - --baseline OLD: an older perfscape binary timed in the same rounds, for before/after figures.
+- --bin PERFSCAPE: time this binary instead of building one (so that a run under the exclusive
+  bench lock, `flock -x /tmp/bench.lock python3 bench/peers.py --bin ...`, compiles nothing).
 - Prints a Markdown section (machine, load average before and after, every figure) and writes it
   to --out when given.
 """
@@ -137,9 +139,10 @@ def main():
     ap.add_argument("--tree-contexts", type=int, default=1_000_000)
     ap.add_argument("--chrome-mb", type=int, default=500, help="size of the generated Chrome trace (0: none)")
     ap.add_argument("--baseline", help="an older perfscape binary, timed in the same rounds (before/after)")
+    ap.add_argument("--bin", help="the perfscape binary to time (default: build the release binary)")
     ap.add_argument("--out")
     a = ap.parse_args()
-    exe = bench.build(sql=False)
+    exe = Path(a.bin).resolve() if a.bin else bench.build(sql=False)
     tmp = Path(tempfile.mkdtemp(prefix="perfscape-peers-"))
     pprof = build_pprof(tmp)
     load_before = load()
