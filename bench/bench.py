@@ -368,10 +368,10 @@ def other_formats_section(exe, repeat):
                 ref_s = f"`perf script` failed: {e}"
         lines.append(f"| {label}: `{rel}` | {size_of(path) / 1e6:.2f} MB | {what} | {ours[0]} | {ours[1]} | {ref_s} |")
         print(lines[-1], file=sys.stderr)
-    lines += ["", "The TAU-shaped model names every call-tree node by its full path (one callpath event per distinct stack), so",
-              "a pprof file whose sampled stacks are nearly all distinct (`large.cpu`) becomes hundreds of thousands of callpath",
-              "events with long names; an earlier profile of that load found decoding at about 0.15 s and the rest in",
-              "interning and linking those names (`ProfileBuilder`)."]
+    lines += ["", "A callpath event is a call-tree node (its parent and its own frame; the name is built when a view shows it), so",
+              "a pprof file whose sampled stacks are nearly all distinct (`large.cpu`) becomes hundreds of thousands of nodes, not",
+              "hundreds of thousands of full-path names; what its load and memory still spend is in \"Interning a call-tree node\" and",
+              "\"Every cell in one arena\" below."]
     return lines
 
 
