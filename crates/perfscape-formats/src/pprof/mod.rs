@@ -44,6 +44,7 @@ use crate::problem::{Parsed, Problem};
 use crate::stacks::{FrameTable, StackTree};
 use perfscape_model::{Metric, ProfileBuilder, ThreadData, ThreadId, Unit};
 use rustc_hash::FxHashMap as HashMap;
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 /// Label keys that name the thread of a sample, in order of preference (the first key that
@@ -122,12 +123,19 @@ fn basename(path: &str) -> &str {
 pub fn parse_pprof(bytes: &[u8]) -> Result<Parsed, Problem> {
     // The samples are read from `bytes` one at a time, never all held decoded.
     let decoded = decode_with(bytes, false)?;
-    build(decoded, bytes)
+    build(decoded, Cow::Borrowed(bytes))
+}
+
+/// [`parse_pprof`] of bytes it owns: they are freed once every sample is in the call trees,
+/// before the profile is built (a 10^6-context profile is 32 MB of bytes).
+pub fn parse_pprof_owned(bytes: Vec<u8>) -> Result<Parsed, Problem> {
+    let decoded = decode_with(&bytes, false)?;
+    build(decoded, Cow::Owned(bytes))
 }
 
 /// Builds the profile from `decoded`, whose samples are read again from `data` (the bytes it
-/// was decoded from: see [`decode_with`]).
-fn build(decoded: Decoded, data: &[u8]) -> Result<Parsed, Problem> {
+/// was decoded from: see [`decode_with`]); owned bytes are freed once the samples are read.
+fn build(decoded: Decoded, data: Cow<'_, [u8]>) -> Result<Parsed, Problem> {
     let Decoded {
         profile: p,
         sample_offsets,
@@ -141,7 +149,7 @@ fn build(decoded: Decoded, data: &[u8]) -> Result<Parsed, Problem> {
     let mut sample = proto::Sample::default();
     let read_sample = |si: usize, sample: &mut proto::Sample| {
         let at = usize::try_from(sample_offsets[si]).unwrap_or(usize::MAX);
-        decode_sample_at(data, at, sample)
+        decode_sample_at(&data, at, sample)
     };
     let mut warnings = Vec::new();
     let mut notes = Vec::new();
@@ -486,6 +494,7 @@ fn build(decoded: Decoded, data: &[u8]) -> Result<Parsed, Problem> {
             }
         ));
     }
+    drop(data);
     let common = common_metadata(&p, &strings);
     // The decoded tables are not needed once the trees hold every sample: freed before the
     // builder holds the events and cells (they would add to the load's peak).
@@ -587,7 +596,7 @@ pub const FORMAT: Format = Format {
     description: "pprof profiles (perftools.profiles protocol buffer, gzip or raw: .pb.gz, .pb, .pprof)",
     example: "pprof/google-pprof-testdata/sample.cpu.pb.gz",
     sniff: |p| p.head().is_some_and(looks_like_pprof),
-    read: format::Read::Bytes(parse_pprof),
+    read: format::Read::OwnedBytes(parse_pprof_owned),
     gives: Parts::PROFILE,
     file_scope: FileScope::File,
 };
