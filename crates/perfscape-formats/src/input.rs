@@ -144,7 +144,7 @@ pub fn decompress(bytes: &[u8]) -> Content<'_> {
             problem: None,
         };
     };
-    let mut out = Vec::with_capacity(bytes.len().saturating_mul(4).min(1 << 30));
+    let mut out = Vec::with_capacity(capacity_hint(codec, bytes));
     let result = codec
         .reader(bytes)
         .take(MAX_DECOMPRESSED + 1)
@@ -168,6 +168,27 @@ pub fn decompress(bytes: &[u8]) -> Content<'_> {
         codec: Some(codec),
         problem,
     }
+}
+
+/// Room to reserve for decompressing `bytes`: for gzip, the size its last member's trailer
+/// states (ISIZE, the size modulo 2^32, RFC 1952 section 2.3.1), so a 32 MB profile is read
+/// into 32 MB and not into an array grown by doubling to 43 MB; else, or when that size is
+/// implausible (below the compressed size or above deflate's best ratio, about 1032:1), four
+/// times the compressed size. At most 1 GiB; a larger stream grows the array as it reads.
+fn capacity_hint(codec: Codec, bytes: &[u8]) -> usize {
+    let fallback = bytes.len().saturating_mul(4);
+    let stated = match (codec, bytes.len().checked_sub(4)) {
+        (Codec::Gzip, Some(at)) if bytes.len() >= 18 => {
+            let mut isize = [0u8; 4];
+            isize.copy_from_slice(&bytes[at..]);
+            Some(u32::from_le_bytes(isize) as usize)
+        }
+        _ => None,
+    };
+    stated
+        .filter(|&n| n >= bytes.len() && n <= bytes.len().saturating_mul(1032))
+        .unwrap_or(fallback)
+        .min(1 << 30)
 }
 
 /// The first up to `n` decompressed bytes of `bytes` (for format detection), or the bytes
@@ -259,6 +280,27 @@ mod tests {
         let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
         e.write_all(b).unwrap();
         e.finish().unwrap()
+    }
+
+    /// The gzip trailer's size is the hint; a damaged or implausible one falls back to 4x.
+    #[test]
+    fn gzip_capacity_hint_is_the_stated_size() {
+        let planted: Vec<u8> = (0..100_000u32).map(|i| (i % 251) as u8).collect();
+        let gz = gzip(&planted);
+        assert_eq!(capacity_hint(Codec::Gzip, &gz), 100_000);
+        let content = decompress(&gz);
+        assert_eq!(content.data.len(), 100_000);
+        // A trailer stating less than the compressed size: 4x the compressed size.
+        let mut bad = gz.clone();
+        let n = bad.len();
+        bad[n - 4..].copy_from_slice(&1u32.to_le_bytes());
+        assert_eq!(capacity_hint(Codec::Gzip, &bad), 4 * n);
+        // More than 1032 times the compressed size: 4x too.
+        bad[n - 4..].copy_from_slice(&u32::MAX.to_le_bytes());
+        assert_eq!(capacity_hint(Codec::Gzip, &bad), 4 * n);
+        // Other codecs and too short streams: 4x.
+        assert_eq!(capacity_hint(Codec::Zstd, &gz), 4 * n);
+        assert_eq!(capacity_hint(Codec::Gzip, &gz[..10]), 40);
     }
 
     fn xz(b: &[u8]) -> Vec<u8> {

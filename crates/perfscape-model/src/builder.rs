@@ -18,9 +18,9 @@ use crate::metadata::MetadataBuilder;
 use crate::metric::Metric;
 use crate::profile::{CallTree, Profile};
 use crate::shared::Shared;
+use crate::shared::{SharedList, SharedStr};
 use crate::thread_data::{BuildError, RowEvent, ThreadData};
 use rustc_hash::FxHashMap as HashMap;
-use std::sync::Arc;
 
 /// Something the builder did that a user should know about (reported with the load).
 #[derive(Debug, Clone, PartialEq)]
@@ -49,7 +49,7 @@ pub struct ProfileBuilder {
     raw_group_texts: Vec<String>,
     raw_group_index: HashMap<String, u32>,
     /// Per group text (`raw_group_texts` index), the list it gives an event without groups.
-    fresh_group_lists: Vec<Option<Arc<[GroupId]>>>,
+    fresh_group_lists: Vec<Option<SharedList<GroupId>>>,
     /// Events keyed by (parent, frame). Events interned by a whole callpath name are keyed
     /// (None, whole name) until [`ProfileBuilder::finish`] links them to their parents.
     event_index: EventIndex,
@@ -167,7 +167,7 @@ impl ProfileBuilder {
             && let Some(&k) = self.raw_group_index.get(raw)
             && let Some(Some(list)) = self.fresh_group_lists.get(k as usize)
         {
-            self.events[e.index()].groups = Arc::clone(list);
+            self.events[e.index()].groups = list.clone();
             self.raw_groups[e.index()] = k;
             return;
         }
@@ -199,7 +199,7 @@ impl ProfileBuilder {
             if lists.len() <= k as usize {
                 lists.resize(k as usize + 1, None);
             }
-            lists[k as usize] = Some(Arc::clone(&self.events[e.index()].groups));
+            lists[k as usize] = Some(self.events[e.index()].groups.clone());
         }
     }
 
@@ -529,7 +529,7 @@ impl ProfileBuilder {
         for (e, p) in links {
             let ev = &mut events[e.index()];
             let cut = callpath_parent(&ev.frame).map_or(0, str::len) + CALLPATH_SEPARATOR.len();
-            ev.frame = std::sync::Arc::from(&ev.frame[cut..]);
+            ev.frame = SharedStr::from(&ev.frame[cut..]);
             ev.parent = Some(p);
         }
         // Keys changed only for the relinked events; otherwise the index is already right.

@@ -7,9 +7,9 @@
 //! `[CONTEXT]`, `[INTERMEDIATE]` prefixes, and throttled timers end with `[THROTTLED]`.
 
 use crate::ids::{AtomicEventId, EventId, GroupId};
+pub use crate::shared::{SharedList, SharedStr};
 use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
-use std::sync::Arc;
 
 /// The callpath separator TAU writes between frames, in the canonical (ParaProf) spacing.
 pub const CALLPATH_SEPARATOR: &str = " => ";
@@ -251,11 +251,12 @@ pub struct Event {
     /// `a => b => c`); for a flat event, or a callpath whose parent is not in the profile (a
     /// path cut by TAU_CALLPATH_DEPTH), the whole name.
     ///
-    /// Shared: the nodes of a call tree that have the same frame point to one string.
-    pub frame: Arc<str>,
+    /// Shared: the nodes of a call tree that have the same frame point to one string (one
+    /// pointer wide: see [`SharedStr`]).
+    pub frame: SharedStr,
     /// Groups the event belongs to (TAU's `GROUP="a|b"`), in the order first written. Shared:
-    /// the events with the same groups point to one list.
-    pub groups: Arc<[GroupId]>,
+    /// the events with the same groups point to one list (one pointer wide, as `frame`).
+    pub groups: SharedList<GroupId>,
     /// Kind, from the leaf name's prefix.
     pub kind: EventKind,
     /// Source location parsed from the leaf name, if it has one (boxed: most events have

@@ -180,20 +180,22 @@ impl Aggregator {
         warnings.extend(crate::stacks::cut_warning(self.cut_samples));
         let n = self.layout.metrics.len();
         let mut builder = ProfileBuilder::new(self.layout.metrics);
-        for (id, tree) in &self.trees {
+        // Each tree's node index is freed before it is emitted, and the tree after.
+        for (id, mut tree) in self.trees {
+            tree.drop_index();
             let mut data = ThreadData::new(n);
             for (k, v) in common {
                 data.push_metadata(k, v);
             }
-            if let Some(c) = self.comms.get(id) {
+            if let Some(c) = self.comms.get(&id) {
                 data.push_metadata("comm", c);
             }
-            if let Some(cpus) = self.cpus.get(id) {
+            if let Some(cpus) = self.cpus.get(&id) {
                 let list: Vec<String> = cpus.iter().map(u32::to_string).collect();
                 data.push_metadata("cpus", &list.join(", "));
             }
             builder
-                .add_thread_with(*id, data, |rows| tree.emit(&self.frames, rows, "TAU_SAMPLE"))
+                .add_thread_with(id, data, |rows| tree.emit(&self.frames, rows, "TAU_SAMPLE"))
                 .map_err(|e| Problem::whole(format!("internal error: {e}")))?;
         }
         let (profile, build) = builder.finish();

@@ -50,7 +50,39 @@ fn is_profile_field(f: &wire::Field) -> bool {
 /// fields before it are kept; a field whose content does not decode is skipped with a
 /// warning. Errors when nothing decodes.
 pub fn decode(data: &[u8]) -> Result<Decoded, Problem> {
+    decode_with(data, true)
+}
+
+/// Decodes the sample field whose key is at byte `start` of `data` into `out` (cleared first,
+/// its arrays reused). False when there is no well-formed `sample` field there.
+pub(super) fn decode_sample_at(data: &[u8], start: usize, out: &mut proto::Sample) -> bool {
+    let mut pos = start;
+    // Field 2 (`sample`), wire type 2 (length-delimited).
+    if wire::read_varint(data, &mut pos) != Ok((2 << 3) | 2) {
+        return false;
+    }
+    let Ok(len) = wire::read_varint(data, &mut pos) else {
+        return false;
+    };
+    let Some(payload) = usize::try_from(len)
+        .ok()
+        .and_then(|l| pos.checked_add(l))
+        .and_then(|end| data.get(pos..end))
+    else {
+        return false;
+    };
+    out.clear();
+    out.merge(payload).is_ok()
+}
+
+/// [`decode`], or with `keep_samples` false: the samples are checked but not kept (the
+/// profile's `sample` stays empty); [`Decoded::sample_offsets`] then lists the samples that
+/// decode, each read again with [`decode_sample_at`] when needed. A profile of 10^6 samples
+/// so never holds them all decoded (a heap block or two per sample, several times the size of
+/// their bytes).
+pub(super) fn decode_with(data: &[u8], keep_samples: bool) -> Result<Decoded, Problem> {
     let mut out = Decoded::default();
+    let mut scratch = proto::Sample::default();
     if data.is_empty() {
         return Err(Problem::whole(
             "no data: expected a perftools.profiles.Profile protocol buffer",
@@ -84,7 +116,21 @@ pub fn decode(data: &[u8]) -> Result<Decoded, Problem> {
     let mut skipped = 0usize;
     for f in &fields {
         let bytes = &data[f.start..f.end];
-        match out.profile.merge(bytes) {
+        let merged = if f.number == 2 && !keep_samples {
+            if decode_sample_at(data, f.start, &mut scratch) {
+                Ok(())
+            } else {
+                // The error as the eager path words it (only for a damaged sample).
+                let mut alone = proto::Profile::default();
+                match alone.merge(bytes) {
+                    Err(e) => Err(e.to_string()),
+                    Ok(()) => Err("a sample field of an unexpected form".to_string()),
+                }
+            }
+        } else {
+            out.profile.merge(bytes).map_err(|e| e.to_string())
+        };
+        match merged {
             Ok(()) => match f.number {
                 2 => out.sample_offsets.push(f.start as u64),
                 4 => out.location_offsets.push(f.start as u64),
@@ -138,5 +184,69 @@ fn field_name(n: u32) -> &'static str {
         13 => "comment",
         14 => "default_sample_type",
         _ => "unknown field",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Two planted samples, a damaged sample field between them, then a string table: the
+    /// lazy decode keeps no sample, lists the offsets of the two good ones (the damaged one
+    /// reported as the eager decode reports it), and reads each back as planted.
+    #[test]
+    fn lazy_samples_are_read_back_as_planted_and_damage_is_reported_alike() {
+        let sample = |locs: &[u64], value: i64| proto::Profile {
+            sample: vec![proto::Sample {
+                location_id: locs.to_vec(),
+                value: vec![value, 2 * value],
+                label: Vec::new(),
+            }],
+            ..proto::Profile::default()
+        };
+        let mut data = sample(&[3, 2, 1], 7).encode_to_vec();
+        let damaged_at = data.len();
+        // Field 2, 2 bytes: field 1 as a varint that ends inside the field.
+        data.extend_from_slice(&[0x12, 0x02, 0x08, 0x80]);
+        let second_at = data.len();
+        data.extend(sample(&[9], 5).encode_to_vec());
+        data.extend(
+            proto::Profile {
+                string_table: vec![String::new(), "cpu".into()],
+                ..proto::Profile::default()
+            }
+            .encode_to_vec(),
+        );
+        let eager = decode(&data).unwrap();
+        let lazy = decode_with(&data, false).unwrap();
+        assert_eq!(eager.profile.sample.len(), 2);
+        assert!(lazy.profile.sample.is_empty());
+        assert_eq!(lazy.sample_offsets, vec![0, second_at as u64]);
+        assert_eq!(lazy.sample_offsets, eager.sample_offsets);
+        assert_eq!(lazy.profile.string_table, vec![String::new(), "cpu".to_string()]);
+        let messages = |d: &Decoded| d.partial.iter().map(|p| p.to_string()).collect::<Vec<_>>();
+        assert_eq!(messages(&lazy), messages(&eager));
+        assert_eq!(lazy.partial.len(), 1);
+        assert!(
+            lazy.partial[0].to_string().contains(&damaged_at.to_string()),
+            "{:?}",
+            lazy.partial
+        );
+        let mut s = proto::Sample::default();
+        assert!(decode_sample_at(&data, 0, &mut s));
+        assert_eq!(
+            (s.location_id.as_slice(), s.value.as_slice()),
+            (&[3, 2, 1][..], &[7, 14][..])
+        );
+        // The arrays are reused, not appended to.
+        assert!(decode_sample_at(&data, second_at, &mut s));
+        assert_eq!(
+            (s.location_id.as_slice(), s.value.as_slice()),
+            (&[9][..], &[5, 10][..])
+        );
+        assert!(!decode_sample_at(&data, damaged_at, &mut s));
+        // Not the key of a sample field (the string table's).
+        let strings_at = data.len() - 5;
+        assert!(!decode_sample_at(&data, strings_at, &mut s));
     }
 }

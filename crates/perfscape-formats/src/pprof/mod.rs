@@ -36,6 +36,7 @@ pub mod proto;
 mod wire;
 
 pub use decode::{Decoded, decode, looks_like_pprof};
+use decode::{decode_sample_at, decode_with};
 use labels::{LabelValue, number_values};
 
 use crate::format::{self, FileScope, Format, Parts};
@@ -43,6 +44,7 @@ use crate::problem::{Parsed, Problem};
 use crate::stacks::{FrameTable, StackTree};
 use perfscape_model::{Metric, ProfileBuilder, ThreadData, ThreadId, Unit};
 use rustc_hash::FxHashMap as HashMap;
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 /// Label keys that name the thread of a sample, in order of preference (the first key that
@@ -119,21 +121,36 @@ fn basename(path: &str) -> &str {
 /// are inconsistent (a string index out of range); samples that refer to undefined locations
 /// or functions are skipped with a warning.
 pub fn parse_pprof(bytes: &[u8]) -> Result<Parsed, Problem> {
-    let decoded = decode(bytes)?;
-    build(decoded)
+    // The samples are read from `bytes` one at a time, never all held decoded.
+    let decoded = decode_with(bytes, false)?;
+    build(decoded, Cow::Borrowed(bytes))
 }
 
-fn build(decoded: Decoded) -> Result<Parsed, Problem> {
+/// [`parse_pprof`] of bytes it owns: they are freed once every sample is in the call trees,
+/// before the profile is built (a 10^6-context profile is 32 MB of bytes).
+pub fn parse_pprof_owned(bytes: Vec<u8>) -> Result<Parsed, Problem> {
+    let decoded = decode_with(&bytes, false)?;
+    build(decoded, Cow::Owned(bytes))
+}
+
+/// Builds the profile from `decoded`, whose samples are read again from `data` (the bytes it
+/// was decoded from: see [`decode_with`]); owned bytes are freed once the samples are read.
+fn build(decoded: Decoded, data: Cow<'_, [u8]>) -> Result<Parsed, Problem> {
     let Decoded {
-        profile: mut p,
+        profile: p,
         sample_offsets,
         location_offsets,
         function_offsets,
         mut partial,
     } = decoded;
-    // The samples are dropped once the call trees hold them (they are most of a large
-    // profile's decoded size).
-    let samples = std::mem::take(&mut p.sample);
+    // The samples are read one at a time from `data` into `sample` (see `decode_with`); the
+    // offsets of those that decode are all that is held of them.
+    let n_samples = sample_offsets.len();
+    let mut sample = proto::Sample::default();
+    let read_sample = |si: usize, sample: &mut proto::Sample| {
+        let at = usize::try_from(sample_offsets[si]).unwrap_or(usize::MAX);
+        decode_sample_at(&data, at, sample)
+    };
     let mut warnings = Vec::new();
     let mut notes = Vec::new();
     let strings = Strings {
@@ -148,18 +165,16 @@ fn build(decoded: Decoded) -> Result<Parsed, Problem> {
     }
     if p.sample_type.is_empty() {
         let detail = partial.first().map(|w| format!("; {w}")).unwrap_or_default();
-        return Err(Problem::whole(
-            if samples.is_empty() && p.string_table.is_empty() {
-                format!(
-                    "not a pprof profile (or one truncated before its first field): no sample types were read{detail}"
-                )
-            } else {
-                format!(
-                    "the profile declares no sample types, so its {} samples measure nothing{detail}",
-                    samples.len()
-                )
-            },
-        ));
+        return Err(Problem::whole(if n_samples == 0 && p.string_table.is_empty() {
+            format!(
+                "not a pprof profile (or one truncated before its first field): no sample types were read{detail}"
+            )
+        } else {
+            format!(
+                "the profile declares no sample types, so its {} samples measure nothing{detail}",
+                n_samples
+            )
+        }));
     }
     // Metrics.
     let mut metrics = Vec::with_capacity(p.sample_type.len());
@@ -312,11 +327,14 @@ fn build(decoded: Decoded) -> Result<Parsed, Problem> {
         ));
     }
     // Threads from labels.
-    let label_key_ids = |keys: &[&str]| -> Option<(i64, String)> {
+    let mut label_key_ids = |keys: &[&str]| -> Option<(i64, String)> {
         for k in keys {
             if let Some(id) = p.string_table.iter().position(|s| s == k) {
                 let id = id as i64;
-                if samples.iter().any(|s| s.label.iter().any(|l| l.key == id)) {
+                let has = |si: usize, sample: &mut proto::Sample| {
+                    read_sample(si, sample) && sample.label.iter().any(|l| l.key == id)
+                };
+                if (0..n_samples).any(|si| has(si, &mut sample)) {
                     return Some((id, (*k).to_string()));
                 }
             }
@@ -336,17 +354,28 @@ fn build(decoded: Decoded) -> Result<Parsed, Problem> {
             Some(LabelValue::Num(l.num))
         }
     };
-    let sample_keys: Vec<(Option<LabelValue>, Option<LabelValue>)> = samples
-        .iter()
-        .map(|s| {
-            (
-                process_key.as_ref().and_then(|(k, _)| label_value(s, *k)),
-                thread_key.as_ref().and_then(|(k, _)| label_value(s, *k)),
-            )
-        })
-        .collect();
-    let node_of = number_values(sample_keys.iter().map(|(p, _)| p.clone()));
-    let thread_of = number_values(sample_keys.iter().map(|(_, t)| t.clone()));
+    // Each sample's (process, thread) label values; none held when no sample has either
+    // label (every sample then has (None, None)).
+    let sample_keys: Vec<(Option<LabelValue>, Option<LabelValue>)> =
+        if process_key.is_some() || thread_key.is_some() {
+            (0..n_samples)
+                .map(|si| {
+                    if !read_sample(si, &mut sample) {
+                        return (None, None);
+                    }
+                    (
+                        process_key.as_ref().and_then(|(k, _)| label_value(&sample, *k)),
+                        thread_key.as_ref().and_then(|(k, _)| label_value(&sample, *k)),
+                    )
+                })
+                .collect()
+        } else {
+            Vec::new()
+        };
+    let no_keys = (None, None);
+    let keys_of = |si: usize| sample_keys.get(si).unwrap_or(&no_keys);
+    let node_of = number_values((0..n_samples).map(|si| keys_of(si).0.clone()));
+    let thread_of = number_values((0..n_samples).map(|si| keys_of(si).1.clone()));
     // Samples into one tree per thread.
     let mut trees: BTreeMap<ThreadId, (StackTree, Option<LabelValue>, Option<LabelValue>)> = BTreeMap::new();
     let no_stack = frames.intern("(no location)", "");
@@ -357,7 +386,11 @@ fn build(decoded: Decoded) -> Result<Parsed, Problem> {
     let mut first_skip: Option<Problem> = None;
     let mut stack: Vec<u32> = Vec::new();
     let mut values = vec![0.0; n_metrics];
-    for (si, s) in samples.iter().enumerate() {
+    for si in 0..n_samples {
+        if !read_sample(si, &mut sample) {
+            continue; // cannot happen: `decode_with` kept only the samples that decode
+        }
+        let s = &sample;
         let off = sample_offsets.get(si).copied();
         let skip = |msg: String, first: &mut Option<Problem>| {
             if first.is_none() {
@@ -411,7 +444,7 @@ fn build(decoded: Decoded) -> Result<Parsed, Problem> {
         for (k, &i) in order.iter().enumerate() {
             values[k] = s.value[i] as f64;
         }
-        let (pk, tk) = &sample_keys[si];
+        let (pk, tk) = keys_of(si);
         let id = ThreadId::new(
             pk.as_ref().map_or(node_of.missing, |v| node_of.get(v)),
             0,
@@ -461,26 +494,33 @@ fn build(decoded: Decoded) -> Result<Parsed, Problem> {
             }
         ));
     }
-    drop(samples);
-    let mut builder = ProfileBuilder::new(metrics);
+    drop(data);
     let common = common_metadata(&p, &strings);
-    for (id, (tree, pv, tv)) in &trees {
+    // The decoded tables are not needed once the trees hold every sample: freed before the
+    // builder holds the events and cells (they would add to the load's peak).
+    drop((locations, functions, mapping_group, sample_keys, p));
+    let mut builder = ProfileBuilder::new(metrics);
+    let no_trees = trees.is_empty();
+    // Each tree is freed once emitted, and its node index before that (see
+    // `StackTree::drop_index`).
+    while let Some((id, (mut tree, pv, tv))) = trees.pop_first() {
+        tree.drop_index();
         let mut data = ThreadData::new(n_metrics);
         for (k, v) in &common {
             data.push_metadata(k, v);
         }
-        if let (Some((_, key)), Some(v)) = (&process_key, pv) {
+        if let (Some((_, key)), Some(v)) = (&process_key, &pv) {
             data.push_metadata("pprof process label", &format!("{key}={v}"));
         }
-        if let (Some((_, key)), Some(v)) = (&thread_key, tv) {
+        if let (Some((_, key)), Some(v)) = (&thread_key, &tv) {
             data.push_metadata("pprof thread label", &format!("{key}={v}"));
         }
         // Threads come from a BTreeMap, so they are in ascending order and unique.
         builder
-            .add_thread_with(*id, data, |rows| tree.emit(&frames, rows, "TAU_SAMPLE"))
+            .add_thread_with(id, data, |rows| tree.emit(&frames, rows, "TAU_SAMPLE"))
             .map_err(|e| Problem::whole(format!("internal error: {e}")))?;
     }
-    if trees.is_empty() {
+    if no_trees {
         // A profile without samples is valid (e.g. an idle CPU profile): one empty thread.
         let mut data = ThreadData::new(n_metrics);
         for (k, v) in &common {
@@ -556,7 +596,7 @@ pub const FORMAT: Format = Format {
     description: "pprof profiles (perftools.profiles protocol buffer, gzip or raw: .pb.gz, .pb, .pprof)",
     example: "pprof/google-pprof-testdata/sample.cpu.pb.gz",
     sniff: |p| p.head().is_some_and(looks_like_pprof),
-    read: format::Read::Bytes(parse_pprof),
+    read: format::Read::OwnedBytes(parse_pprof_owned),
     gives: Parts::PROFILE,
     file_scope: FileScope::File,
 };
