@@ -21,7 +21,8 @@ fn uri(path: &str, q: &impl serde::Serialize) -> String {
 async fn concurrent_identical_requests_compute_each_key_once() {
     let state = example_state(StateOptions::default());
     let app = perfscape_server::router(state.clone());
-    // A clustered axis: rows, axis (k-means) and pyramid, three keys.
+    // A clustered axis: rows, axis (k-means), and the pyramid of every event row (its own key:
+    // the rows it is cut from, `RowSpec::shared`), four keys.
     let q = uri(
         "/api/matrix",
         &MatrixRequest {
@@ -49,10 +50,10 @@ async fn concurrent_identical_requests_compute_each_key_once() {
     assert!(answers.windows(2).all(|w| w[0] == w[1]));
     let stats = state.cache_stats();
     assert_eq!(
-        stats.computations, 3,
-        "rows, axis and pyramid once each: {stats:?}"
+        stats.computations, 4,
+        "rows, every event row, axis and pyramid once each: {stats:?}"
     );
-    assert_eq!(stats.entries, 3);
+    assert_eq!(stats.entries, 4);
     // Another view over the same rows and axis reuses them: nothing new is computed.
     let (s, _) = get_json(
         &app,
@@ -67,7 +68,7 @@ async fn concurrent_identical_requests_compute_each_key_once() {
     )
     .await;
     assert_eq!(s, StatusCode::OK);
-    assert_eq!(state.cache_stats().computations, 3);
+    assert_eq!(state.cache_stats().computations, 4);
 }
 
 #[tokio::test]
@@ -224,11 +225,12 @@ async fn answers_say_whether_their_stages_were_cached() {
         timing.starts_with("wait;dur=") && timing.contains(", compute;dur="),
         "{timing}"
     );
-    assert_eq!(state.cache_stats().computations, 3);
+    // Rows, every event row (the pyramid's), axis, pyramid.
+    assert_eq!(state.cache_stats().computations, 4);
     let (s, h, _) = common::request(&app, &q, &[]).await;
     assert_eq!(s, StatusCode::OK);
     assert_eq!(how(&h).0.as_deref(), Some("hit"));
-    assert_eq!(state.cache_stats().computations, 3, "nothing computed again");
+    assert_eq!(state.cache_stats().computations, 4, "nothing computed again");
     // Another thread axis (by id) over the same rows: its axis (and a pyramid) are computed.
     let zoom = uri(
         "/api/matrix",

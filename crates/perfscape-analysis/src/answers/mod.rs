@@ -49,6 +49,7 @@ mod events;
 mod findings;
 mod matrix;
 mod series;
+mod shared_pyramid;
 mod source;
 mod threads;
 mod timeline;
@@ -85,6 +86,7 @@ pub use series::{
     KiviatParams, KiviatResponse, KiviatThread, PointCloudResponse, SampleJson, SeriesResponse, TrendPoint,
     TrendResponse, kiviat, point_cloud, samples, trend,
 };
+pub use shared_pyramid::derived_pyramid;
 pub use source::{
     LineBinJson, LineHeat, LineJson, RoutineJson, SourceFileJson, SourceOptions, SourceResponse, SourceText,
     files_json, source_file, source_view,

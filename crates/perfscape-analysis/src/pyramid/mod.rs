@@ -18,10 +18,13 @@ use crate::views::{Overview, OverviewParams, OverviewRow, Reduce, bins, kept_seg
 use perfscape_model::{Combine, Combiner, MetricId, Profile, ValueKind};
 use rayon::prelude::*;
 use std::ops::Range;
+use std::sync::Arc;
 
 use crate::views::{Row, RowSet, ThreadAxis};
 
 mod pick;
+mod share;
+pub use share::same_first_level;
 
 /// Where the matrix values come from: rows × thread positions (in display order).
 pub trait MatrixSource: Sync {
@@ -256,7 +259,9 @@ pub const DEFAULT_LEVEL_CELLS: usize = 1 << 24;
 pub struct Pyramid {
     rows: usize,
     cols: usize,
-    levels: Vec<Level>,
+    /// The stored levels, shared by the pyramids of other rows of the same source
+    /// ([`Pyramid::select_rows`]).
+    levels: Arc<Vec<Level>>,
     /// Per row: its index among the stored rows of the levels, or [`NO_SLOT`] for a row
     /// without data (nothing stored).
     slots: Vec<u32>,
@@ -444,7 +449,7 @@ impl Pyramid {
         Pyramid {
             rows,
             cols,
-            levels,
+            levels: Arc::new(levels),
             slots,
             row_max,
             row_nonzero,
@@ -478,7 +483,8 @@ impl Pyramid {
         bytes
     }
 
-    /// Bytes held by the stored levels and the per-row figures.
+    /// Bytes held by the stored levels and the per-row figures (the levels counted whole, also
+    /// when shared with another pyramid: [`Pyramid::select_rows`]).
     pub fn heap_bytes(&self) -> usize {
         self.levels
             .iter()

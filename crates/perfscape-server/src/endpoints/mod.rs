@@ -23,11 +23,11 @@ pub mod user_events;
 use crate::cache::{Slot, ViewCache};
 use crate::error::ApiError;
 use perfscape_analysis::answers::{
-    MatrixInput, Region, RowSpec, build_pyramid, build_window_pyramid, region_rows,
+    MatrixInput, Region, RowSpec, build_pyramid, build_window_pyramid, derived_pyramid, region_rows,
 };
 use perfscape_analysis::axis::{AxisInfo, AxisParams, AxisSpec, AxisSubset, order_axis, subset_axis};
 use perfscape_analysis::params::Values;
-use perfscape_analysis::pyramid::{Pyramid, rows_with_cells};
+use perfscape_analysis::pyramid::{Pyramid, rows_with_cells, same_first_level};
 use perfscape_analysis::views::RowSet;
 use perfscape_model::Profile;
 use std::sync::Arc;
@@ -128,8 +128,10 @@ impl<'a> View<'a> {
         let set = self.rows(rows)?;
         let info = self.axis_of(spec)?;
         let window = region_rows(region, set.len());
+        let (shared_rows, shared_axis) = shared_key(rows, spec);
         if window.len().saturating_mul(WINDOW_SHARE) > set.len()
             || self.cache.has_pyramid(self.slot, rows, spec)
+            || self.cache.has_pyramid(self.slot, shared_rows, shared_axis)
         {
             return self.whole_pyramid(rows, spec, set, info);
         }
@@ -159,12 +161,15 @@ impl<'a> View<'a> {
         info: Arc<AxisInfo>,
     ) -> Result<MatrixParts, ApiError> {
         let values = rows.values;
-        let pyramid = self.cache.pyramid(
-            self.slot,
-            (rows, set.len(), rows_with_cells(self.profile, &set.rows)),
-            (spec, info.axis.len()),
-            |cells| build_pyramid(self.profile, values, &set, &info, cells),
-        )?;
+        let pyramid = match self.shared_pyramid(rows, spec, &set, &info)? {
+            Some(cut) => cut,
+            None => self.cache.pyramid(
+                self.slot,
+                (rows, set.len(), rows_with_cells(self.profile, &set.rows)),
+                (spec, info.axis.len()),
+                |cells| build_pyramid(self.profile, values, &set, &info, cells),
+            )?,
+        };
         Ok(MatrixParts {
             values,
             rows: set,
@@ -173,4 +178,60 @@ impl<'a> View<'a> {
             first_row: 0,
         })
     }
+
+    /// The pyramid of `rows` × `spec` cut from the pyramid of [`shared_key`] (the cut is not
+    /// kept: it costs `O(rows + threads)`): every order and `callpaths` choice of event rows
+    /// reads one pyramid (built and cached when missing), and the first `n` threads of an axis
+    /// read the whole axis's pyramid when it is held. `None` when it is its own shared pyramid or when a cut would not answer as a
+    /// pyramid built for it ([`derived_pyramid`]; a tight level budget): build it then.
+    fn shared_pyramid(
+        &self,
+        rows: RowSpec,
+        spec: AxisSpec,
+        set: &RowSet,
+        info: &AxisInfo,
+    ) -> Result<Option<Arc<Pyramid>>, ApiError> {
+        let (shared_rows, mut shared_axis) = shared_key(rows, spec);
+        if shared_axis != spec && !self.cache.has_pyramid(self.slot, shared_rows, shared_axis) {
+            // The whole axis's pyramid costs up to `threads / n` times the first n threads'
+            // own: cut from it only when it is held.
+            shared_axis = spec;
+        }
+        if (shared_rows, shared_axis) == (rows, spec) {
+            return Ok(None);
+        }
+        let base_set = self.rows(shared_rows)?;
+        let base_info = self.axis_of(shared_axis)?;
+        let base_stored = rows_with_cells(self.profile, &base_set.rows);
+        let cells = self.cache.level_cells();
+        if !same_first_level(
+            (base_stored, base_info.axis.len()),
+            (rows_with_cells(self.profile, &set.rows), info.axis.len()),
+            cells,
+        ) {
+            return Ok(None);
+        }
+        let values = rows.values;
+        let base = self.cache.pyramid(
+            self.slot,
+            (shared_rows, base_set.len(), base_stored),
+            (shared_axis, base_info.axis.len()),
+            |cells| build_pyramid(self.profile, values, &base_set, &base_info, cells),
+        )?;
+        let parts = (&*base_set, &*base_info, &*base);
+        Ok(derived_pyramid(self.profile, values, parts, (set, info), cells).map(Arc::new))
+    }
+}
+
+/// The rows and axis of the pyramid the pyramid of `rows` × `spec` is cut from: every event
+/// row ([`RowSpec::shared`]), and the whole axis of the first `n` threads.
+fn shared_key(rows: RowSpec, spec: AxisSpec) -> (RowSpec, AxisSpec) {
+    let axis = match spec.subset {
+        AxisSubset::Top(_) => AxisSpec {
+            order: spec.order,
+            subset: AxisSubset::All,
+        },
+        _ => spec,
+    };
+    (rows.shared().unwrap_or(rows), axis)
 }
