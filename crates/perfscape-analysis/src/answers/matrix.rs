@@ -267,13 +267,25 @@ impl<'a> MatrixInput<'a> {
     }
 
     fn source(&self) -> ProfileMatrix<'a> {
-        ProfileMatrix {
-            profile: self.profile,
-            rows: self.rows,
-            axis: &self.axis.axis,
-            kind: self.values.kind,
-            metric: self.values.metric,
-        }
+        profile_matrix(self.profile, self.values, self.rows, self.axis)
+    }
+}
+
+/// The cells a pyramid of `values` on `rows` × `axis` is built from (and reads its finest
+/// blocks from): `values`' kind and metric of the profile, rows in `rows`' order, threads in
+/// `axis`' order.
+pub(crate) fn profile_matrix<'a>(
+    profile: &'a Profile,
+    values: Values,
+    rows: &'a RowSet,
+    axis: &'a AxisInfo,
+) -> ProfileMatrix<'a> {
+    ProfileMatrix {
+        profile,
+        rows,
+        axis: &axis.axis,
+        kind: values.kind,
+        metric: values.metric,
     }
 }
 
@@ -287,13 +299,7 @@ pub fn build_pyramid(
     axis: &AxisInfo,
     level_cells: usize,
 ) -> Pyramid {
-    let src = ProfileMatrix {
-        profile,
-        rows,
-        axis: &axis.axis,
-        kind: values.kind,
-        metric: values.metric,
-    };
+    let src = profile_matrix(profile, values, rows, axis);
     Pyramid::build(&src, level_cells)
 }
 
@@ -314,13 +320,7 @@ pub fn build_window_pyramid(
     window: Range<usize>,
     level_cells: usize,
 ) -> Pyramid {
-    let src = ProfileMatrix {
-        profile,
-        rows,
-        axis: &axis.axis,
-        kind: values.kind,
-        metric: values.metric,
-    };
+    let src = profile_matrix(profile, values, rows, axis);
     let window = window.start.min(rows.len())..window.end.min(rows.len());
     Pyramid::build(
         &RowWindow {

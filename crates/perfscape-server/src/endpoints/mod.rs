@@ -27,7 +27,7 @@ use perfscape_analysis::answers::{
 };
 use perfscape_analysis::axis::{AxisInfo, AxisParams, AxisSpec, AxisSubset, order_axis, subset_axis};
 use perfscape_analysis::params::Values;
-use perfscape_analysis::pyramid::{Pyramid, rows_with_cells, same_first_level};
+use perfscape_analysis::pyramid::{Pyramid, rows_with_cells};
 use perfscape_analysis::views::RowSet;
 use perfscape_model::Profile;
 use std::sync::Arc;
@@ -202,24 +202,30 @@ impl<'a> View<'a> {
         }
         let base_set = self.rows(shared_rows)?;
         let base_info = self.axis_of(shared_axis)?;
-        let base_stored = rows_with_cells(self.profile, &base_set.rows);
-        let cells = self.cache.level_cells();
-        if !same_first_level(
-            (base_stored, base_info.axis.len()),
-            (rows_with_cells(self.profile, &set.rows), info.axis.len()),
-            cells,
-        ) {
-            return Ok(None);
-        }
         let values = rows.values;
-        let base = self.cache.pyramid(
-            self.slot,
-            (shared_rows, base_set.len(), base_stored),
-            (shared_axis, base_info.axis.len()),
-            |cells| build_pyramid(self.profile, values, &base_set, &base_info, cells),
+        // The shared pyramid is built (or found) only when the cut applies (`derived_pyramid`
+        // checks first): a tight level budget would otherwise build one that is not read.
+        let base = || {
+            self.cache.pyramid(
+                self.slot,
+                (
+                    shared_rows,
+                    base_set.len(),
+                    rows_with_cells(self.profile, &base_set.rows),
+                ),
+                (shared_axis, base_info.axis.len()),
+                |cells| build_pyramid(self.profile, values, &base_set, &base_info, cells),
+            )
+        };
+        let cut = derived_pyramid(
+            self.profile,
+            values,
+            (&base_set, &base_info),
+            base,
+            (set, info),
+            self.cache.level_cells(),
         )?;
-        let parts = (&*base_set, &*base_info, &*base);
-        Ok(derived_pyramid(self.profile, values, parts, (set, info), cells).map(Arc::new))
+        Ok(cut.map(Arc::new))
     }
 }
 
