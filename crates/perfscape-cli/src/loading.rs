@@ -85,8 +85,9 @@ pub fn open_path(run: &std::path::Path, load: &LoadOptions, keep_extra: bool) ->
         },
         ..opts
     };
-    let opened =
-        perfscape_formats::open(run, &opts).with_context(|| format!("cannot load {}", run.display()))?;
+    // A load error names its path and carries its reason in its own text; chaining it
+    // under a context would print both twice.
+    let opened = perfscape_formats::open(run, &opts).map_err(|e| anyhow::anyhow!("cannot load {e}"))?;
     let Opened {
         profile,
         series,

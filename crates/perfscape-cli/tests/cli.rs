@@ -253,7 +253,11 @@ fn nothing_to_load_exits_1_with_the_reason() {
     );
     let o = perfscape(&["summary", "/no/such/run"]);
     assert_eq!(o.status.code(), Some(1));
-    assert!(stderr(&o).contains("/no/such/run"));
+    // The path and the reason, each once.
+    let e = stderr(&o);
+    assert_eq!(e.matches("/no/such/run").count(), 1, "{e}");
+    assert_eq!(e.matches("No such file or directory").count(), 1, "{e}");
+    assert!(e.starts_with("perfscape: cannot load /no/such/run: "), "{e}");
     let o = perfscape(&[
         "summary",
         corpus()

@@ -178,8 +178,7 @@ impl AppState {
             parts: Parts::ALL,
             ..*open
         };
-        let opened =
-            perfscape_formats::open(path, &open).map_err(|e| format!("cannot load {}: {e}", path.display()));
+        let opened = perfscape_formats::open(path, &open).map_err(|e| format!("cannot load {e}"));
         Self::new(path.display().to_string(), opened, options)
     }
 

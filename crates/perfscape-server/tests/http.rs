@@ -159,7 +159,7 @@ async fn non_loopback_needs_a_token_and_loopback_is_the_default() {
 async fn a_run_that_failed_to_load_is_explained_not_blank() {
     let app = router(AppState::new(
         "/no/run",
-        Err("cannot load /no/run: No such file or directory".into()),
+        Err("cannot load /no/run: No such file or directory (os error 2)".into()),
         StateOptions::default(),
     ));
     let (s, _, body) = request(&app, "/api/run", &[]).await;
