@@ -3,7 +3,11 @@
 
 usage: python3 bench/bench.py [--ranks 1024,4096] [--repeat 5] [--out BENCHMARKS.md] [--hatchet]
                              [--million] [--reopen-ranks 65536] [--serve-ranks 4096,65536]
-                             [--no-serve] [--no-live] [--note TEXT]
+                             [--no-serve] [--no-live] [--note TEXT] [--bin BIN] [--build-only]
+
+Under the exclusive bench lock: `python3 bench/bench.py --build-only` first (builds the release binary
+and every example), then `flock -x /tmp/bench.lock python3 bench/bench.py --bin BIN ...`, which then
+compiles nothing.
 
 - Builds perfscape in release mode (cargo build --release).
 - Generates the scale runs with ../shared/tools/tau_scale.py from
@@ -62,6 +66,24 @@ def build(sql=True):
     subprocess.run(["cargo", "build", "--release", "-p", "perfscape-cli"] + extra, cwd=ROOT, check=True)
     exe = target_dir() / "release" / "perfscape"
     assert exe.exists(), exe
+    return exe
+
+
+# Every example a run may use, built by `--build-only` with the same commands `example` runs, so
+# that a later run under the exclusive bench lock (with `--bin`) compiles nothing.
+EXAMPLES = [("perfscape-formats", "series_scale"), ("perfscape-formats", "cache_reopen"),
+            ("perfscape-analysis", "million"), ("perfscape-live", "live_latency"),
+            ("perfscape-server", "live_push_latency")]
+# Set by main: with --bin, examples already built are run as they are (not rebuilt).
+PREBUILT = False
+
+
+def example(pkg, name):
+    """The release binary of example `name` of package `pkg`: built here (`cargo build --release
+    -p PKG --example NAME`) unless PREBUILT and it exists."""
+    exe = target_dir() / "release" / "examples" / name
+    if not (PREBUILT and exe.exists()):
+        subprocess.run(["cargo", "build", "--release", "-q", "-p", pkg, "--example", name], cwd=ROOT, check=True)
     return exe
 
 
@@ -147,8 +169,7 @@ def series_section(exe, repeat, peer):
         (wall, rss), pp = f["perfscape"], f.get("paraprof")
         pp_s = "%.3f s, %.0f MB" % pp if pp else "-"
         lines.append(f"| {rel} | {wall:.3f} s | {rss:.0f} MB | {pp_s} | {'%.0fx' % (pp[0] / wall) if pp else '-'} |")
-    out = subprocess.run(["cargo", "run", "--release", "-q", "-p", "perfscape-formats", "--example",
-                          "series_scale", "--", "1024", "100"], cwd=ROOT, check=True,
+    out = subprocess.run([example("perfscape-formats", "series_scale"), "1024", "100"], cwd=ROOT, check=True,
                          capture_output=True, text=True).stdout.strip()
     lines += ["", "Live-mode path (`cargo run --release -p perfscape-formats --example series_scale -- 1024 100`,",
               "one thread; synthetic snapshot files fed block by block through `SnapshotStream` + `Integrator`):", "",
@@ -188,9 +209,8 @@ def reopen_section(exe, rows, inputs, repeat, extra_runs):
         r_wall, r_rss = timed([str(exe), "summary", str(run)], repeat)
         lines.append("| %s | %.3f s | %.3f s | %.1f MB | %.2fx | **%.3f s** | %.0f MB / %.0f MB |" % (
             row["label"], row["wall"], w_wall, size, size / row["mb"], r_wall, row["rss"], r_rss))
-        out = subprocess.run(["cargo", "run", "--release", "-q", "-p", "perfscape-formats", "--example",
-                              "cache_reopen", "--", str(run), str(repeat)], cwd=ROOT, check=True,
-                             capture_output=True, text=True).stdout.strip()
+        out = subprocess.run([example("perfscape-formats", "cache_reopen"), str(run), str(repeat)], cwd=ROOT,
+                             check=True, capture_output=True, text=True).stdout.strip()
         details.append(f"- {row['label']}: {out}")
     lines += ["", "The same inside one process, `load()` only, no analysis",
               "(`cargo run --release -p perfscape-formats --example cache_reopen -- RUN`):", ""] + details
@@ -404,8 +424,7 @@ def serve_section(exe, run, ranks, requests=200):
 
 
 def million_section():
-    subprocess.run(["cargo", "build", "--release", "-p", "perfscape-analysis", "--example", "million"], cwd=ROOT, check=True)
-    wall, rss, code, out, err = run_once([target_dir() / "release" / "examples" / "million", "1000000", "1000", "200"],
+    wall, rss, code, out, err = run_once([example("perfscape-analysis", "million"), "1000000", "1000", "200"],
                                          capture=True)
     if code != 0:
         raise SystemExit(f"million example failed: {err.strip()[-500:]}")
@@ -443,11 +462,12 @@ LIVE_EXAMPLES = [
 def live_section():
     lines = ["", "## Live mode: sample written -> integrated -> every browser client has it", ""]
     outs = {}
-    for pkg, example, what in LIVE_EXAMPLES:
-        cmd = ["cargo", "run", "--release", "-q", "-p", pkg, "--example", example, "--", "64", "1024"]
-        out = subprocess.run(cmd, cwd=ROOT, check=True, capture_output=True, text=True).stdout.strip()
-        outs[example] = out
-        lines += [f"`{' '.join(cmd[:3] + cmd[4:])}`: {what}", "", out, ""]
+    for pkg, name, what in LIVE_EXAMPLES:
+        cmd = ["cargo", "run", "--release", "-p", pkg, "--example", name, "--", "64", "1024"]
+        out = subprocess.run([example(pkg, name), "64", "1024"], cwd=ROOT, check=True, capture_output=True,
+                             text=True).stdout.strip()
+        outs[name] = out
+        lines += [f"`{' '.join(cmd)}`: {what}", "", out, ""]
     return lines[:-1], outs
 
 
@@ -526,8 +546,18 @@ def main():
     ap.add_argument("--no-paraprof", action="store_true", help="do not run ParaProf (Java 17)")
     ap.add_argument("--bin", help="the perfscape binary to time, built beforehand from this checkout "
                     "(default: build the release binary here; a timed run under the exclusive bench "
-                    "lock should not compile)")
+                    "lock should not compile; with it, examples already built are not rebuilt)")
+    ap.add_argument("--build-only", action="store_true",
+                    help="build the release binary and every example a run uses, then stop: run this "
+                    "before taking the exclusive bench lock for a run with --bin")
     a = ap.parse_args()
+    if a.build_only:
+        build()
+        for pkg, name in EXAMPLES:
+            example(pkg, name)
+        return
+    global PREBUILT
+    PREBUILT = bool(a.bin)
     command = "python3 bench/bench.py" + "".join(" " + shlex.quote(x) for x in sys.argv[1:])
     load_at_start = os.getloadavg()
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout.strip()
