@@ -164,6 +164,34 @@ pub fn run_record(args: &ServeArgs) -> anyhow::Result<ExitCode> {
     run(&args)
 }
 
+/// Resolves on the first Ctrl-C (SIGINT), or SIGTERM on Unix, so that the server stops
+/// gracefully and what it made is removed (`record`'s temporary directory and socket); a second
+/// signal while it stops exits at once (status 130).
+async fn stop_signal() {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        let (Ok(mut int), Ok(mut term)) = (signal(SignalKind::interrupt()), signal(SignalKind::terminate()))
+        else {
+            // No handler: Ctrl-C ends the process as it would without one.
+            return std::future::pending().await;
+        };
+        tokio::select! { _ = int.recv() => {}, _ = term.recv() => {} }
+        tokio::spawn(async move {
+            tokio::select! { _ = int.recv() => {}, _ = term.recv() => {} }
+            std::process::exit(130);
+        });
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = tokio::signal::ctrl_c().await;
+        tokio::spawn(async {
+            let _ = tokio::signal::ctrl_c().await;
+            std::process::exit(130);
+        });
+    }
+}
+
 /// Parses a byte count: digits with an optional suffix K, M, G or T (powers of 1024; `KiB`,
 /// `MB`, ... accepted alike).
 fn parse_bytes(s: &str) -> Result<u64, String> {
@@ -488,9 +516,7 @@ pub fn run(args: &ServeArgs) -> anyhow::Result<ExitCode> {
             open_browser(&url);
         }
         axum::serve(listener, router(state))
-            .with_graceful_shutdown(async {
-                let _ = tokio::signal::ctrl_c().await;
-            })
+            .with_graceful_shutdown(stop_signal())
             .await?;
         anyhow::Ok(follower)
     })?;

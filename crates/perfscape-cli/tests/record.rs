@@ -32,13 +32,40 @@ fn get(base: &str, path: &str, token: &str) -> String {
     out.split_once("\r\n\r\n").unwrap().1.to_string()
 }
 
-/// The server of a test, killed when the test ends (also when it fails).
-struct Server(std::process::Child);
+/// The server of a test, with its own temporary directory (`TMPDIR`), where `record` makes its
+/// socket's directory. Stopped when the test ends (also when it fails).
+struct Server {
+    child: std::process::Child,
+    tmp: tempfile::TempDir,
+}
+
+impl Server {
+    /// Stops the server as a user or a service manager would (SIGTERM), waits for it (killing
+    /// it after 20 s), and returns the names left in its temporary directory.
+    fn stop(&mut self) -> Vec<String> {
+        if let Ok(None) = self.child.try_wait() {
+            let _ = Command::new("kill")
+                .args(["-TERM", &self.child.id().to_string()])
+                .status();
+        }
+        for _ in 0..200 {
+            if let Ok(Some(_)) = self.child.try_wait() {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        std::fs::read_dir(self.tmp.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect()
+    }
+}
 
 impl Drop for Server {
     fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
+        self.stop();
     }
 }
 
@@ -48,17 +75,20 @@ fn record(extra: &[&str], script: &str) -> (Server, String) {
     let mut args = vec!["record", "--no-open"];
     args.extend_from_slice(extra);
     args.extend_from_slice(&["--", "python3", "-c", script]);
-    let mut server = Server(
-        Command::new(env!("CARGO_BIN_EXE_perfscape"))
+    let tmp = tempfile::tempdir().unwrap();
+    let mut server = Server {
+        child: Command::new(env!("CARGO_BIN_EXE_perfscape"))
             .args(&args)
+            .env("TMPDIR", tmp.path())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .spawn()
             .unwrap(),
-    );
+        tmp,
+    };
     let (tx, rx) = mpsc::channel();
-    let out = server.0.stdout.take().unwrap();
-    let err = server.0.stderr.take().unwrap();
+    let out = server.child.stdout.take().unwrap();
+    let err = server.child.stderr.take().unwrap();
     let tx2 = tx.clone();
     std::thread::spawn(move || {
         for line in BufReader::new(out).lines() {
@@ -107,7 +137,7 @@ for s in streams:
 "#,
         producers = producers
     );
-    let (_server, url) = record(&[], &script);
+    let (mut server, url) = record(&[], &script);
     let (base, token) = url.split_once("/?token=").unwrap();
     // The final sample arrives once both threads ended.
     let mut run = String::new();
@@ -125,6 +155,12 @@ for s in streams:
     assert!(
         top.contains(r#""name":"done""#) && top.contains(r#""name":"final""#),
         "{top}"
+    );
+    // Stopped by SIGTERM, the server removes the directory of its socket.
+    let left = server.stop();
+    assert!(
+        !left.iter().any(|n| n.starts_with("perfscape-record-")),
+        "left behind: {left:?}"
     );
 }
 
