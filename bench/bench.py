@@ -73,7 +73,7 @@ def build(sql=True):
 # that a later run under the exclusive bench lock (with `--bin`) compiles nothing.
 EXAMPLES = [("perfscape-formats", "series_scale"), ("perfscape-formats", "cache_reopen"),
             ("perfscape-analysis", "million"), ("perfscape-live", "live_latency"),
-            ("perfscape-server", "live_push_latency")]
+            ("perfscape-server", "live_push_latency"), ("perfscape-formats", "read_floor")]
 # Set by main: with --bin, examples already built are run as they are (not rebuilt).
 PREBUILT = False
 
@@ -585,8 +585,11 @@ def main():
         mb = dir_bytes(run) / 1e6
         f = peer(run)
         wall, rss = f["perfscape"]
+        # The floor under the load: listing and reading the same files, nothing else.
+        floor = subprocess.run([example("perfscape-formats", "read_floor"), str(run), str(os.cpu_count()),
+                                str(a.repeat)], cwd=ROOT, check=True, capture_output=True, text=True).stdout.strip()
         rows.append({"label": label, "ranks": ranks, "mb": mb, "wall": wall, "rss": rss,
-                     "pprof": f.get("pprof"), "paraprof": f.get("paraprof")})
+                     "pprof": f.get("pprof"), "paraprof": f.get("paraprof"), "floor": floor})
         print(f"{label}: {wall:.3f} s, {rss:.0f} MB peak, input {mb:.1f} MB; peers {f}", file=sys.stderr)
 
     cpu = ""
@@ -625,6 +628,10 @@ def main():
         up_para = "%.0fx" % (para[0] / wall) if para else "-"
         lines.append("| %s | %.1f MB | %.3f s | %.0f MB | %.2fx | %s | %s | %s | %s |" % (
             r["label"], r["mb"], wall, r["rss"], r["rss"] / r["mb"], pp_s, para_s, up_pp, up_para))
+    lines += ["", "Reading the same files and nothing else, right after each input's rounds (the floor under a load: "
+              "`cargo run --release -p perfscape-formats --example read_floor -- RUN %d %d`, listing included):" % (
+                  os.cpu_count(), a.repeat), ""]
+    lines += ["- %s: %s" % (r["label"], r["floor"]) for r in rows]
     if a.hatchet:
         lines += hatchet_section(exe, [i[2] for i in inputs], a.repeat)
     extra = [(f"tau_scale {r} ranks, --lines 5000", scale_run(r), r)
