@@ -23,7 +23,7 @@ use crate::format::{self, FileScope, Format, OpenOptions, Opened, Parts, Probe};
 use perfscape_model::{Metric, MetricValue, ProfileBuilder, ThreadData, ThreadId};
 use rayon::prelude::*;
 use rustc_hash::FxHashMap as HashMap;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 /// Threads parsed per parallel chunk before merging.
@@ -42,28 +42,37 @@ pub(crate) struct MetricSet {
     label: String,
     /// The profile files, by thread.
     files: BTreeMap<ThreadId, PathBuf>,
+    /// The threads whose file is listed as a link, not as a regular file: read after
+    /// checking what the link points to ([`crate::input::read_member_into`]), the others
+    /// read as listed ([`crate::input::read_listed_file_into`]).
+    links: BTreeSet<ThreadId>,
 }
 
-fn list_profile_files(dir: &Path) -> Result<(BTreeMap<ThreadId, PathBuf>, Vec<String>), std::io::Error> {
+/// The `profile.N.C.T` files of `dir` (regular files and links), the threads of those that
+/// are links, and the names of the other entries.
+type Listing = (BTreeMap<ThreadId, PathBuf>, BTreeSet<ThreadId>, Vec<String>);
+
+fn list_profile_files(dir: &Path) -> Result<Listing, std::io::Error> {
     let mut files = BTreeMap::new();
+    let mut links = BTreeSet::new();
     let mut others = Vec::new();
     for entry in std::fs::read_dir(dir)? {
         let entry = entry?;
         let name = entry.file_name();
         let Some(name) = name.to_str() else { continue };
         if let Some(t) = profile_file_thread(name) {
-            if entry
-                .file_type()
-                .map(|t| t.is_file() || t.is_symlink())
-                .unwrap_or(false)
-            {
+            let Ok(kind) = entry.file_type() else { continue };
+            if kind.is_file() || kind.is_symlink() {
                 files.insert(t, entry.path());
+                if !kind.is_file() {
+                    links.insert(t);
+                }
             }
         } else {
             others.push(name.to_string());
         }
     }
-    Ok((files, others))
+    Ok((files, links, others))
 }
 
 /// TAU text profiles: a run directory of `profile.N.C.T` files (or `MULTI__<metric>/`
@@ -108,13 +117,13 @@ pub(crate) fn discover(dir: &Path) -> Result<(Vec<MetricSet>, Vec<String>), Load
         path: dir.to_path_buf(),
         source,
     };
-    let (top, others) = list_profile_files(dir).map_err(io)?;
+    let (top, top_links, others) = list_profile_files(dir).map_err(io)?;
     let mut multi: Vec<MetricSet> = Vec::new();
     for name in &others {
         if name.starts_with("MULTI__") {
             let sub = dir.join(name);
             if sub.is_dir() {
-                let (files, _) = list_profile_files(&sub).map_err(|source| LoadError::Io {
+                let (files, links, _) = list_profile_files(&sub).map_err(|source| LoadError::Io {
                     path: sub.clone(),
                     source,
                 })?;
@@ -122,6 +131,7 @@ pub(crate) fn discover(dir: &Path) -> Result<(Vec<MetricSet>, Vec<String>), Load
                     multi.push(MetricSet {
                         label: name.clone(),
                         files,
+                        links,
                     });
                 }
             }
@@ -154,6 +164,7 @@ pub(crate) fn discover(dir: &Path) -> Result<(Vec<MetricSet>, Vec<String>), Load
         vec![MetricSet {
             label: String::new(),
             files: top,
+            links: top_links,
         }],
         notes,
     ))
@@ -190,7 +201,11 @@ fn load_thread(
                 Path::new(&set.label).join(format!("profile.{thread}")),
                 format!("missing: thread {thread} has profile files for other metrics but not for this one"),
             )),
-            Some(path) => match crate::input::read_member_into(path, buf) {
+            Some(path) => match if set.links.contains(&thread) {
+                crate::input::read_member_into(path, buf)
+            } else {
+                crate::input::read_listed_file_into(path, buf)
+            } {
                 Ok(()) => {
                     bytes += buf.len() as u64;
                     paths.push(path);
@@ -487,6 +502,8 @@ pub fn read_single_file(path: &Path, opts: &OpenOptions<'_>) -> Result<Opened, L
     let set = MetricSet {
         label: String::new(),
         files: BTreeMap::from([(thread, path.to_path_buf())]),
+        // Not listed: read after checking what the path is.
+        links: BTreeSet::from([thread]),
     };
     opts.progress_start(1);
     let tr = load_thread(
