@@ -168,21 +168,28 @@ pub fn decode_text(bytes: &[u8]) -> (Cow<'_, str>, Vec<(usize, String)>) {
     }
 }
 
+/// [`split_last_numbers`] without the values (the tests compare it with the splitter it
+/// replaced).
+#[cfg(test)]
+fn split_last<const N: usize>(s: &str) -> Option<(&str, [&str; N])> {
+    split_last_numbers::<N>(s).map(|(head, fields, _)| (head, fields))
+}
+
+/// The head of a line, its last `N` fields, and each field's value when it is a plain
+/// integer (see [`split_last_numbers`]).
+type SplitFields<'a, const N: usize> = (&'a str, [&'a str; N], [Option<f64>; N]);
+
 /// Splits the last `N` whitespace-separated fields off `s`; returns the head (untrimmed
 /// on the left) and the fields in order. `None` when `s` has fewer than `N` fields after a
 /// non-empty head. Fields are separated by ASCII whitespace, found by scanning bytes (it
 /// never sits inside a UTF-8 sequence, so every cut is a character boundary); the space
 /// between them is trimmed as `str::trim_end` trims (any Unicode whitespace), by bytes while
 /// it is ASCII.
-#[cfg(test)]
-fn split_last<const N: usize>(s: &str) -> Option<(&str, [&str; N])> {
-    split_last_numbers::<N>(s).map(|(head, fields, _)| (head, fields))
-}
-
-/// [`split_last`], and with each field the value it has when it is a plain integer of 1 to 15
-/// digits (exact in an `f64`, as [`parse_f64`] reads it), found in the same scan: TAU writes
-/// most numbers so, and such a field then needs no second pass.
-fn split_last_numbers<const N: usize>(s: &str) -> Option<(&str, [&str; N], [Option<f64>; N])> {
+///
+/// With each field comes the value it has when it is a plain integer of 1 to 15 digits
+/// (exact in an `f64`, as [`parse_f64`] reads it), found in the same scan: TAU writes most
+/// numbers so, and such a field then needs no second pass.
+fn split_last_numbers<const N: usize>(s: &str) -> Option<SplitFields<'_, N>> {
     /// 10^k for the k-th digit from the right of a field.
     const POW10: [u64; 15] = {
         let mut p = [1u64; 15];
