@@ -361,7 +361,14 @@ pub fn run_total(profile: &Profile, m: MetricId) -> Option<f64> {
         .metric(m)
         .combine
         .is_additive()
-        .then(|| thread_totals(profile, m).iter().map(|t| t.inclusive).sum())
+        .then(|| run_total_of(&thread_totals(profile, m)))
+}
+
+/// [`run_total`] from the [`thread_totals`] of the same metric, already computed (`None` is
+/// the caller's to give for a metric that does not add up): their inclusive values summed
+/// in thread order.
+pub fn run_total_of(totals: &[ThreadTotals]) -> f64 {
+    totals.iter().map(|t| t.inclusive).sum()
 }
 
 /// The values of event `e` on every thread that has it, largest first (ties by thread order).

@@ -78,18 +78,31 @@ pub fn top_events(profile: &Profile, m: MetricId, opts: TopOptions) -> Vec<Ranke
 /// statistics of the events are computed in parallel (in event order: the same result for
 /// any number of worker threads).
 fn ranked(profile: &Profile, m: MetricId, opts: TopOptions, total: Option<f64>) -> Vec<RankedEvent> {
+    let mut all = ranked_all(profile, m, opts.by, opts.include_callpaths, total);
+    if opts.n > 0 {
+        all.truncate(opts.n);
+    }
+    all
+}
+
+/// Every event with a value ([`TopOptions::include_callpaths`] as given), ranked by `by`:
+/// [`ranked`] before the cut to `n`.
+fn ranked_all(
+    profile: &Profile,
+    m: MetricId,
+    by: RankBy,
+    include_callpaths: bool,
+    total: Option<f64>,
+) -> Vec<RankedEvent> {
     let ids: Vec<EventId> = profile
         .event_ids()
-        .filter(|&e| opts.include_callpaths || !profile.event(e).is_callpath())
+        .filter(|&e| include_callpaths || !profile.event(e).is_callpath())
         .filter(|&e| !profile.interval(e).is_empty())
         .collect();
     let mut entries: Vec<(EventId, EventStats)> =
         ids.par_iter().map(|&e| (e, event_stats(profile, e, m))).collect();
-    let kind = opts.by.kind();
+    let kind = by.kind();
     entries.sort_by(|a, b| larger_first(a.1.get(kind).total, b.1.get(kind).total).then(a.0.cmp(&b.0)));
-    if opts.n > 0 {
-        entries.truncate(opts.n);
-    }
     entries
         .into_iter()
         .enumerate()
@@ -112,25 +125,51 @@ fn ranked(profile: &Profile, m: MetricId, opts: TopOptions, total: Option<f64>) 
 /// has no run total, so all its flat events take part). Largest imbalance first.
 pub fn most_imbalanced(profile: &Profile, m: MetricId, min_percent: f64, n: usize) -> Vec<RankedEvent> {
     let total = run_total(profile, m);
-    let mut entries: Vec<RankedEvent> = ranked(
-        profile,
-        m,
-        TopOptions {
-            by: RankBy::Exclusive,
-            n: 0,
-            include_callpaths: false,
-        },
-        total,
-    )
-    .into_iter()
-    .filter(|r| {
-        let big = match (total, r.percent) {
-            (Some(t), Some(p)) => t > 0.0 && p >= min_percent,
-            _ => true,
-        };
-        big && profile.threads().len() > 1
-    })
-    .collect();
+    let all = ranked_all(profile, m, RankBy::Exclusive, false, total);
+    imbalanced_of(profile, all, total, min_percent, n)
+}
+
+/// The hot spots and the most imbalanced events at once, as `perfscape summary` shows them:
+/// the lists of [`top_events`] (`n_hot` flat events by exclusive value) and of
+/// [`most_imbalanced`] (`min_percent`, `n_imbalanced`), with each flat event's statistics
+/// computed once instead of once per list. `total` is the run total of metric `m`, as
+/// [`run_total`] gives it (or [`crate::run_total_of`] from thread totals already computed).
+pub fn hot_and_imbalanced(
+    profile: &Profile,
+    m: MetricId,
+    n_hot: usize,
+    min_percent: f64,
+    n_imbalanced: usize,
+    total: Option<f64>,
+) -> (Vec<RankedEvent>, Vec<RankedEvent>) {
+    let all = ranked_all(profile, m, RankBy::Exclusive, false, total);
+    let hot = all[..if n_hot > 0 {
+        n_hot.min(all.len())
+    } else {
+        all.len()
+    }]
+        .to_vec();
+    (hot, imbalanced_of(profile, all, total, min_percent, n_imbalanced))
+}
+
+/// [`most_imbalanced`] from every flat event ranked by exclusive value (`all`).
+fn imbalanced_of(
+    profile: &Profile,
+    all: Vec<RankedEvent>,
+    total: Option<f64>,
+    min_percent: f64,
+    n: usize,
+) -> Vec<RankedEvent> {
+    let mut entries: Vec<RankedEvent> = all
+        .into_iter()
+        .filter(|r| {
+            let big = match (total, r.percent) {
+                (Some(t), Some(p)) => t > 0.0 && p >= min_percent,
+                _ => true,
+            };
+            big && profile.threads().len() > 1
+        })
+        .collect();
     entries.sort_by(|a, b| {
         b.stats
             .exclusive
@@ -145,4 +184,73 @@ pub fn most_imbalanced(profile: &Profile, m: MetricId, min_percent: f64, n: usiz
         e.rank = i + 1;
     }
     entries
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use perfscape_model::{Metric, ProfileBuilder, ThreadData, ThreadId};
+
+    /// 4 threads: `main` (inclusive 100 each, the thread totals), `a` 40 on every thread,
+    /// `b` 10, 10, 10, 50 (max / mean over all threads = 50 / 20 = 2.5), `c` 1 on thread 0
+    /// only (0.25% of the run total 400: below `min_percent` 1), a callpath `main => a`.
+    fn planted() -> Profile {
+        let mut b = ProfileBuilder::new(vec![Metric::tau("TIME")]);
+        for t in 0..4u32 {
+            let mut d = ThreadData::new(1);
+            let bv = if t == 3 { 50.0 } else { 10.0 };
+            d.push_timer("main", "G", 1.0, 2.0, &[100.0 - 40.0 - bv], &[100.0])
+                .unwrap();
+            d.push_timer("a", "G", 1.0, 0.0, &[40.0], &[40.0]).unwrap();
+            d.push_timer("main => a", "G", 1.0, 0.0, &[40.0], &[40.0])
+                .unwrap();
+            d.push_timer("b", "G", 1.0, 0.0, &[bv], &[bv]).unwrap();
+            if t == 0 {
+                d.push_timer("c", "G", 1.0, 0.0, &[1.0], &[1.0]).unwrap();
+            }
+            b.add_thread(ThreadId::new(t, 0, 0), d).unwrap();
+        }
+        b.finish().0
+    }
+
+    fn names(p: &Profile, r: &[RankedEvent]) -> Vec<(usize, String)> {
+        r.iter().map(|r| (r.rank, p.event_name(r.event))).collect()
+    }
+
+    #[test]
+    fn both_lists_at_once_are_the_lists_of_each() {
+        let p = planted();
+        let m = MetricId(0);
+        assert_eq!(run_total(&p, m), Some(400.0));
+        let (hot, imb) = hot_and_imbalanced(&p, m, 2, 1.0, 10, run_total(&p, m));
+        // Exclusive sums: main 4 * 100 - 160 - 80 = 160, a 160, b 80, c 1; ties by event id.
+        assert_eq!(names(&p, &hot), [(1, "main".to_string()), (2, "a".to_string())]);
+        assert_eq!(hot[0].sum, 160.0);
+        assert_eq!(hot[1].percent, Some(40.0));
+        // Imbalance (max / mean over all threads): b 2.5, main 50 / 40 = 1.25, a 1; c is
+        // under 1% of the run.
+        assert_eq!(
+            names(&p, &imb),
+            [
+                (1, "b".to_string()),
+                (2, "main".to_string()),
+                (3, "a".to_string())
+            ]
+        );
+        assert_eq!(imb[0].stats.exclusive.max, 50.0);
+        let top = top_events(
+            &p,
+            m,
+            TopOptions {
+                n: 2,
+                ..TopOptions::default()
+            },
+        );
+        assert_eq!(hot, top);
+        assert_eq!(imb, most_imbalanced(&p, m, 1.0, 10));
+        // n = 0: every list whole.
+        let (hot, imb) = hot_and_imbalanced(&p, m, 0, 0.0, 0, run_total(&p, m));
+        assert_eq!(names(&p, &hot).len(), 4);
+        assert_eq!(names(&p, &imb).len(), 4);
+    }
 }

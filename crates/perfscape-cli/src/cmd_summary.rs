@@ -3,7 +3,7 @@
 use crate::args::{Common, OutputFormat};
 use crate::{fmt, loading};
 use clap::Args;
-use perfscape_analysis::{RankedEvent, TopOptions, most_imbalanced, run_total, thread_totals, top_events};
+use perfscape_analysis::{RankedEvent, hot_and_imbalanced, run_total_of, thread_totals};
 use perfscape_model::{EventKind, MetricId, Profile};
 use serde::Serialize;
 use std::collections::BTreeSet;
@@ -82,21 +82,15 @@ pub fn run(args: &SummaryArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode> 
     let report = &loaded.report;
     let m: MetricId = fmt::metric(p, args.metric.as_deref())?;
     let unit = &p.metric(m).unit;
+    // Each computed once: the thread totals give the run total, and one ranking of the flat
+    // events gives both lists.
     let totals = thread_totals(p, m);
-    let run_total = run_total(p, m);
+    let run_total = p.metric(m).combine.is_additive().then(|| run_total_of(&totals));
     let longest = totals
         .iter()
         .filter(|t| !t.inclusive.is_nan())
         .max_by(|a, b| a.inclusive.total_cmp(&b.inclusive).then(b.thread.cmp(&a.thread)));
-    let hot = top_events(
-        p,
-        m,
-        TopOptions {
-            n: args.n,
-            ..TopOptions::default()
-        },
-    );
-    let imbalanced = most_imbalanced(p, m, args.min_percent, args.n);
+    let (hot, imbalanced) = hot_and_imbalanced(p, m, args.n, args.min_percent, args.n, run_total);
     let nodes: BTreeSet<u32> = p.threads().iter().map(|t| t.node).collect();
     let with_data = |f: &dyn Fn(&perfscape_model::Event) -> bool| {
         p.event_ids()

@@ -674,3 +674,109 @@ fn a_profile_file_linked_to_a_device_is_refused_and_the_rest_loads() {
         .to_string();
     assert!(e.contains("not a regular file"), "{e}");
 }
+
+/// Later threads whose lines differ from the first thread's (whose lines they are matched
+/// against by raw name and group text): reordered, spaced differently, with another group
+/// text, listed twice, absent from the first thread, with zero calls there. Every value and
+/// group list is the planted one, with 1 and 4 workers.
+#[test]
+fn threads_whose_lines_differ_from_the_first_threads_load_as_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = |lines: &[String]| {
+        let mut s = format!(
+            "{} templated_functions_MULTI_TIME\n# Name Calls Subrs Excl Incl ProfileCalls\n",
+            lines.len()
+        );
+        for l in lines {
+            s.push_str(l);
+        }
+        s + "0 aggregates\n"
+    };
+    let line = |name: &str, calls: u64, v: u64, groups: &str| {
+        format!("\"{name}\" {calls} 0 {v} {v} 0 GROUP=\"{groups}\" \n")
+    };
+    // Thread 0: main, a, b (zero calls), main => a.
+    fs::write(
+        dir.path().join("profile.0.0.0"),
+        file(&[
+            line("main", 1, 100, "TAU_DEFAULT"),
+            line("a", 1, 10, "TAU_USER"),
+            line("b", 0, 0, "TAU_USER"),
+            line("main => a", 1, 11, "TAU_CALLPATH|TAU_USER"),
+        ]),
+    )
+    .unwrap();
+    // Thread 1: reordered, `a  ` spaced otherwise, b counted, a new event c, a listed twice.
+    fs::write(
+        dir.path().join("profile.1.0.0"),
+        file(&[
+            line("main =>  a  ", 1, 21, "TAU_CALLPATH|TAU_USER"),
+            line("a  ", 2, 20, "TAU_USER"),
+            line("main", 1, 200, "TAU_DEFAULT"),
+            line("c", 1, 5, "IO"),
+            line("b", 3, 30, "TAU_USER"),
+            line("a", 1, 7, "TAU_USER"),
+        ]),
+    )
+    .unwrap();
+    // Thread 2: a with another group text, main missing.
+    fs::write(
+        dir.path().join("profile.2.0.0"),
+        file(&[
+            line("a", 1, 40, "TAU_USER|MPI"),
+            line("main => a", 1, 41, "TAU_CALLPATH|TAU_USER"),
+        ]),
+    )
+    .unwrap();
+    let load = |threads| {
+        open(
+            dir.path(),
+            &OpenOptions {
+                threads: Some(threads),
+                cache: CacheMode::Off,
+                ..opts()
+            },
+        )
+        .unwrap()
+    };
+    let (one, many) = (load(1), load(4));
+    assert!(
+        one.profile == many.profile,
+        "profiles differ between 1 and 4 worker threads"
+    );
+    let p = &one.profile;
+    let m = MetricId(0);
+    let event = |name: &str| {
+        p.event_by_name(name)
+            .unwrap_or_else(|| panic!("no event `{name}`"))
+    };
+    let cells = |name: &str| {
+        let col = p.interval(event(name));
+        let threads: Vec<u32> = col.threads().iter().map(|t| t.0).collect();
+        (threads, col.exclusive(m).to_vec(), col.calls().to_vec())
+    };
+    assert_eq!(cells("main"), (vec![0, 1], vec![100.0, 200.0], vec![1.0, 1.0]));
+    // Thread 1 lists `a` twice: summed (20 + 7, calls 2 + 1).
+    assert_eq!(
+        cells("a"),
+        (vec![0, 1, 2], vec![10.0, 27.0, 40.0], vec![1.0, 3.0, 1.0])
+    );
+    assert_eq!(cells("b"), (vec![1], vec![30.0], vec![3.0]));
+    assert_eq!(cells("c"), (vec![1], vec![5.0], vec![1.0]));
+    assert_eq!(
+        cells("main => a"),
+        (vec![0, 1, 2], vec![11.0, 21.0, 41.0], vec![1.0, 1.0, 1.0])
+    );
+    assert_eq!(p.event_groups_joined(event("a")), "TAU_USER | MPI");
+    assert_eq!(p.event_groups_joined(event("c")), "IO");
+    assert_eq!(p.events().len(), 5);
+    assert!(
+        one.report
+            .warnings
+            .iter()
+            .any(|w| w.to_string().contains("profile.1.0.0")
+                && w.to_string().contains("`a` is listed more than once")),
+        "{:?}",
+        one.report.warnings
+    );
+}

@@ -237,6 +237,27 @@ impl ThreadData {
         Ok(())
     }
 
+    /// Appends a timer row for event `e` (interned beforehand, as for
+    /// [`ThreadData::push_event`]) with values for one metric only, as
+    /// [`ThreadData::push_timer_for_metric`] does for a named row.
+    pub fn push_event_for_metric(&mut self, e: EventId, calls: f64, subcalls: f64, value: MetricValue) {
+        self.largest_id = self.largest_id.max(Some(e));
+        self.timers.push(TimerRow {
+            event: Some(e),
+            name: Span::default(),
+            groups: Span::default(),
+            calls,
+            subcalls,
+        });
+        let base = self.exclusive.len();
+        self.exclusive.resize(base + self.n_metrics, 0.0);
+        self.inclusive.resize(base + self.n_metrics, 0.0);
+        if value.metric < self.n_metrics {
+            self.exclusive[base + value.metric] = value.exclusive;
+            self.inclusive[base + value.metric] = value.inclusive;
+        }
+    }
+
     /// Sets the thread's total per metric (`n_metrics` values; ignored otherwise): what the
     /// thread measured in all, when the reader knows it better than the largest inclusive
     /// value does. A sampled call tree has several roots (the stacks of threads, signal

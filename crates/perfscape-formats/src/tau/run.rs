@@ -20,10 +20,10 @@
 use super::profile_text::{ProfileFile, decode_text, file_warnings, parse_profile_file, parse_profile_text};
 use crate::error::{FileError, LoadError, LoadReport};
 use crate::format::{self, FileScope, Format, OpenOptions, Opened, Parts, Probe};
-use perfscape_model::{Metric, MetricValue, ProfileBuilder, ThreadData, ThreadId};
+use perfscape_model::{EventId, Metric, MetricValue, ProfileBuilder, ThreadData, ThreadId};
 use rayon::prelude::*;
 use rustc_hash::FxHashMap as HashMap;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 /// Threads parsed per parallel chunk before merging.
@@ -42,28 +42,37 @@ pub(crate) struct MetricSet {
     label: String,
     /// The profile files, by thread.
     files: BTreeMap<ThreadId, PathBuf>,
+    /// The threads whose file is listed as a link, not as a regular file: read after
+    /// checking what the link points to ([`crate::input::read_member_into`]), the others
+    /// read as listed ([`crate::input::read_listed_file_into`]).
+    links: BTreeSet<ThreadId>,
 }
 
-fn list_profile_files(dir: &Path) -> Result<(BTreeMap<ThreadId, PathBuf>, Vec<String>), std::io::Error> {
+/// The `profile.N.C.T` files of `dir` (regular files and links), the threads of those that
+/// are links, and the names of the other entries.
+type Listing = (BTreeMap<ThreadId, PathBuf>, BTreeSet<ThreadId>, Vec<String>);
+
+fn list_profile_files(dir: &Path) -> Result<Listing, std::io::Error> {
     let mut files = BTreeMap::new();
+    let mut links = BTreeSet::new();
     let mut others = Vec::new();
     for entry in std::fs::read_dir(dir)? {
         let entry = entry?;
         let name = entry.file_name();
         let Some(name) = name.to_str() else { continue };
         if let Some(t) = profile_file_thread(name) {
-            if entry
-                .file_type()
-                .map(|t| t.is_file() || t.is_symlink())
-                .unwrap_or(false)
-            {
+            let Ok(kind) = entry.file_type() else { continue };
+            if kind.is_file() || kind.is_symlink() {
                 files.insert(t, entry.path());
+                if !kind.is_file() {
+                    links.insert(t);
+                }
             }
         } else {
             others.push(name.to_string());
         }
     }
-    Ok((files, others))
+    Ok((files, links, others))
 }
 
 /// TAU text profiles: a run directory of `profile.N.C.T` files (or `MULTI__<metric>/`
@@ -108,13 +117,13 @@ pub(crate) fn discover(dir: &Path) -> Result<(Vec<MetricSet>, Vec<String>), Load
         path: dir.to_path_buf(),
         source,
     };
-    let (top, others) = list_profile_files(dir).map_err(io)?;
+    let (top, top_links, others) = list_profile_files(dir).map_err(io)?;
     let mut multi: Vec<MetricSet> = Vec::new();
     for name in &others {
         if name.starts_with("MULTI__") {
             let sub = dir.join(name);
             if sub.is_dir() {
-                let (files, _) = list_profile_files(&sub).map_err(|source| LoadError::Io {
+                let (files, links, _) = list_profile_files(&sub).map_err(|source| LoadError::Io {
                     path: sub.clone(),
                     source,
                 })?;
@@ -122,6 +131,7 @@ pub(crate) fn discover(dir: &Path) -> Result<(Vec<MetricSet>, Vec<String>), Load
                     multi.push(MetricSet {
                         label: name.clone(),
                         files,
+                        links,
                     });
                 }
             }
@@ -154,6 +164,7 @@ pub(crate) fn discover(dir: &Path) -> Result<(Vec<MetricSet>, Vec<String>), Load
         vec![MetricSet {
             label: String::new(),
             files: top,
+            links: top_links,
         }],
         notes,
     ))
@@ -175,11 +186,57 @@ struct ThreadResult {
     files: usize,
 }
 
+/// The timer lines of the run's first thread (its first metric's file), with the events the
+/// builder gave them when that thread was added: the files of one run list nearly the same
+/// lines, so a later thread's line with the same raw name and group text is given its event
+/// by id, without normalizing, storing or comparing its name again in the merge. The result
+/// is the same: that name interns to that event, and its group text was added already.
+struct Template {
+    /// Per timer line: raw name, raw group text, and its event (`None` for a line with zero
+    /// calls, which the first thread did not count).
+    lines: Vec<(String, String, Option<EventId>)>,
+    /// Raw name -> its first line.
+    by_name: HashMap<String, usize>,
+}
+
+impl Template {
+    /// The timer lines of `file` (the first thread's first-metric file, already added to
+    /// `builder`) with their events.
+    fn new(file: &ProfileFile<'_>, builder: &mut ProfileBuilder) -> Self {
+        let mut by_name = HashMap::default();
+        let lines = file
+            .timers
+            .iter()
+            .enumerate()
+            .map(|(i, t)| {
+                by_name.entry(t.name.to_string()).or_insert(i);
+                let e = (t.calls != 0.0).then(|| builder.declare_event(&t.name, &t.groups));
+                (t.name.to_string(), t.groups.to_string(), e)
+            })
+            .collect();
+        Self { lines, by_name }
+    }
+
+    /// The event of a timer line named `name` with group text `groups`, when the first thread
+    /// has a line of that name and group text; `cursor` is where the line is looked for first
+    /// (one past the last line found).
+    fn event(&self, cursor: &mut usize, name: &str, groups: &str) -> Option<EventId> {
+        let at = match self.lines.get(*cursor) {
+            Some((n, _, _)) if n == name => *cursor,
+            _ => *self.by_name.get(name)?,
+        };
+        *cursor = at + 1;
+        let (_, g, e) = &self.lines[at];
+        if g == groups { *e } else { None }
+    }
+}
+
 fn load_thread(
     sets: &[MetricSet],
     thread: ThreadId,
     metric_names: &[String],
     bufs: &mut [Vec<u8>],
+    template: Option<&Template>,
 ) -> Result<ThreadResult, Vec<FileError>> {
     let mut errors = Vec::new();
     let mut bytes = 0;
@@ -190,7 +247,11 @@ fn load_thread(
                 Path::new(&set.label).join(format!("profile.{thread}")),
                 format!("missing: thread {thread} has profile files for other metrics but not for this one"),
             )),
-            Some(path) => match crate::input::read_member_into(path, buf) {
+            Some(path) => match if set.links.contains(&thread) {
+                crate::input::read_member_into(path, buf)
+            } else {
+                crate::input::read_listed_file_into(path, buf)
+            } {
                 Ok(()) => {
                     bytes += buf.len() as u64;
                     paths.push(path);
@@ -239,6 +300,7 @@ fn load_thread(
     let mut data = ThreadData::with_capacity(n_metrics, base.timers.len(), text_bytes);
     // Rows of metric 0; `row_of_line` maps each base line to its ThreadData row.
     let mut row_of_line: Vec<Option<usize>> = Vec::with_capacity(base.timers.len());
+    let mut cursor = 0;
     for t in &base.timers {
         if t.calls == 0.0 {
             data.declare_timer(&t.name, &t.groups);
@@ -246,17 +308,15 @@ fn load_thread(
             continue;
         }
         row_of_line.push(Some(data.timer_count()));
-        data.push_timer_for_metric(
-            &t.name,
-            &t.groups,
-            t.calls,
-            t.subcalls,
-            MetricValue {
-                metric: 0,
-                exclusive: t.exclusive,
-                inclusive: t.inclusive,
-            },
-        );
+        let value = MetricValue {
+            metric: 0,
+            exclusive: t.exclusive,
+            inclusive: t.inclusive,
+        };
+        match template.and_then(|tp| tp.event(&mut cursor, &t.name, &t.groups)) {
+            Some(e) => data.push_event_for_metric(e, t.calls, t.subcalls, value),
+            None => data.push_timer_for_metric(&t.name, &t.groups, t.calls, t.subcalls, value),
+        }
     }
     if n_metrics > 1 {
         let by_name: HashMap<&str, usize> = base
@@ -391,6 +451,38 @@ pub fn read_run(dir: &Path, opts: &OpenOptions<'_>) -> Result<Opened, LoadError>
     };
     let total_files: usize = sets.iter().map(|s| s.files.len()).sum();
     opts.progress_start(total_files as u64);
+    // The first thread is added here, and its lines become the template of the others'.
+    let first = threads[0];
+    let (template, rest) = match load_thread(
+        &sets,
+        first,
+        &metric_names,
+        &mut vec![Vec::new(); sets.len()],
+        None,
+    ) {
+        Ok(tr) => {
+            opts.progress_advance(sets.len() as u64);
+            report.files_read += tr.files;
+            report.bytes_read += tr.bytes;
+            report.warnings.extend(tr.warnings);
+            report.partial_files.extend(tr.partial);
+            builder
+                .add_thread(first, tr.data)
+                .map_err(|source| LoadError::Build {
+                    path: dir.to_path_buf(),
+                    source,
+                })?;
+            let template = sets[0]
+                .files
+                .get(&first)
+                .and_then(|path| read_file(path).ok())
+                .map(|(f, _)| Template::new(&f, &mut builder));
+            (template, &threads[1..])
+        }
+        // Read again with the others, whose merge reports it.
+        Err(_) => (None, &threads[..]),
+    };
+    let template = template.as_ref();
     let pool = opts.thread_pool(dir)?;
     // Parse chunk k+1 on the pool while this thread's helper merges chunk k: the merge is
     // sequential (interning, column appends), the parse is parallel.
@@ -425,14 +517,14 @@ pub fn read_run(dir: &Path, opts: &OpenOptions<'_>) -> Result<Opened, LoadError>
                 Ok((builder, report, all_errors))
             },
         );
-        for chunk in threads.chunks(CHUNK_THREADS) {
+        for chunk in rest.chunks(CHUNK_THREADS) {
             let results: ChunkResults = pool.install(|| {
                 chunk
                     .par_iter()
                     .map_init(
                         || vec![Vec::new(); sets.len()],
                         |bufs, &t| {
-                            let r = load_thread(&sets, t, &metric_names, bufs);
+                            let r = load_thread(&sets, t, &metric_names, bufs, template);
                             opts.progress_advance(sets.len() as u64);
                             (t, r)
                         },
@@ -487,6 +579,8 @@ pub fn read_single_file(path: &Path, opts: &OpenOptions<'_>) -> Result<Opened, L
     let set = MetricSet {
         label: String::new(),
         files: BTreeMap::from([(thread, path.to_path_buf())]),
+        // Not listed: read after checking what the path is.
+        links: BTreeSet::from([thread]),
     };
     opts.progress_start(1);
     let tr = load_thread(
@@ -494,6 +588,7 @@ pub fn read_single_file(path: &Path, opts: &OpenOptions<'_>) -> Result<Opened, L
         thread,
         std::slice::from_ref(&metric),
         &mut [Vec::new()],
+        None,
     )
     .map_err(|errors| LoadError::NothingLoaded {
         path: path.to_path_buf(),

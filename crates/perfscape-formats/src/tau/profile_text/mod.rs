@@ -168,13 +168,38 @@ pub fn decode_text(bytes: &[u8]) -> (Cow<'_, str>, Vec<(usize, String)>) {
     }
 }
 
+/// [`split_last_numbers`] without the values (the tests compare it with the splitter it
+/// replaced).
+#[cfg(test)]
+fn split_last<const N: usize>(s: &str) -> Option<(&str, [&str; N])> {
+    split_last_numbers::<N>(s).map(|(head, fields, _)| (head, fields))
+}
+
+/// The head of a line, its last `N` fields, and each field's value when it is a plain
+/// integer (see [`split_last_numbers`]).
+type SplitFields<'a, const N: usize> = (&'a str, [&'a str; N], [Option<f64>; N]);
+
 /// Splits the last `N` whitespace-separated fields off `s`; returns the head (untrimmed
 /// on the left) and the fields in order. `None` when `s` has fewer than `N` fields after a
 /// non-empty head. Fields are separated by ASCII whitespace, found by scanning bytes (it
 /// never sits inside a UTF-8 sequence, so every cut is a character boundary); the space
 /// between them is trimmed as `str::trim_end` trims (any Unicode whitespace), by bytes while
 /// it is ASCII.
-fn split_last<const N: usize>(s: &str) -> Option<(&str, [&str; N])> {
+///
+/// With each field comes the value it has when it is a plain integer of 1 to 15 digits
+/// (exact in an `f64`, as [`parse_f64`] reads it), found in the same scan: TAU writes most
+/// numbers so, and such a field then needs no second pass.
+fn split_last_numbers<const N: usize>(s: &str) -> Option<SplitFields<'_, N>> {
+    /// 10^k for the k-th digit from the right of a field.
+    const POW10: [u64; 15] = {
+        let mut p = [1u64; 15];
+        let mut k = 1;
+        while k < 15 {
+            p[k] = p[k - 1] * 10;
+            k += 1;
+        }
+        p
+    };
     let b = s.as_bytes();
     let skip_space = |mut end: usize| {
         while end > 0 && b[end - 1].is_ascii_whitespace() {
@@ -187,22 +212,33 @@ fn split_last<const N: usize>(s: &str) -> Option<(&str, [&str; N])> {
         end
     };
     let mut fields = [""; N];
+    let mut ints = [None; N];
     let mut end = skip_space(b.len());
-    for slot in fields.iter_mut().rev() {
+    for (slot, int) in fields.iter_mut().zip(ints.iter_mut()).rev() {
         let mut start = end;
+        let (mut v, mut digits) = (0u64, true);
         while start > 0 && !b[start - 1].is_ascii_whitespace() {
+            let d = b[start - 1].wrapping_sub(b'0');
+            match POW10.get(end - start) {
+                Some(&p) if d < 10 => v += u64::from(d) * p,
+                _ => digits = false,
+            }
             start -= 1;
         }
         if start == end {
             return None;
         }
         *slot = s.get(start..end)?;
+        if digits {
+            // Exact: v < 10^15 < 2^53.
+            *int = Some(v as f64);
+        }
         end = skip_space(start);
         if end == 0 && start == 0 {
             return None;
         }
     }
-    Some((s.get(..end)?, fields))
+    Some((s.get(..end)?, fields, ints))
 }
 
 /// Parses a number field as `str::parse::<f64>` does, with a fast path for what TAU writes
@@ -215,6 +251,15 @@ fn parse_f64(field: &str) -> Result<f64, std::num::ParseFloatError> {
         return Ok(v as f64);
     }
     field.parse::<f64>()
+}
+
+/// [`number`] of a field split by [`split_last_numbers`]: its integer value when the scan
+/// found one.
+fn field_number(field: &str, int: Option<f64>, what: &str, line: usize) -> Result<f64, Problem> {
+    match int {
+        Some(v) => Ok(v),
+        None => number(field, what, line),
+    }
 }
 
 fn number(field: &str, what: &str, line: usize) -> Result<f64, Problem> {
@@ -288,18 +333,21 @@ fn parse_timer(s: &str, line: usize, stats_column: bool) -> Result<TimerLine<'_>
     // one before the closing quote (a byte search, cheaper than a substring searcher per line).
     let groups_at = t
         .strip_suffix('"')
-        .and_then(|u| u.rfind('"'))
+        .and_then(|u| u.as_bytes().iter().rposition(|&c| c == b'"'))
         .filter(|&q| t[..q].ends_with(" GROUP="));
     let (body, groups) = match groups_at {
         Some(q) => (&t[..q - 7], &t[q + 1..t.len() - 1]),
         None => (t, ""),
     };
     let parsed = if stats_column {
-        split_last::<6>(body).map(|(h, f)| (h, [f[0], f[1], f[2], f[3], f[5]]))
+        split_last_numbers::<6>(body)
+            .map(|(h, f, v)| (h, [f[0], f[1], f[2], f[3], f[5]], [v[0], v[1], v[2], v[3], v[5]]))
     } else {
-        split_last::<5>(body)
+        split_last_numbers::<5>(body)
     };
-    let Some((head, [calls, subrs, excl, incl, pcalls])) = parsed else {
+    let Some((head, [calls, subrs, excl, incl, pcalls], [v_calls, v_subrs, v_excl, v_incl, v_pcalls])) =
+        parsed
+    else {
         return Err(Problem::at_line(
             line,
             format!(
@@ -311,11 +359,11 @@ fn parse_timer(s: &str, line: usize, stats_column: bool) -> Result<TimerLine<'_>
         ));
     };
     let name = quoted_name(head, line, "timer")?;
-    let calls = number(calls, "calls", line)?;
-    let subcalls = number(subrs, "subrs", line)?;
-    let exclusive = number(excl, "exclusive value", line)?;
-    let inclusive = number(incl, "inclusive value", line)?;
-    number(pcalls, "profilecalls", line)?;
+    let calls = field_number(calls, v_calls, "calls", line)?;
+    let subcalls = field_number(subrs, v_subrs, "subrs", line)?;
+    let exclusive = field_number(excl, v_excl, "exclusive value", line)?;
+    let inclusive = field_number(incl, v_incl, "inclusive value", line)?;
+    field_number(pcalls, v_pcalls, "profilecalls", line)?;
     Ok(TimerLine {
         line,
         name: Cow::Borrowed(name),
@@ -328,7 +376,8 @@ fn parse_timer(s: &str, line: usize, stats_column: bool) -> Result<TimerLine<'_>
 }
 
 fn parse_user_event(s: &str, line: usize) -> Result<UserEventLine<'_>, Problem> {
-    let Some((head, [n, max, min, mean, ss])) = split_last::<5>(s) else {
+    let Some((head, [n, max, min, mean, ss], [v_n, v_max, v_min, v_mean, v_ss])) = split_last_numbers::<5>(s)
+    else {
         return Err(Problem::at_line(
             line,
             format!(
@@ -341,11 +390,11 @@ fn parse_user_event(s: &str, line: usize) -> Result<UserEventLine<'_>, Problem> 
     Ok(UserEventLine {
         line,
         name: Cow::Borrowed(name),
-        count: number(n, "numevents", line)?,
-        max: number(max, "max", line)?,
-        min: number(min, "min", line)?,
-        mean: number(mean, "mean", line)?,
-        sum_squares: number(ss, "sumsqr", line)?,
+        count: field_number(n, v_n, "numevents", line)?,
+        max: field_number(max, v_max, "max", line)?,
+        min: field_number(min, v_min, "min", line)?,
+        mean: field_number(mean, v_mean, "mean", line)?,
+        sum_squares: field_number(ss, v_ss, "sumsqr", line)?,
     })
 }
 

@@ -222,7 +222,7 @@ proptest::proptest! {
 }
 
 mod fast_paths {
-    use super::super::{parse_f64, split_last};
+    use super::super::{parse_f64, split_last, split_last_numbers};
     use proptest::prelude::*;
 
     /// The byte-scanning splitter, as the `char`-searching one it replaced did it.
@@ -297,6 +297,21 @@ mod fast_paths {
         fn fields_split_as_before(s in "[ \t\"a-z0-9é=\u{a0}\u{3000}\u{2028}]{0,40}") {
             prop_assert_eq!(split_last::<3>(&s), split_last_reference::<3>(&s));
             prop_assert_eq!(split_last::<5>(&s), split_last_reference::<5>(&s));
+        }
+
+        /// A value found in the scan is the field's value as the standard library reads it,
+        /// and it is found for every field of 1 to 15 digits.
+        #[test]
+        fn integers_found_in_the_scan_are_the_fields_values(s in "[ \"a0-9.e\u{a0}-]{0,60}|(\"n\"( [0-9]{1,17}){5})") {
+            if let Some((_, fields, ints)) = split_last_numbers::<5>(&s) {
+                for (f, v) in fields.iter().zip(ints) {
+                    let plain = f.len() <= 15 && f.bytes().all(|c| c.is_ascii_digit());
+                    prop_assert_eq!(v.is_some(), plain, "{}", f);
+                    if let Some(v) = v {
+                        prop_assert_eq!(v.to_bits(), f.parse::<f64>().unwrap().to_bits());
+                    }
+                }
+            }
         }
     }
 }
