@@ -28,7 +28,8 @@ fn cell(header: &[String], row: &[String], name: &str) -> f64 {
 }
 
 /// Rows of ParaProf's table whose `Exclusive TIME` is 0 (where `CPU_TIME / TIME` has no
-/// value), and all its rows.
+/// value), and all its rows (used by the `sql` test only).
+#[cfg(feature = "sql")]
 fn paraprof_zero_time_rows() -> (usize, usize) {
     let (header, rows) = paraprof_table();
     let zero = rows
