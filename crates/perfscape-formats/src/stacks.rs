@@ -86,6 +86,9 @@ impl FrameTable {
 
 const NO_PARENT: u32 = u32::MAX;
 
+/// A line event's sample count and values (one per metric).
+type LineValues = (f64, Vec<f64>);
+
 /// The warning for `n` samples whose stacks were cut at [`MAX_DEPTH`], if any.
 pub(crate) fn cut_warning(n: u64) -> Option<crate::problem::Problem> {
     (n > 0).then(|| {
@@ -247,25 +250,44 @@ impl StackTree {
     }
 
     /// Emits the tree as timer rows of the thread being added (see the module documentation),
-    /// written straight into the builder (no row per node held on the side):
-    /// first the flat rows (one per routine, in order of first appearance), then one callpath
-    /// row per node below a root (a root node is represented by its routine's flat row, as
-    /// TAU represents `.TAU application`), then the `[SAMPLE]` line rows. Events are interned
-    /// as call-tree nodes, so no callpath name is built. `frames` names the frames; `line_group` is the group of the line rows.
-    pub(crate) fn emit(&self, frames: &FrameTable, rows: &mut ThreadRows<'_>, line_group: &str) {
-        let n = self.n_metrics;
-        let count = self.frame.len();
+    /// handed to the builder as whole columns (one array per value kind, built from the
+    /// tree's arrays, each freed once gathered: the tree and the profile's cells are not held
+    /// whole together): first the flat rows (one per routine, in order of first appearance),
+    /// then one callpath row per node below a root in depth-first preorder (a root node is
+    /// represented by its routine's flat row, as TAU represents `.TAU application`), then the
+    /// `[SAMPLE]` line rows. Events are interned as call-tree nodes, so no callpath name is
+    /// built. `frames` names the frames; `line_group` is the group of the line rows.
+    pub(crate) fn emit(self, frames: &FrameTable, rows: &mut ThreadRows<'_>, line_group: &str) {
+        let StackTree {
+            n_metrics: n,
+            frame,
+            parent,
+            children,
+            self_values,
+            calls,
+            mut lines,
+            line_order,
+            ..
+        } = self;
+        drop(children);
+        let count = frame.len();
+        // The values one array per metric, so that each is freed as soon as its column is
+        // gathered (8 bytes a node at the peak, not 16 for two metrics).
+        let exclusive: Vec<Vec<f64>> = (0..n)
+            .map(|m| self_values.iter().skip(m).step_by(n).copied().collect())
+            .collect();
+        drop(self_values);
         // Inclusive values bottom-up: children are always created after their parents.
-        let mut inclusive = self.self_values.clone();
+        let mut inclusive = exclusive.clone();
         let mut child_calls = vec![0.0; count];
         for node in (1..count).rev() {
-            let p = self.parent[node] as usize;
-            for m in 0..n {
-                inclusive[p * n + m] += inclusive[node * n + m];
+            let p = parent[node] as usize;
+            for incl in &mut inclusive {
+                incl[p] += incl[node];
             }
-            child_calls[p] += self.calls[node];
+            child_calls[p] += calls[node];
         }
-        let (preorder, depth) = self.preorder();
+        let (mut preorder, depth) = preorder(&parent);
         // Flat totals per frame; a node counts for inclusive/calls only when no ancestor has
         // the same frame.
         let nf = frames.len();
@@ -285,52 +307,49 @@ impl StackTree {
                     on_path[f as usize] -= 1;
                 }
             }
-            let fi = self.frame[ni] as usize;
+            let fi = frame[ni] as usize;
             if !seen[fi] {
                 seen[fi] = true;
-                flat_order.push(self.frame[ni]);
+                flat_order.push(frame[ni]);
             }
-            for m in 0..n {
-                flat_excl[fi * n + m] += self.self_values[ni * n + m];
+            for (m, x) in exclusive.iter().enumerate() {
+                flat_excl[fi * n + m] += x[ni];
             }
             if on_path[fi] == 0 {
-                flat_calls[fi] += self.calls[ni];
+                flat_calls[fi] += calls[ni];
                 flat_subcalls[fi] += child_calls[ni];
-                for m in 0..n {
-                    flat_incl[fi * n + m] += inclusive[ni * n + m];
+                for (m, incl) in inclusive.iter().enumerate() {
+                    flat_incl[fi * n + m] += incl[ni];
                 }
             }
             on_path[fi] += 1;
-            path_frames.push(self.frame[ni]);
+            path_frames.push(frame[ni]);
         }
+        drop((seen, on_path, path_frames));
         // One row per flat frame, per node below the roots and per line. A root is a node
         // whose parent is the virtual root 0; `depth` is not needed further (freed: 4 bytes
         // a node while the builder fills).
         let below_roots = depth.iter().filter(|&&d| d >= 2).count();
         drop(depth);
-        let n_rows = flat_order.len() + below_roots + self.line_order.len();
+        let line_rows: Vec<(String, LineValues)> = line_order
+            .into_iter()
+            .filter_map(|name| lines.remove(&name).map(|v| (name, v)))
+            .collect();
+        drop(lines);
+        let n_rows = flat_order.len() + below_roots + line_rows.len();
         rows.reserve_events(n_rows);
-        rows.reserve_rows(n_rows);
-        // `push_timer` only fails on a metric-count mismatch, impossible here (all slices
-        // have `n` values), so its result is ignored.
+        // The event of each row, in row order.
+        let mut row_events: Vec<EventId> = Vec::with_capacity(n_rows);
         for &f in &flat_order {
-            let fi = f as usize;
-            let e = rows.intern_node(None, frames.name(f), frames.group(f));
-            let _ = rows.push_event(
-                e,
-                flat_calls[fi],
-                flat_subcalls[fi],
-                &flat_excl[fi * n..(fi + 1) * n],
-                &flat_incl[fi * n..(fi + 1) * n],
-            );
+            row_events.push(rows.intern_node(None, frames.name(f), frames.group(f)));
         }
         // The thread's total: its roots add up (every sample is under exactly one root).
         let mut total = vec![0.0; n];
         for &node in &preorder {
             let ni = node as usize;
-            if self.parent[ni] == 0 {
-                for (t, v) in total.iter_mut().zip(&inclusive[ni * n..(ni + 1) * n]) {
-                    *t += v;
+            if parent[ni] == 0 {
+                for (t, incl) in total.iter_mut().zip(&inclusive) {
+                    *t += incl[ni];
                 }
             }
         }
@@ -341,8 +360,8 @@ impl StackTree {
         let mut group = String::new();
         for &node in &preorder {
             let ni = node as usize;
-            let f = self.frame[ni];
-            if self.parent[ni] == 0 {
+            let f = frame[ni];
+            if parent[ni] == 0 {
                 event[ni] = rows.intern_node(None, frames.name(f), frames.group(f));
                 continue;
             }
@@ -353,54 +372,82 @@ impl StackTree {
                 group.push('|');
             }
             group.push_str("TAU_CALLPATH");
-            let parent = event[self.parent[ni] as usize];
-            let e = rows.intern_node(Some(parent), frames.name(f), &group);
+            let e = rows.intern_node(Some(event[parent[ni] as usize]), frames.name(f), &group);
             event[ni] = e;
-            let _ = rows.push_event(
-                e,
-                self.calls[ni],
-                child_calls[ni],
-                &self.self_values[ni * n..(ni + 1) * n],
-                &inclusive[ni * n..(ni + 1) * n],
-            );
+            row_events.push(e);
         }
-        for name in &self.line_order {
-            if let Some((calls, values)) = self.lines.get(name) {
-                let _ = rows.push_timer(name, line_group, *calls, 0.0, values, values);
-            }
+        drop(event);
+        for (name, _) in &line_rows {
+            row_events.push(rows.declare_timer(name, line_group));
         }
+        // The nodes that have rows, in row order; the tree's shape is not needed further.
+        preorder.retain(|&node| parent[node as usize] != 0);
+        drop((frame, parent));
+        // One column: the flat rows' values (`flat[f * stride + m]`), the nodes' (`node`, one
+        // value per node), the lines'.
+        let column =
+            |flat: &[f64], stride: usize, m: usize, node: &[f64], line: &dyn Fn(&LineValues) -> f64| {
+                let mut out = Vec::with_capacity(n_rows);
+                out.extend(flat_order.iter().map(|&f| flat[f as usize * stride + m]));
+                out.extend(preorder.iter().map(|&node_i| node[node_i as usize]));
+                out.extend(line_rows.iter().map(|(_, v)| line(v)));
+                out
+            };
+        let mut kinds: Vec<Vec<f64>> = Vec::with_capacity(2 + 2 * n);
+        kinds.push(column(&flat_calls, 1, 0, &calls, &|v| v.0));
+        drop(calls);
+        kinds.push(column(&flat_subcalls, 1, 0, &child_calls, &|_| 0.0));
+        drop(child_calls);
+        // Each source array is freed once its column is gathered (moved into the closure).
+        let exclusive_columns: Vec<Vec<f64>> = exclusive
+            .into_iter()
+            .enumerate()
+            .map(|(m, src)| column(&flat_excl, n, m, &src, &|v| v.1[m]))
+            .collect();
+        let inclusive_columns: Vec<Vec<f64>> = inclusive
+            .into_iter()
+            .enumerate()
+            .map(|(m, src)| column(&flat_incl, n, m, &src, &|v| v.1[m]))
+            .collect();
+        for (x, i) in exclusive_columns.into_iter().zip(inclusive_columns) {
+            kinds.push(x);
+            kinds.push(i);
+        }
+        // Cannot fail: every event came from the builder and every column has a value per row.
+        let _ = rows.push_columns(&row_events, kinds);
     }
+}
 
-    /// Nodes in depth-first preorder (children in creation order) and the depth of every node
-    /// (1 for roots; index = node).
-    fn preorder(&self) -> (Vec<u32>, Vec<u32>) {
-        let count = self.frame.len();
-        let mut first_child = vec![NO_PARENT; count];
-        let mut next_sibling = vec![NO_PARENT; count];
-        for node in (1..count).rev() {
-            let p = self.parent[node] as usize;
-            next_sibling[node] = first_child[p];
-            first_child[p] = u32::try_from(node).unwrap_or(NO_PARENT);
-        }
-        let mut depth = vec![0u32; count];
-        let mut order = Vec::with_capacity(count.saturating_sub(1));
-        let mut stack: Vec<u32> = Vec::new();
-        let push_children = |stack: &mut Vec<u32>, node: usize| {
-            let start = stack.len();
-            let mut c = first_child[node];
-            while c != NO_PARENT {
-                stack.push(c);
-                c = next_sibling[c as usize];
-            }
-            stack[start..].reverse();
-        };
-        push_children(&mut stack, 0);
-        while let Some(node) = stack.pop() {
-            let ni = node as usize;
-            depth[ni] = depth[self.parent[ni] as usize] + 1;
-            order.push(node);
-            push_children(&mut stack, ni);
-        }
-        (order, depth)
+/// Nodes of a tree given by its `parent` array (node 0 the virtual root) in depth-first
+/// preorder (children in creation order), and the depth of every node (1 for roots; index =
+/// node).
+fn preorder(parent: &[u32]) -> (Vec<u32>, Vec<u32>) {
+    let count = parent.len();
+    let mut first_child = vec![NO_PARENT; count];
+    let mut next_sibling = vec![NO_PARENT; count];
+    for node in (1..count).rev() {
+        let p = parent[node] as usize;
+        next_sibling[node] = first_child[p];
+        first_child[p] = u32::try_from(node).unwrap_or(NO_PARENT);
     }
+    let mut depth = vec![0u32; count];
+    let mut order = Vec::with_capacity(count.saturating_sub(1));
+    let mut stack: Vec<u32> = Vec::new();
+    let push_children = |stack: &mut Vec<u32>, node: usize| {
+        let start = stack.len();
+        let mut c = first_child[node];
+        while c != NO_PARENT {
+            stack.push(c);
+            c = next_sibling[c as usize];
+        }
+        stack[start..].reverse();
+    };
+    push_children(&mut stack, 0);
+    while let Some(node) = stack.pop() {
+        let ni = node as usize;
+        depth[ni] = depth[parent[ni] as usize] + 1;
+        order.push(node);
+        push_children(&mut stack, ni);
+    }
+    (order, depth)
 }

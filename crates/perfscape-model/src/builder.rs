@@ -456,6 +456,33 @@ impl ProfileBuilder {
         }
     }
 
+    /// Adds thread `t`'s cells of `events` given as whole columns (`2 + 2M` arrays in
+    /// [`crate::IntervalColumns`] order, each as long as `events`): adopted as they are when
+    /// `t` is the first thread and `events` ascend past its other cells, else added cell by
+    /// cell (a second cell of an event on the thread is summed and noted, as
+    /// [`ProfileBuilder::add_cell`] does).
+    pub(crate) fn add_columns(
+        &mut self,
+        id: ThreadId,
+        t: ThreadIndex,
+        events: &[EventId],
+        columns: Vec<Vec<f64>>,
+    ) {
+        let Err(columns) = self.cells.add_columns(events, t, columns) else {
+            return;
+        };
+        let n = self.metrics.len();
+        let mut exclusive = vec![0.0; n];
+        let mut inclusive = vec![0.0; n];
+        for (r, &e) in events.iter().enumerate() {
+            for m in 0..n {
+                exclusive[m] = columns[2 + 2 * m][r];
+                inclusive[m] = columns[3 + 2 * m][r];
+            }
+            self.add_cell(id, t, e, [columns[0][r], columns[1][r]], &exclusive, &inclusive);
+        }
+    }
+
     /// Reserves room for `additional` more (event, thread) cells (amortized, as
     /// [`Vec::reserve`]). A reader that knows its run's size (threads x rows of a thread) avoids
     /// growing the cell arrays by doubling, where each step copies them; room never written

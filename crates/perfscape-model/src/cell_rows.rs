@@ -2,7 +2,10 @@
 //! event-by-event [`IntervalColumns`] arena once at the end.
 //!
 //! The cells of the first thread are kept in arrival order, in one array per kind: a call tree
-//! of 10^6 nodes on one thread comes node by node, so its arrays become the arena as they are.
+//! of 10^6 nodes on one thread comes node by node (or as whole columns,
+//! [`CellRows::add_columns`]), so its arrays become the arena as they are. While the first
+//! thread's events come in ascending order, a cell's event is not stored: runs of consecutive
+//! events say it (a call tree is one run), and no cell stores its thread (it is the first).
 //! When a second thread arrives the cells move to one draft per event (its threads and
 //! row-major values), where each further thread's row is appended: runs of many threads
 //! then need no reordering at the end, only one copy of each draft into the arena.
@@ -17,16 +20,23 @@ use crate::columns::IntervalColumns;
 use crate::ids::{EventId, ThreadIndex};
 
 /// Cells in arrival order: threads come in ascending order, each thread's cells in its own
-/// row order. Shapes: C cells; `event` and `thread` C entries each; `kinds` `2 + 2M` arrays of
-/// C values (calls, subcalls, per metric exclusive and inclusive, the order of
-/// [`IntervalColumns`]); `last` one entry per event: its newest cell, to merge a thread listing
-/// the same event twice.
+/// row order. Until a second thread arrives, shapes: C cells of thread 0; `kinds` `2 + 2M`
+/// arrays of C values (calls, subcalls, per metric exclusive and inclusive, the order of
+/// [`IntervalColumns`]); the event of each cell in `runs` while the events came in ascending
+/// order, else in `unordered`.
 #[derive(Debug, Default)]
 pub(crate) struct CellRows {
-    event: Vec<u32>,
-    thread: Vec<ThreadIndex>,
     kinds: Vec<Vec<f64>>,
-    last: Vec<u32>,
+    /// Events made so far ([`CellRows::push_event`]), before a second thread arrived.
+    n_events: usize,
+    /// While the first thread's events come in ascending order: runs of cells whose events
+    /// are consecutive, as (first cell, its event); cell `c` of the run starting at cell `c0`
+    /// with event `e0` is event `e0 + (c - c0)`. The run ends where the next begins (the last
+    /// at the cell count).
+    runs: Vec<(usize, u32)>,
+    /// Once the first thread's events came out of order: each cell's event, and per event its
+    /// newest cell (to merge a thread listing the same event twice).
+    unordered: Option<Unordered>,
     /// Once a second thread arrived: one draft per event (the arrays above are then empty).
     drafts: Option<Vec<Draft>>,
     /// Once a second thread arrived, when the reader announced its thread count
@@ -65,8 +75,16 @@ struct Draft {
     rows: Vec<f64>,
 }
 
-/// No cell yet in [`CellRows::last`].
+/// No cell yet in [`Unordered::last`].
 const NONE: u32 = u32::MAX;
+
+/// The first thread's cells once their events came out of ascending order: `event` C entries,
+/// `last` one entry per event (its cell, [`NONE`] without).
+#[derive(Debug, Default)]
+struct Unordered {
+    event: Vec<u32>,
+    last: Vec<u32>,
+}
 
 impl CellRows {
     /// Empty, for `n_metrics` metrics.
@@ -95,15 +113,143 @@ impl CellRows {
         }
         match &mut self.drafts {
             Some(drafts) => drafts.push(Draft::default()),
-            None => self.last.push(NONE),
+            None => {
+                self.n_events += 1;
+                if let Some(u) = &mut self.unordered {
+                    u.last.push(NONE);
+                }
+            }
         }
+    }
+
+    /// Number of cells of the first thread (before a second thread arrived).
+    fn first_cells(&self) -> usize {
+        self.kinds.first().map_or(0, Vec::len)
+    }
+
+    /// The event of each cell of the first thread, in cell order.
+    fn first_events(&self) -> Vec<u32> {
+        if let Some(u) = &self.unordered {
+            return u.event.clone();
+        }
+        let cells = self.first_cells();
+        let mut out = Vec::with_capacity(cells);
+        for (i, &(c0, e0)) in self.runs.iter().enumerate() {
+            let end = self.runs.get(i + 1).map_or(cells, |r| r.0);
+            out.extend((0..end - c0).map(|k| e0 + k as u32));
+        }
+        out
+    }
+
+    /// The first thread's cell of event `e`, if it has one.
+    fn first_cell_of(&self, e: u32) -> Option<usize> {
+        if let Some(u) = &self.unordered {
+            return u
+                .last
+                .get(e as usize)
+                .filter(|&&c| c != NONE)
+                .map(|&c| c as usize);
+        }
+        let i = self.runs.partition_point(|r| r.1 <= e).checked_sub(1)?;
+        let (c0, e0) = self.runs[i];
+        let end = self.runs.get(i + 1).map_or(self.first_cells(), |r| r.0);
+        let c = c0 + (e - e0) as usize;
+        (c < end).then_some(c)
+    }
+
+    /// The event of the first thread's newest cell, if any (events ascending).
+    fn last_run_event(&self) -> Option<u32> {
+        let &(c0, e0) = self.runs.last()?;
+        Some(e0 + (self.first_cells() - 1 - c0) as u32)
+    }
+
+    /// Records that the first thread's next cell (not yet appended) is event `e`, which is
+    /// new: extends the runs while events ascend, else keeps every cell's event from now on.
+    fn note_first_event(&mut self, e: u32) {
+        let cell = self.first_cells();
+        if let Some(u) = &mut self.unordered {
+            if let Some(l) = u.last.get_mut(e as usize) {
+                // Cells beyond u32::MAX keep working; only the duplicate check is lost.
+                *l = u32::try_from(cell).unwrap_or(NONE);
+            }
+            u.event.push(e);
+            return;
+        }
+        match self.last_run_event() {
+            Some(l) if e == l.wrapping_add(1) => {}
+            Some(l) if e < l => {
+                let event = self.first_events();
+                let mut last = vec![NONE; self.n_events];
+                for (c, &x) in event.iter().enumerate() {
+                    last[x as usize] = u32::try_from(c).unwrap_or(NONE);
+                }
+                self.runs = Vec::new();
+                self.unordered = Some(Unordered { event, last });
+                self.note_first_event(e);
+            }
+            _ => self.runs.push((cell, e)),
+        }
+    }
+
+    /// Frees the first thread's event bookkeeping (the cells moved elsewhere).
+    fn clear_first(&mut self) {
+        self.runs = Vec::new();
+        self.unordered = None;
+        for k in &mut self.kinds {
+            *k = Vec::new();
+        }
+    }
+
+    /// Adds thread `t`'s cells of `events` (strictly ascending, each after every event the
+    /// thread has a cell of), given as whole columns in [`IntervalColumns`] order (each as
+    /// long as `events`), when `t` is the first thread: its columns are adopted (moved, when
+    /// the thread has no cell yet) or appended. Otherwise nothing is added and the columns
+    /// come back, for the caller to add cell by cell.
+    pub(crate) fn add_columns(
+        &mut self,
+        events: &[EventId],
+        t: ThreadIndex,
+        columns: Vec<Vec<f64>>,
+    ) -> Result<(), Vec<Vec<f64>>> {
+        let ascending = events.windows(2).all(|w| w[0] < w[1]);
+        let after = match (self.last_run_event(), events.first()) {
+            (Some(l), Some(f)) => f.0 > l,
+            _ => true,
+        };
+        if t.index() > 0
+            || self.drafts.is_some()
+            || self.dense.is_some()
+            || self.unordered.is_some()
+            || !ascending
+            || !after
+            || columns.len() != self.kinds.len()
+            || columns.iter().any(|c| c.len() != events.len())
+        {
+            return Err(columns);
+        }
+        let base = self.first_cells();
+        let mut previous = self.last_run_event();
+        for (i, &e) in events.iter().enumerate() {
+            if previous.is_none_or(|p| e.0 != p.wrapping_add(1)) {
+                self.runs.push((base + i, e.0));
+            }
+            previous = Some(e.0);
+        }
+        for (k, column) in self.kinds.iter_mut().zip(columns) {
+            if k.is_empty() {
+                *k = column;
+            } else {
+                k.extend_from_slice(&column);
+            }
+        }
+        Ok(())
     }
 
     /// Moves the cells in arrival order (the first thread's) into the [`Dense`] layout, when
     /// a thread count was announced and the arrays fit; false otherwise.
     fn move_to_dense(&mut self) -> bool {
         let stride = self.expected_threads;
-        let events = self.last.len();
+        let events = self.n_events;
         // Room for twice the first thread's events: TAU's threads list nearly the same
         // timers. Untouched room costs address space only, unless the allocator hands back
         // memory it must zero; then it costs as much as the drafts' doubling would.
@@ -121,21 +267,16 @@ impl CellRows {
             kinds: (0..self.kinds.len()).map(|_| vec![0.0; slots]).collect(),
         };
         d.count.reserve(capacity - events);
-        for (r, (&e, &t)) in self.event.iter().zip(&self.thread).enumerate() {
+        // Every cell so far is the first thread's (index 0: the zeroed `threads` hold it).
+        for (r, &e) in self.first_events().iter().enumerate() {
             let e = e as usize;
             let at = e * stride + d.count[e] as usize;
-            d.threads[at] = t.0;
             for (k, values) in d.kinds.iter_mut().enumerate() {
                 values[at] = self.kinds[k][r];
             }
             d.count[e] += 1;
         }
-        self.event = Vec::new();
-        self.thread = Vec::new();
-        self.last = Vec::new();
-        for k in &mut self.kinds {
-            *k = Vec::new();
-        }
+        self.clear_first();
         self.dense = Some(d);
         true
     }
@@ -171,26 +312,24 @@ impl CellRows {
     /// Moves the cells in arrival order into one draft per event.
     fn move_to_drafts(&mut self) -> &mut Vec<Draft> {
         let width = self.kinds.len();
-        let mut drafts: Vec<Draft> = (0..self.last.len()).map(|_| Draft::default()).collect();
-        for (r, (&e, &t)) in self.event.iter().zip(&self.thread).enumerate() {
+        let mut drafts: Vec<Draft> = (0..self.n_events).map(|_| Draft::default()).collect();
+        for (r, &e) in self.first_events().iter().enumerate() {
             let d = &mut drafts[e as usize];
-            d.threads.push(t);
+            d.threads.push(ThreadIndex(0));
             d.rows.extend(self.kinds.iter().map(|k| k[r]));
         }
         debug_assert!(drafts.iter().all(|d| d.rows.len() == d.threads.len() * width));
-        self.event = Vec::new();
-        self.thread = Vec::new();
-        self.last = Vec::new();
-        for k in &mut self.kinds {
-            *k = Vec::new();
-        }
+        self.clear_first();
         self.drafts.insert(drafts)
     }
 
     /// Reserves room for `additional` more events.
     pub(crate) fn reserve_events(&mut self, additional: usize) {
-        if self.drafts.is_none() && self.dense.is_none() {
-            self.last.reserve(additional);
+        if self.drafts.is_none()
+            && self.dense.is_none()
+            && let Some(u) = &mut self.unordered
+        {
+            u.last.reserve(additional);
         }
     }
 
@@ -199,8 +338,9 @@ impl CellRows {
         if self.drafts.is_some() || self.dense.is_some() {
             return;
         }
-        self.event.reserve(cells);
-        self.thread.reserve(cells);
+        if let Some(u) = &mut self.unordered {
+            u.event.reserve(cells);
+        }
         for k in &mut self.kinds {
             k.reserve(cells);
         }
@@ -280,21 +420,12 @@ impl CellRows {
             }
             return true;
         }
-        let last = self.last[e.index()];
-        if last != NONE && self.thread[last as usize] == t {
-            add_at(
-                &mut self.kinds,
-                last as usize,
-                [calls, subcalls],
-                exclusive,
-                inclusive,
-            );
+        // The first thread (index 0): every cell so far is its own.
+        if let Some(c) = self.first_cell_of(e.0) {
+            add_at(&mut self.kinds, c, [calls, subcalls], exclusive, inclusive);
             return false;
         }
-        // Cells beyond u32::MAX keep working; only the duplicate check is lost for them.
-        self.last[e.index()] = u32::try_from(self.event.len()).unwrap_or(NONE);
-        self.event.push(e.0);
-        self.thread.push(t);
+        self.note_first_event(e.0);
         self.kinds[0].push(calls);
         self.kinds[1].push(subcalls);
         for (m, (x, i)) in exclusive.iter().zip(inclusive).enumerate() {
@@ -305,10 +436,10 @@ impl CellRows {
     }
 
     /// The arena of `n_events` events: cells grouped by event, each event's cells in thread
-    /// order (a counting sort, stable). When the cells already come event by event (a call
-    /// tree on one thread listed in node order) the arrays are moved, not copied; otherwise
-    /// each value array is rearranged and freed in turn, so the peak is the cells plus one
-    /// array.
+    /// order. When only the first thread came and its cells came event by event (a call tree
+    /// listed in node order) the arrays are moved, not copied; otherwise each value array is
+    /// rearranged (each event has one cell: its place is its event's start) and freed in
+    /// turn, so the peak is the cells plus one array.
     pub(crate) fn finish(self, n_events: usize) -> IntervalColumns {
         if let Some(dense) = self.dense {
             return from_dense(dense);
@@ -316,56 +447,55 @@ impl CellRows {
         if let Some(drafts) = self.drafts {
             return from_drafts(drafts, self.kinds.len());
         }
+        let cells = self.first_cells();
         let CellRows {
-            event,
-            thread,
             kinds,
-            last,
+            runs,
+            unordered,
             ..
         } = self;
-        drop(last);
+        // Every cell is the first thread's (index 0), each event's at most one.
+        let threads: Vec<ThreadIndex> = vec![0u32; cells].into_iter().map(ThreadIndex).collect();
         let mut starts = vec![0usize; n_events + 1];
-        for &e in &event {
-            starts[e as usize + 1] += 1;
-        }
-        for e in 0..n_events {
-            starts[e + 1] += starts[e];
-        }
-        let grouped = event.windows(2).all(|w| w[0] <= w[1]);
-        let (threads, kinds) = if grouped {
-            let mut kinds = kinds;
-            for k in &mut kinds {
-                k.shrink_to_fit();
-            }
-            let mut thread = thread;
-            thread.shrink_to_fit();
-            (thread, kinds)
-        } else {
-            let scatter = |values: &[ThreadIndex]| -> Vec<ThreadIndex> {
-                let mut cursor = starts.clone();
-                let mut out = vec![ThreadIndex(0); values.len()];
-                for (&e, &v) in event.iter().zip(values) {
-                    let at = &mut cursor[e as usize];
-                    out[*at] = v;
-                    *at += 1;
+        let kinds = match unordered {
+            None => {
+                for (i, &(c0, e0)) in runs.iter().enumerate() {
+                    let end = runs.get(i + 1).map_or(cells, |r| r.0);
+                    let e0 = e0 as usize;
+                    for slot in &mut starts[e0 + 1..e0 + 1 + (end - c0)] {
+                        *slot = 1;
+                    }
                 }
-                out
-            };
-            let threads = scatter(&thread);
-            drop(thread);
-            let mut out_kinds = Vec::with_capacity(kinds.len());
-            for values in kinds {
-                let mut cursor = starts.clone();
-                let mut out = vec![0.0; values.len()];
-                for (&e, &v) in event.iter().zip(&values) {
-                    let at = &mut cursor[e as usize];
-                    out[*at] = v;
-                    *at += 1;
+                for e in 0..n_events {
+                    starts[e + 1] += starts[e];
                 }
-                drop(values);
-                out_kinds.push(out);
+                let mut kinds = kinds;
+                for k in &mut kinds {
+                    k.shrink_to_fit();
+                }
+                kinds
             }
-            (threads, out_kinds)
+            Some(Unordered { event, last }) => {
+                drop(last);
+                for &e in &event {
+                    starts[e as usize + 1] += 1;
+                }
+                for e in 0..n_events {
+                    starts[e + 1] += starts[e];
+                }
+                // Each value array is rearranged and freed in turn: the peak is the cells
+                // plus one array.
+                let mut out_kinds = Vec::with_capacity(kinds.len());
+                for values in kinds {
+                    let mut out = vec![0.0; values.len()];
+                    for (&e, &v) in event.iter().zip(&values) {
+                        out[starts[e as usize]] = v;
+                    }
+                    drop(values);
+                    out_kinds.push(out);
+                }
+                out_kinds
+            }
         };
         IntervalColumns {
             starts,
@@ -515,6 +645,98 @@ mod tests {
             assert_eq!(fresh, fresh_d);
         }
         assert_eq!(fresh_d, [true, true, true, true, true, true, true, false]);
+    }
+
+    /// The first thread's events ascending with gaps, a duplicate inside a run, then out of
+    /// order (the runs give way to a per-cell event list), then a second thread: the values
+    /// worked out by hand.
+    #[test]
+    fn first_thread_runs_gaps_duplicates_and_disorder() {
+        let cells = [
+            (0, 0, 1.0),
+            (1, 0, 2.0),
+            (4, 0, 3.0),
+            (5, 0, 4.0),
+            (1, 0, 10.0), // duplicate inside the first run: summed
+            (4, 0, 20.0), // duplicate inside the second run
+            (6, 0, 5.0),
+            (3, 0, 6.0),  // out of order: a gap of the runs
+            (0, 0, 30.0), // duplicate after the disorder
+            (2, 1, 7.0),
+            (4, 1, 8.0),
+        ];
+        for expect in [0, 2] {
+            let (a, fresh) = arena(expect, 8, &cells);
+            let col = |e: usize| {
+                let c = a.column(e);
+                (
+                    c.threads().iter().map(|t| t.0).collect::<Vec<_>>(),
+                    c.exclusive(crate::MetricId(0)).to_vec(),
+                    c.calls().to_vec(),
+                )
+            };
+            assert_eq!(col(0), (vec![0], vec![31.0], vec![2.0]));
+            assert_eq!(col(1), (vec![0], vec![12.0], vec![2.0]));
+            assert_eq!(col(2), (vec![1], vec![7.0], vec![1.0]));
+            assert_eq!(col(3), (vec![0], vec![6.0], vec![1.0]));
+            assert_eq!(col(4), (vec![0, 1], vec![23.0, 8.0], vec![2.0, 1.0]));
+            assert_eq!(col(5), (vec![0], vec![4.0], vec![1.0]));
+            assert_eq!(col(6), (vec![0], vec![5.0], vec![1.0]));
+            assert_eq!(col(7), (vec![], vec![], vec![]));
+            assert_eq!(
+                fresh,
+                [
+                    true, true, true, true, false, false, true, true, false, true, true
+                ]
+            );
+        }
+        // One thread only, out of order: rearranged by event at the end.
+        let (a, _) = arena(0, 8, &cells[..9]);
+        assert_eq!(a.column(0).exclusive(crate::MetricId(0)), &[31.0]);
+        assert_eq!(a.column(3).inclusive(crate::MetricId(0)), &[60.0]);
+        assert_eq!(a.cell_count(), 6);
+    }
+
+    /// Columns given whole for the first thread are adopted (then appended to, and cells
+    /// added one by one after them); any other case is refused, for the caller to add cell
+    /// by cell.
+    #[test]
+    fn columns_of_the_first_thread_are_adopted() {
+        let mut rows = CellRows::new(1);
+        for _ in 0..6 {
+            rows.push_event();
+        }
+        let cols = |v: &[f64]| {
+            vec![
+                vec![1.0; v.len()],
+                vec![0.0; v.len()],
+                v.to_vec(),
+                v.iter().map(|x| x * 10.0).collect(),
+            ]
+        };
+        let e = |ids: &[u32]| ids.iter().map(|&i| EventId(i)).collect::<Vec<_>>();
+        let t0 = ThreadIndex(0);
+        assert!(
+            rows.add_columns(&e(&[0, 2, 3]), t0, cols(&[1.0, 2.0, 3.0]))
+                .is_ok()
+        );
+        // Not past the thread's last event, or not ascending, or the wrong width: refused.
+        assert!(rows.add_columns(&e(&[3, 4]), t0, cols(&[9.0, 9.0])).is_err());
+        assert!(rows.add_columns(&e(&[5, 4]), t0, cols(&[9.0, 9.0])).is_err());
+        assert!(rows.add_columns(&e(&[4]), t0, vec![vec![1.0]]).is_err());
+        assert!(rows.add_columns(&e(&[4]), t0, cols(&[4.0])).is_ok());
+        assert!(!rows.add(EventId(2), t0, 1.0, 0.0, &[5.0], &[50.0]));
+        assert!(rows.add(EventId(1), t0, 1.0, 0.0, &[6.0], &[60.0]));
+        assert!(rows.add_columns(&e(&[5]), ThreadIndex(1), cols(&[7.0])).is_err());
+        let a = rows.finish(6);
+        let x = |e: usize| a.column(e).exclusive(crate::MetricId(0)).to_vec();
+        assert_eq!(
+            (x(0), x(1), x(2), x(3), x(4), x(5)),
+            (vec![1.0], vec![6.0], vec![7.0], vec![3.0], vec![4.0], vec![])
+        );
+        assert_eq!(a.column(2).inclusive(crate::MetricId(0)), &[70.0]);
+        assert_eq!(a.column(2).calls(), &[2.0]);
+        assert_eq!(a.column(4).threads(), &[ThreadIndex(0)]);
     }
 
     #[test]

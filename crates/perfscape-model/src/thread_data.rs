@@ -37,6 +37,15 @@ pub enum BuildError {
         /// Values given.
         got: usize,
     },
+    /// Rows given as columns ([`crate::ThreadRows::push_columns`]) whose value arrays are
+    /// not as long as their list of events.
+    #[error("a value column has {got} rows but {expected} events were given")]
+    RowCount {
+        /// Events given.
+        expected: usize,
+        /// Values in the column.
+        got: usize,
+    },
 }
 
 /// A range of [`ThreadData`]'s text arena.

@@ -94,6 +94,47 @@ impl ThreadRows<'_> {
         Ok(())
     }
 
+    /// Adds the thread's rows of `events` (ids the builder returned) given as whole columns,
+    /// `kinds` in [`crate::IntervalColumns`] order: calls, subcalls, then per metric the
+    /// exclusive and the inclusive values (in the metric's unit), each as long as `events`.
+    /// When the thread is the profile's first and `events` ascend (strictly, and past every
+    /// event it has a row of), the arrays become the profile's cells as they are: a call tree
+    /// of 10^6 nodes is not copied, nor is an event index kept per row. Otherwise the rows
+    /// are added one by one, as [`ThreadRows::push_event`] adds them.
+    ///
+    /// Errors (nothing is added then): [`BuildError::UnknownEvent`] for an id the builder did
+    /// not return, [`BuildError::RowCount`] for an array not as long as `events`,
+    /// [`BuildError::MetricCount`] when `kinds` does not have `2 + 2M` arrays.
+    pub fn push_columns(&mut self, events: &[EventId], kinds: Vec<Vec<f64>>) -> Result<(), BuildError> {
+        if let Some(e) = events.iter().find(|e| e.index() >= self.builder.event_count()) {
+            return Err(BuildError::UnknownEvent { event: e.0 });
+        }
+        let metrics = self.builder.metrics().len();
+        if let Some(bad) = kinds.iter().find(|k| k.len() != events.len()) {
+            return Err(BuildError::RowCount {
+                expected: events.len(),
+                got: bad.len(),
+            });
+        }
+        if kinds.len() != 2 + 2 * metrics {
+            return Err(BuildError::MetricCount {
+                event: events
+                    .first()
+                    .map_or_else(String::new, |&e| self.builder.event_name(e)),
+                expected: metrics,
+                got: kinds.len().saturating_sub(2) / 2,
+            });
+        }
+        self.builder.add_columns(self.id, self.t, events, kinds);
+        Ok(())
+    }
+
+    /// Interns the timer named `raw_name` (normalized as [`ThreadData::push_timer`] names
+    /// are) with groups `raw_groups`, without a row, and returns its id.
+    pub fn declare_timer(&mut self, raw_name: &str, raw_groups: &str) -> EventId {
+        self.builder.declare_event(raw_name, raw_groups)
+    }
+
     /// Adds the thread's row of the timer named `raw_name` (normalized and interned as
     /// [`ThreadData::push_timer`] names are) with groups `raw_groups`; errors as
     /// [`ThreadRows::push_event`].
@@ -164,6 +205,67 @@ mod tests {
         assert_eq!(pb.thread_total(ThreadIndex(1), MetricId(0)), Some(14.0));
         let f = pb.event_by_name("main => f").unwrap();
         assert_eq!(pb.interval(f).exclusive(MetricId(0)), &[4.0, 8.0]);
+    }
+
+    /// Rows given as columns (adopted for the first thread, added one by one for the second
+    /// and for rows out of order) make the profile rows given one by one make.
+    #[test]
+    fn rows_given_as_columns_equal_rows_given_one_by_one() {
+        let metrics = || vec![Metric::tau("TIME"), Metric::tau("PAPI_TOT_CYC")];
+        let mut a = ProfileBuilder::new(metrics());
+        let mut b = ProfileBuilder::new(metrics());
+        // (frame index, calls, subcalls, exclusive, inclusive) per row; frame 0 is the root.
+        let threads: [&[(usize, f64)]; 3] = [
+            &[(0, 1.0), (1, 2.0), (2, 3.0)],
+            &[(0, 4.0), (2, 5.0)],
+            &[(2, 6.0), (0, 7.0)], // out of order
+        ];
+        for (rank, rows_of) in threads.iter().enumerate() {
+            let id = ThreadId::new(rank as u32, 0, 0);
+            let events = |intern: &mut dyn FnMut(Option<crate::EventId>, &str) -> crate::EventId| {
+                let main = intern(None, "main");
+                let f = intern(Some(main), "f");
+                let g = intern(Some(f), "g");
+                [main, f, g]
+            };
+            a.add_thread_with(id, ThreadData::new(2), |rows| {
+                let ev = events(&mut |p, n| rows.intern_node(p, n, "G"));
+                for &(i, x) in *rows_of {
+                    rows.push_event(ev[i], x, 1.0, &[x, 2.0 * x], &[3.0 * x, 4.0 * x])
+                        .unwrap();
+                }
+            })
+            .unwrap();
+            b.add_thread_with(id, ThreadData::new(2), |rows| {
+                let ev = events(&mut |p, n| rows.intern_node(p, n, "G"));
+                let ids: Vec<_> = rows_of.iter().map(|&(i, _)| ev[i]).collect();
+                let col = |k: f64| rows_of.iter().map(|&(_, x)| k * x).collect::<Vec<_>>();
+                let ones = vec![1.0; rows_of.len()];
+                let kinds = vec![col(1.0), ones, col(1.0), col(3.0), col(2.0), col(4.0)];
+                // Wrong shapes are refused and add nothing.
+                assert!(matches!(
+                    rows.push_columns(&ids, vec![vec![1.0]; 6]),
+                    Err(crate::BuildError::RowCount { .. })
+                ));
+                assert!(matches!(
+                    rows.push_columns(&ids, kinds[..4].to_vec()),
+                    Err(crate::BuildError::MetricCount { .. })
+                ));
+                assert!(matches!(
+                    rows.push_columns(&[crate::EventId(9)], vec![vec![1.0]; 6]),
+                    Err(crate::BuildError::UnknownEvent { event: 9 })
+                ));
+                rows.push_columns(&ids, kinds).unwrap();
+            })
+            .unwrap();
+        }
+        let (pa, na) = a.finish();
+        let (pb, nb) = b.finish();
+        assert_eq!(pa, pb);
+        assert!(na.is_empty() && nb.is_empty());
+        let g = pb.event_by_name("main => f => g").unwrap();
+        assert_eq!(pb.interval(g).inclusive(MetricId(1)), &[12.0, 20.0, 24.0]);
+        assert_eq!(pb.interval(g).threads().len(), 3);
     }
 
     #[test]

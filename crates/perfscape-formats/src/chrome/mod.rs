@@ -249,7 +249,12 @@ fn derive_profile(
     let mut builder = ProfileBuilder::new(metrics);
     for (t, th) in trace.threads().iter().enumerate() {
         let lane = trace.lane(t);
-        let tree = trees.get(&th.id);
+        // Each tree's node index is freed before it is emitted, and the tree by `emit`
+        // (see `StackTree::drop_index`).
+        let tree = trees.remove(&th.id).map(|mut tree| {
+            tree.drop_index();
+            tree
+        });
         if lane.is_empty() && tree.is_none() {
             continue;
         }
