@@ -302,5 +302,11 @@ pub fn run(args: &SummaryArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode> 
             }
         }
     }
-    Ok(loading::exit_code(report))
+    let code = loading::exit_code(report);
+    // A one-shot command: the process ends right after this, and the kernel takes the
+    // profile's memory back at exit at once. Freeing its many arrays first (thousands of
+    // threads' rows and strings) would be serial work on the main thread before the output
+    // is flushed, so the profile is left to the exit instead.
+    std::mem::forget(loaded);
+    Ok(code)
 }

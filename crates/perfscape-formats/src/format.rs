@@ -216,6 +216,11 @@ pub struct OpenOptions<'a> {
     /// used entries are removed after a write beyond it (default: `$PERFSCAPE_CACHE_MAX_BYTES`,
     /// else 2 GiB; see [`crate::cache::cache_limit`]).
     pub cache_max_bytes: Option<u64>,
+    /// The entries of the input directory as the format detection listed them, so that the
+    /// reader does not list a large run directory a second time. Set by [`crate::open`] for
+    /// the directory it opens, after detecting its format; read only by a reader of that same
+    /// directory (the TAU run directory's `profile.N.C.T` files). Leave it `None` (default).
+    pub listing: Option<&'a [std::fs::DirEntry]>,
 }
 
 impl std::fmt::Debug for OpenOptions<'_> {

@@ -23,9 +23,14 @@ use std::path::Path;
 /// some files are bad opens, with those files in [`LoadReport::bad_files`] (and
 /// [`LoadReport::is_partial`] true).
 pub fn open(path: &Path, opts: &OpenOptions<'_>) -> Result<Opened, LoadError> {
-    let format = match opts.format {
-        Some(f) => f,
-        None => crate::registry::detect(path)?,
+    let (format, listing) = match opts.format {
+        Some(f) => (f, None),
+        None => crate::registry::detect_listed(path)?,
+    };
+    // The reader of a directory gets the detection's listing instead of listing it again.
+    let opts = &OpenOptions {
+        listing: listing.as_deref(),
+        ..*opts
     };
     if opts.cache == CacheMode::Off || opts.parts.wants_any_of(format.gives) {
         return read_as(format, path, opts);

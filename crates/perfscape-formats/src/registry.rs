@@ -108,17 +108,31 @@ pub fn reads() -> String {
 /// Projections log, ...); [`LoadError::UnknownFormat`] when nothing recognizes it. The last two list
 /// what perfscape reads.
 pub fn detect(path: &Path) -> Result<&'static Format, LoadError> {
+    detect_listed(path).map(|(f, _)| f)
+}
+
+/// [`detect`], also giving the directory entries it listed when `path` is a directory (for
+/// [`crate::format::OpenOptions::listing`]).
+pub(crate) fn detect_listed(
+    path: &Path,
+) -> Result<(&'static Format, Option<Vec<std::fs::DirEntry>>), LoadError> {
     let meta = crate::input::check_regular(path)?;
     let (names, head);
+    let mut entries = None;
     let probe = if meta.is_dir() {
-        names = list_dir(path)?;
+        let listed = list_dir(path)?;
+        names = listed
+            .iter()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .collect::<Vec<String>>();
+        entries = Some(listed);
         Probe::Dir { path, names: &names }
     } else {
         head = read_head(path)?;
         Probe::File { path, head: &head }
     };
     if let Some(f) = FORMATS.iter().copied().find(|f| (f.sniff)(&probe)) {
-        return Ok(f);
+        return Ok((f, entries));
     }
     let unsupported = |what: String| LoadError::UnsupportedFormat {
         path: path.to_path_buf(),
@@ -166,18 +180,16 @@ pub fn detect(path: &Path) -> Result<&'static Format, LoadError> {
     })
 }
 
-/// The names of the entries of directory `path`.
-fn list_dir(path: &Path) -> Result<Vec<String>, LoadError> {
+/// The entries of directory `path`.
+fn list_dir(path: &Path) -> Result<Vec<std::fs::DirEntry>, LoadError> {
     let io = |source| LoadError::Io {
         path: path.to_path_buf(),
         source,
     };
-    let mut names = Vec::new();
-    for entry in std::fs::read_dir(path).map_err(io)? {
-        let entry = entry.map_err(io)?;
-        names.push(entry.file_name().to_string_lossy().into_owned());
-    }
-    Ok(names)
+    std::fs::read_dir(path)
+        .map_err(io)?
+        .map(|entry| entry.map_err(io))
+        .collect()
 }
 
 /// Recognizes the format of a file's first bytes (decompressed), without touching the file

@@ -52,16 +52,16 @@ pub(crate) struct MetricSet {
 /// are links, and the names of the other entries.
 type Listing = (BTreeMap<ThreadId, PathBuf>, BTreeSet<ThreadId>, Vec<String>);
 
-fn list_profile_files(dir: &Path) -> Result<Listing, std::io::Error> {
+/// Lists `dir`, or takes its entries from `listed` (the format detection's listing of it).
+fn list_profile_files(dir: &Path, listed: Option<&[std::fs::DirEntry]>) -> Result<Listing, std::io::Error> {
     let mut files = BTreeMap::new();
     let mut links = BTreeSet::new();
     let mut others = Vec::new();
-    for entry in std::fs::read_dir(dir)? {
-        let entry = entry?;
+    let mut add = |entry: &std::fs::DirEntry| {
         let name = entry.file_name();
-        let Some(name) = name.to_str() else { continue };
+        let Some(name) = name.to_str() else { return };
         if let Some(t) = profile_file_thread(name) {
-            let Ok(kind) = entry.file_type() else { continue };
+            let Ok(kind) = entry.file_type() else { return };
             if kind.is_file() || kind.is_symlink() {
                 files.insert(t, entry.path());
                 if !kind.is_file() {
@@ -70,6 +70,14 @@ fn list_profile_files(dir: &Path) -> Result<Listing, std::io::Error> {
             }
         } else {
             others.push(name.to_string());
+        }
+    };
+    match listed {
+        Some(entries) => entries.iter().for_each(&mut add),
+        None => {
+            for entry in std::fs::read_dir(dir)? {
+                add(&entry?);
+            }
         }
     }
     Ok((files, links, others))
@@ -100,7 +108,7 @@ pub const FORMAT: Format = Format {
 /// Reads a run directory or one profile file.
 fn read(path: &Path, opts: &OpenOptions<'_>) -> Result<Opened, LoadError> {
     if path.is_dir() {
-        read_run(path, opts)
+        read_run_listed(path, opts.listing, opts)
     } else {
         read_single_file(path, opts)
     }
@@ -108,22 +116,28 @@ fn read(path: &Path, opts: &OpenOptions<'_>) -> Result<Opened, LoadError> {
 
 /// True when `dir` holds TAU profile files directly or in `MULTI__*` sub-directories.
 fn looks_like_run(dir: &Path) -> bool {
-    discover(dir).map(|(sets, _)| !sets.is_empty()).unwrap_or(false)
+    discover(dir, None)
+        .map(|(sets, _)| !sets.is_empty())
+        .unwrap_or(false)
 }
 
-/// Finds the metric sets of a run directory and notes about other files present.
-pub(crate) fn discover(dir: &Path) -> Result<(Vec<MetricSet>, Vec<String>), LoadError> {
+/// Finds the metric sets of a run directory and notes about other files present; `listed`,
+/// when given, is the listing of `dir` itself (the `MULTI__*` sub-directories are listed here).
+pub(crate) fn discover(
+    dir: &Path,
+    listed: Option<&[std::fs::DirEntry]>,
+) -> Result<(Vec<MetricSet>, Vec<String>), LoadError> {
     let io = |source| LoadError::Io {
         path: dir.to_path_buf(),
         source,
     };
-    let (top, top_links, others) = list_profile_files(dir).map_err(io)?;
+    let (top, top_links, others) = list_profile_files(dir, listed).map_err(io)?;
     let mut multi: Vec<MetricSet> = Vec::new();
     for name in &others {
         if name.starts_with("MULTI__") {
             let sub = dir.join(name);
             if sub.is_dir() {
-                let (files, links, _) = list_profile_files(&sub).map_err(|source| LoadError::Io {
+                let (files, links, _) = list_profile_files(&sub, None).map_err(|source| LoadError::Io {
                     path: sub.clone(),
                     source,
                 })?;
@@ -414,7 +428,16 @@ fn load_thread(
 
 /// Loads a TAU run directory (see the module documentation).
 pub fn read_run(dir: &Path, opts: &OpenOptions<'_>) -> Result<Opened, LoadError> {
-    let (sets, notes) = discover(dir)?;
+    read_run_listed(dir, None, opts)
+}
+
+/// [`read_run`] with `listed`, the entries of `dir` when the caller has listed it already.
+fn read_run_listed(
+    dir: &Path,
+    listed: Option<&[std::fs::DirEntry]>,
+    opts: &OpenOptions<'_>,
+) -> Result<Opened, LoadError> {
+    let (sets, notes) = discover(dir, listed)?;
     if sets.is_empty() {
         return Err(LoadError::UnknownFormat {
             path: dir.to_path_buf(),
