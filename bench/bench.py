@@ -661,6 +661,7 @@ def main():
         "TAU's `pprof -s`, ParaProf and Hatchet were measured in this run, on this machine, alternating with perfscape.",
         "",
     ]
+    shutil.rmtree(tmp, ignore_errors=True)  # the built pprof and ParaProf's working files
     Path(a.out).write_text("\n".join(lines))
     print("\n".join(lines))
 

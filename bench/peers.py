@@ -26,6 +26,7 @@ import argparse
 import os
 import platform
 import statistics
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -204,8 +205,8 @@ def main():
                      f"{median(figures['perfscape'][1]):.0f} | "
                      + (f"{median(base[0]):.3f} | {median(base[1]):.0f} |" if base else "- | - |"))
         print(lines[-1], file=sys.stderr)
-    for f in tmp.glob("*.json"):
-        f.unlink()
+    # The built pprof, the generated tree and trace: nothing is left in the temporary directory.
+    shutil.rmtree(tmp, ignore_errors=True)
     lines += ["", f"Load average after: {load()}.", ""]
     text = "\n".join(lines)
     print(text)
