@@ -252,9 +252,9 @@ pub fn read_member_into(path: &Path, buf: &mut Vec<u8>) -> Result<(), FileError>
 /// does, in fewer system calls. The file is opened without following a link and without
 /// blocking (`O_NOFOLLOW | O_NONBLOCK`: a file replaced since the listing by a link or a
 /// FIFO is refused, never followed or waited on), checked and sized on the open descriptor,
-/// and read into `buf`'s initialized bytes, which are kept between calls so that a buffer
-/// reused for files of similar size is neither zeroed nor grown again. Errors as
-/// [`read_member_into`].
+/// and read into `buf`, whose allocation is kept between calls so that a buffer reused for
+/// files of similar size is not grown again (only the bytes past the previous file's length
+/// are zeroed before the read). Errors as [`read_member_into`].
 pub fn read_listed_file_into(path: &Path, buf: &mut Vec<u8>) -> Result<(), FileError> {
     #[cfg(unix)]
     {
