@@ -212,13 +212,7 @@ impl ThreadData {
         value: MetricValue,
     ) {
         self.push_row(name, groups, calls, subcalls);
-        let base = self.exclusive.len();
-        self.exclusive.resize(base + self.n_metrics, 0.0);
-        self.inclusive.resize(base + self.n_metrics, 0.0);
-        if value.metric < self.n_metrics {
-            self.exclusive[base + value.metric] = value.exclusive;
-            self.inclusive[base + value.metric] = value.inclusive;
-        }
+        self.push_one_metric(value);
     }
 
     /// Appends a timer row for event `e`, interned beforehand in the builder this data is
@@ -233,14 +227,7 @@ impl ThreadData {
         inclusive: &[f64],
     ) -> Result<(), BuildError> {
         self.check_values(exclusive, inclusive, || format!("#{}", e.0))?;
-        self.largest_id = self.largest_id.max(Some(e));
-        self.timers.push(TimerRow {
-            event: Some(e),
-            name: Span::default(),
-            groups: Span::default(),
-            calls,
-            subcalls,
-        });
+        self.push_event_row(e, calls, subcalls);
         self.exclusive.extend_from_slice(exclusive);
         self.inclusive.extend_from_slice(inclusive);
         Ok(())
@@ -250,6 +237,12 @@ impl ThreadData {
     /// [`ThreadData::push_event`]) with values for one metric only, as
     /// [`ThreadData::push_timer_for_metric`] does for a named row.
     pub fn push_event_for_metric(&mut self, e: EventId, calls: f64, subcalls: f64, value: MetricValue) {
+        self.push_event_row(e, calls, subcalls);
+        self.push_one_metric(value);
+    }
+
+    /// The row of event `e` (values appended by the caller).
+    fn push_event_row(&mut self, e: EventId, calls: f64, subcalls: f64) {
         self.largest_id = self.largest_id.max(Some(e));
         self.timers.push(TimerRow {
             event: Some(e),
@@ -258,6 +251,10 @@ impl ThreadData {
             calls,
             subcalls,
         });
+    }
+
+    /// The values of the row just pushed: `value`'s metric, 0 for the others.
+    fn push_one_metric(&mut self, value: MetricValue) {
         let base = self.exclusive.len();
         self.exclusive.resize(base + self.n_metrics, 0.0);
         self.inclusive.resize(base + self.n_metrics, 0.0);

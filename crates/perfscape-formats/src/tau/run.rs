@@ -200,6 +200,18 @@ struct ThreadResult {
     files: usize,
 }
 
+impl ThreadResult {
+    /// Counts the thread's files and bytes and moves its warnings into `report`; returns its
+    /// data, to be added to the builder.
+    fn into_report(self, report: &mut LoadReport) -> ThreadData {
+        report.files_read += self.files;
+        report.bytes_read += self.bytes;
+        report.warnings.extend(self.warnings);
+        report.partial_files.extend(self.partial);
+        self.data
+    }
+}
+
 /// The timer lines of the run's first thread (its first metric's file), with the events the
 /// builder gave them when that thread was added: the files of one run list nearly the same
 /// lines, so a later thread's line with the same raw name and group text is given its event
@@ -485,12 +497,8 @@ fn read_run_listed(
     ) {
         Ok(tr) => {
             opts.progress_advance(sets.len() as u64);
-            report.files_read += tr.files;
-            report.bytes_read += tr.bytes;
-            report.warnings.extend(tr.warnings);
-            report.partial_files.extend(tr.partial);
             builder
-                .add_thread(first, tr.data)
+                .add_thread(first, tr.into_report(&mut report))
                 .map_err(|source| LoadError::Build {
                     path: dir.to_path_buf(),
                     source,
@@ -519,12 +527,8 @@ fn read_run_listed(
                     for (t, r) in results {
                         match r {
                             Ok(tr) => {
-                                report.files_read += tr.files;
-                                report.bytes_read += tr.bytes;
-                                report.warnings.extend(tr.warnings);
-                                report.partial_files.extend(tr.partial);
                                 builder
-                                    .add_thread(t, tr.data)
+                                    .add_thread(t, tr.into_report(&mut report))
                                     .map_err(|source| LoadError::Build {
                                         path: dir.to_path_buf(),
                                         source,
