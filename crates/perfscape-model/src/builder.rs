@@ -534,8 +534,21 @@ impl ProfileBuilder {
             mut event_attributes,
             totals,
             has_total,
-            ..
+            group_index,
+            shared,
+            raw_groups,
+            raw_group_texts,
+            raw_group_index,
+            fresh_group_lists,
+            attribute_index,
+            last_named,
+            last_named_pos,
         } = self;
+        // What only the reading needed is freed now, before the arena and the call tree are
+        // made (a `..` pattern would keep it until the end of this function: 4 bytes an event
+        // for `raw_groups` alone, at the load's peak).
+        drop((group_index, shared, raw_groups, raw_group_texts, raw_group_index));
+        drop((fresh_group_lists, attribute_index, last_named, last_named_pos));
         let (totals, has_total) = if has_total.iter().any(|&h| h) {
             (totals, has_total)
         } else {

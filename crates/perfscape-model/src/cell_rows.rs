@@ -16,7 +16,7 @@
 //! first thread's events), where every further cell is written once; `finish` closes the gaps
 //! in place. A run that outgrows that room moves to the drafts once.
 
-use crate::columns::IntervalColumns;
+use crate::columns::{CellIndex, IntervalColumns};
 use crate::ids::{EventId, ThreadIndex};
 
 /// Cells in arrival order: threads come in ascending order, each thread's cells in its own
@@ -455,74 +455,95 @@ impl CellRows {
             ..
         } = self;
         // Every cell is the first thread's (index 0), each event's at most one.
-        let threads: Vec<ThreadIndex> = vec![0u32; cells].into_iter().map(ThreadIndex).collect();
-        let mut starts = vec![0usize; n_events + 1];
         let kinds = match unordered {
+            // Cell `c` is event `c`, every event has one (a call tree listed node by node):
+            // no per-cell thread and no per-event range is stored.
+            None if cells == n_events && runs.iter().all(|&(c0, e0)| c0 == e0 as usize) => {
+                let mut kinds = kinds;
+                for k in &mut kinds {
+                    k.shrink_to_fit();
+                }
+                return IntervalColumns {
+                    cells: CellIndex::full(n_events, 1),
+                    kinds,
+                };
+            }
             None => {
-                for (i, &(c0, e0)) in runs.iter().enumerate() {
-                    let end = runs.get(i + 1).map_or(cells, |r| r.0);
-                    let e0 = e0 as usize;
-                    for slot in &mut starts[e0 + 1..e0 + 1 + (end - c0)] {
-                        *slot = 1;
-                    }
-                }
-                for e in 0..n_events {
-                    starts[e + 1] += starts[e];
-                }
                 let mut kinds = kinds;
                 for k in &mut kinds {
                     k.shrink_to_fit();
                 }
                 kinds
             }
-            Some(Unordered { event, last }) => {
-                drop(last);
-                for &e in &event {
-                    starts[e as usize + 1] += 1;
-                }
-                for e in 0..n_events {
-                    starts[e + 1] += starts[e];
-                }
+            Some(u) => {
+                drop(u.last);
                 // Each value array is rearranged and freed in turn: the peak is the cells
                 // plus one array.
+                let starts = first_thread_starts(n_events, u.event.iter().map(|&e| e as usize));
                 let mut out_kinds = Vec::with_capacity(kinds.len());
                 for values in kinds {
                     let mut out = vec![0.0; values.len()];
-                    for (&e, &v) in event.iter().zip(&values) {
+                    for (&e, &v) in u.event.iter().zip(&values) {
                         out[starts[e as usize]] = v;
                     }
                     drop(values);
                     out_kinds.push(out);
                 }
-                out_kinds
+                return IntervalColumns {
+                    cells: CellIndex::Listed {
+                        starts,
+                        threads: vec![ThreadIndex(0); cells],
+                    },
+                    kinds: out_kinds,
+                };
             }
         };
+        let events = runs.iter().enumerate().flat_map(|(i, &(c0, e0))| {
+            let end = runs.get(i + 1).map_or(cells, |r| r.0);
+            e0 as usize..e0 as usize + (end - c0)
+        });
         IntervalColumns {
-            starts,
-            threads,
+            cells: CellIndex::Listed {
+                starts: first_thread_starts(n_events, events),
+                threads: vec![ThreadIndex(0); cells],
+            },
             kinds,
         }
     }
+}
+
+/// The cell ranges of `n_events` events of which each of `events` has one cell (each event
+/// at most once): event `e` owns cells `starts[e]..starts[e + 1]`.
+fn first_thread_starts(n_events: usize, events: impl Iterator<Item = usize>) -> Vec<usize> {
+    let mut starts = vec![0usize; n_events + 1];
+    for e in events {
+        starts[e + 1] += 1;
+    }
+    for e in 0..n_events {
+        starts[e + 1] += starts[e];
+    }
+    starts
 }
 
 /// The arena from one draft per event: each draft's threads and its row-major values, one kind
 /// at a time, freed as it is copied.
 fn from_drafts(drafts: Vec<Draft>, width: usize) -> IntervalColumns {
     let cells: usize = drafts.iter().map(|d| d.threads.len()).sum();
-    let mut out = IntervalColumns {
-        starts: Vec::with_capacity(drafts.len() + 1),
-        threads: Vec::with_capacity(cells),
-        kinds: (0..width).map(|_| Vec::with_capacity(cells)).collect(),
-    };
-    out.starts.push(0);
+    let mut starts = Vec::with_capacity(drafts.len() + 1);
+    let mut threads = Vec::with_capacity(cells);
+    let mut kinds: Vec<Vec<f64>> = (0..width).map(|_| Vec::with_capacity(cells)).collect();
+    starts.push(0);
     for d in drafts {
-        out.threads.extend_from_slice(&d.threads);
-        for (k, values) in out.kinds.iter_mut().enumerate() {
+        threads.extend_from_slice(&d.threads);
+        for (k, values) in kinds.iter_mut().enumerate() {
             values.extend(d.rows.iter().skip(k).step_by(width));
         }
-        out.starts.push(out.threads.len());
+        starts.push(threads.len());
     }
-    out
+    IntervalColumns {
+        cells: CellIndex::Listed { starts, threads },
+        kinds,
+    }
 }
 
 /// Adds one row's values to the cell at `at` of the one-array-per-kind `kinds` (calls,
@@ -553,6 +574,24 @@ fn from_dense(d: Dense) -> IntervalColumns {
         mut kinds,
         ..
     } = d;
+    // Every event on every thread `0..T` (each slot filled by its own thread): the arrays are
+    // already the arena, and no thread or range needs storing.
+    let full = count.iter().all(|&n| n as usize == stride)
+        && threads[..count.len() * stride]
+            .chunks_exact(stride.max(1))
+            .all(|ts| ts.iter().enumerate().all(|(i, &t)| t as usize == i));
+    if full && stride > 0 {
+        drop(threads);
+        let end = count.len() * stride;
+        for k in &mut kinds {
+            k.truncate(end);
+            k.shrink_to_fit();
+        }
+        return IntervalColumns {
+            cells: CellIndex::full(count.len(), stride),
+            kinds,
+        };
+    }
     let mut starts = Vec::with_capacity(count.len() + 1);
     starts.push(0);
     let mut end = 0;
@@ -574,9 +613,11 @@ fn from_dense(d: Dense) -> IntervalColumns {
         k.shrink_to_fit();
     }
     IntervalColumns {
-        starts,
-        // The same allocation, each u32 read as its ThreadIndex.
-        threads: threads.into_iter().map(ThreadIndex).collect(),
+        cells: CellIndex::Listed {
+            starts,
+            // The same allocation, each u32 read as its ThreadIndex.
+            threads: threads.into_iter().map(ThreadIndex).collect(),
+        },
         kinds,
     }
 }

@@ -352,6 +352,8 @@ impl Decoder<'_> {
                 k => &inclusive[k / 2 - 1],
             });
         }
+        // Every event on every thread (a one-thread call tree): no threads or ranges stored.
+        interval.compact();
         let mut atomic_events = Vec::with_capacity(n_atomic);
         let mut atomic_index: HashMap<String, AtomicEventId> = HashMap::default();
         atomic_index.reserve(n_atomic);
