@@ -6,8 +6,10 @@
 //! value kind (calls, subcalls, and per metric exclusive and inclusive) holds its values. An
 //! event is the range of its cells ([`IntervalColumn`] is a view of it), so a profile costs
 //! `2 + 2M` arrays whatever its number of events: a call tree of 10^6 nodes on one thread
-//! costs 8 bytes per node for its range and `4 + 8 (2 + 2M)` per cell, with no heap block per
-//! event, and 10^6 threads x 10^3 events no heap object per cell.
+//! costs `8 (2 + 2M)` bytes per node, with no heap block per event, and 10^6 threads x 10^3
+//! events no heap object per cell. When every event has a cell on each thread `0..T` (a
+//! one-thread call tree, T = 1) neither the ranges nor the cells' threads are stored
+//! (`CellIndex::Full`); otherwise an event's range costs 8 bytes and a cell's thread 4.
 
 use crate::ids::{MetricId, ThreadIndex};
 use serde::{Deserialize, Serialize};
@@ -69,7 +71,7 @@ fn slot(kind: ValueKind, m: MetricId) -> usize {
 /// described in the module documentation.
 ///
 /// Shapes: E events, C cells, M metrics. Which cells are an event's, and their threads, are
-/// held by [`CellIndex`]; `kinds` has `2 + 2M` arrays of C values each, in slot order (calls,
+/// held by `CellIndex`; `kinds` has `2 + 2M` arrays of C values each, in slot order (calls,
 /// subcalls, then per metric exclusive and inclusive, in the metric's unit).
 #[derive(Clone, Debug)]
 pub struct IntervalColumns {
@@ -107,7 +109,7 @@ impl CellIndex {
 }
 
 /// Equal when they hold the same events with the same threads and values, whatever their
-/// [`CellIndex`] layout.
+/// `CellIndex` layout.
 impl PartialEq for IntervalColumns {
     fn eq(&self, other: &Self) -> bool {
         self.len() == other.len()
@@ -392,7 +394,7 @@ impl<'a> IntervalColumn<'a> {
     }
 
     /// Bytes of the arena the column's cells take (a cell's thread counts only when the
-    /// arena lists it, [`CellIndex::Listed`]).
+    /// arena lists it, `CellIndex::Listed`).
     pub fn heap_bytes(&self) -> usize {
         let thread = match self.columns.cells {
             CellIndex::Listed { .. } => 4,
