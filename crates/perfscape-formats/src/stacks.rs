@@ -354,15 +354,16 @@ impl StackTree {
             }
         }
         rows.set_total(&total);
-        // Event of each node: a root is its frame's flat event. (A node's parent comes before
-        // it in preorder, so its entry is set when read; 4 bytes a node, not 8 for an Option.)
-        let mut event: Vec<EventId> = vec![EventId(u32::MAX); count];
+        // Event of each node: a root is its frame's flat event. Written over the node's frame
+        // once read (the frame is not needed further), so no array of its own: a node's parent
+        // comes before it in preorder, so the parent's entry is already its event when read.
+        let mut frame = frame;
         let mut group = String::new();
         for &node in &preorder {
             let ni = node as usize;
             let f = frame[ni];
             if parent[ni] == 0 {
-                event[ni] = rows.intern_node(None, frames.name(f), frames.group(f));
+                frame[ni] = rows.intern_node(None, frames.name(f), frames.group(f)).0;
                 continue;
             }
             group.clear();
@@ -372,11 +373,11 @@ impl StackTree {
                 group.push('|');
             }
             group.push_str("TAU_CALLPATH");
-            let e = rows.intern_node(Some(event[parent[ni] as usize]), frames.name(f), &group);
-            event[ni] = e;
+            let parent_event = EventId(frame[parent[ni] as usize]);
+            let e = rows.intern_node(Some(parent_event), frames.name(f), &group);
+            frame[ni] = e.0;
             row_events.push(e);
         }
-        drop(event);
         for (name, _) in &line_rows {
             row_events.push(rows.declare_timer(name, line_group));
         }
