@@ -17,6 +17,7 @@
 //! `templated_functions` without a metric, no metadata, and may lack `GROUP=`; files written
 //! with TAU's profile statistics add a `SumExclSqr` column.
 
+use super::metadata::{BlockTemplate, parse_metadata, parse_metadata_by};
 use crate::error::FileError;
 use crate::problem::Problem;
 use std::borrow::Cow;
@@ -416,6 +417,17 @@ pub fn parse_profile_file(bytes: &[u8]) -> Result<ProfileFile<'static>, Problem>
 /// aggregates or user-event section) keeps what was read and is listed in
 /// [`ProfileFile::partial`]; text after the last user event is a warning.
 pub fn parse_profile_text(text: &str) -> Result<ProfileFile<'_>, Problem> {
+    parse_profile_text_by(text, None).map(|(f, _)| f)
+}
+
+/// [`parse_profile_text`] reading the metadata block against `template` (the run's first
+/// file's, see [`BlockTemplate`]) when given: the same file, and per metadata pair the
+/// template pair it equals when the scan found it so (empty without a template).
+pub(crate) fn parse_profile_text_by<'a>(
+    text: &'a str,
+    template: Option<&BlockTemplate>,
+) -> Result<(ProfileFile<'a>, Vec<Option<u32>>), Problem> {
+    let mut marks = Vec::new();
     let mut lines = Lines {
         rest: text,
         line_no: 0,
@@ -464,8 +476,13 @@ pub fn parse_profile_text(text: &str) -> Result<ProfileFile<'_>, Problem> {
                 "the <metadata> block is not closed by </metadata> on line 2 (truncated file?)",
             ));
         };
-        out.metadata = super::metadata::parse_metadata(&second[start..end + "</metadata>".len()])
-            .map_err(|e| Problem::at_line(2, e))?;
+        let block = &second[start..end + "</metadata>".len()];
+        match template {
+            Some(t) => {
+                (out.metadata, marks) = parse_metadata_by(block, t).map_err(|e| Problem::at_line(2, e))?;
+            }
+            None => out.metadata = parse_metadata(block).map_err(|e| Problem::at_line(2, e))?,
+        }
     }
 
     // Never trust a count for an allocation: a line takes at least 12 bytes.
@@ -498,7 +515,7 @@ pub fn parse_profile_text(text: &str) -> Result<ProfileFile<'_>, Problem> {
         out.partial.push((line, msg));
     }
     out.warnings = warnings;
-    Ok(out)
+    Ok((out, marks))
 }
 
 /// Reads what follows the timer section: the aggregates and the optional user-event section.
