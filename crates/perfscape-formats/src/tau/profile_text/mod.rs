@@ -191,16 +191,8 @@ type SplitFields<'a, const N: usize> = (&'a str, [&'a str; N], [Option<f64>; N])
 /// (exact in an `f64`, as [`parse_f64`] reads it), found in the same scan: TAU writes most
 /// numbers so, and such a field then needs no second pass.
 fn split_last_numbers<const N: usize>(s: &str) -> Option<SplitFields<'_, N>> {
-    /// 10^k for the k-th digit from the right of a field.
-    const POW10: [u64; 15] = {
-        let mut p = [1u64; 15];
-        let mut k = 1;
-        while k < 15 {
-            p[k] = p[k - 1] * 10;
-            k += 1;
-        }
-        p
-    };
+    /// The most digits of a field read as an integer (exact in an `f64`: 10^15 < 2^53).
+    const MAX_DIGITS: usize = 15;
     let b = s.as_bytes();
     let skip_space = |mut end: usize| {
         while end > 0 && b[end - 1].is_ascii_whitespace() {
@@ -217,13 +209,21 @@ fn split_last_numbers<const N: usize>(s: &str) -> Option<SplitFields<'_, N>> {
     let mut end = skip_space(b.len());
     for (slot, int) in fields.iter_mut().zip(ints.iter_mut()).rev() {
         let mut start = end;
-        let (mut v, mut digits) = (0u64, true);
-        while start > 0 && !b[start - 1].is_ascii_whitespace() {
+        // The digits at the end of the field (wrapping past 19 of them: the value is only
+        // used for 15 or fewer), then the rest of the field up to the space before it.
+        let (mut v, mut p) = (0u64, 1u64);
+        while start > 0 {
             let d = b[start - 1].wrapping_sub(b'0');
-            match POW10.get(end - start) {
-                Some(&p) if d < 10 => v += u64::from(d) * p,
-                _ => digits = false,
+            if d >= 10 {
+                break;
             }
+            v = v.wrapping_add(u64::from(d).wrapping_mul(p));
+            p = p.wrapping_mul(10);
+            start -= 1;
+        }
+        let mut digits = end - start <= MAX_DIGITS;
+        while start > 0 && !b[start - 1].is_ascii_whitespace() {
+            digits = false;
             start -= 1;
         }
         if start == end {
@@ -278,6 +278,10 @@ fn number(field: &str, what: &str, line: usize) -> Result<f64, Problem> {
 }
 
 fn quoted_name<'a>(head: &'a str, line: usize, what: &str) -> Result<&'a str, Problem> {
+    // Quotes at both ends: nothing to trim (a quote is not whitespace).
+    if head.len() >= 2 && head.starts_with('"') && head.ends_with('"') {
+        return Ok(&head[1..head.len() - 1]);
+    }
     let h = head.trim();
     if h.len() >= 2 && h.starts_with('"') && h.ends_with('"') {
         Ok(&h[1..h.len() - 1])
