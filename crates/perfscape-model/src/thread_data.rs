@@ -423,3 +423,39 @@ impl ThreadData {
         self.largest_id
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{Metric, ProfileBuilder, ThreadIndex};
+
+    #[test]
+    fn metadata_from_a_template_reads_as_the_pairs_pushed_by_name() {
+        let template: MetadataTemplate = vec![
+            ("host".to_string(), "vm".to_string()),
+            ("pid".to_string(), "1".to_string()),
+        ]
+        .into();
+        let mut d = ThreadData::new(1);
+        assert!(!d.push_metadata_from_template(0), "no template yet");
+        d.set_metadata_template(template.clone());
+        assert!(d.push_metadata_from_template(1));
+        d.push_metadata("rank", "3");
+        assert!(d.push_metadata_from_template(0));
+        assert!(!d.push_metadata_from_template(2), "out of range");
+        let mut by_name = ThreadData::new(1);
+        for (k, v) in [("pid", "1"), ("rank", "3"), ("host", "vm")] {
+            by_name.push_metadata(k, v);
+        }
+        assert_eq!(
+            d.metadata().collect::<Vec<_>>(),
+            by_name.metadata().collect::<Vec<_>>()
+        );
+        let mut b = ProfileBuilder::new(vec![Metric::tau("TIME")]);
+        b.add_thread(ThreadId::new(0, 0, 0), by_name).unwrap();
+        b.add_thread(ThreadId::new(1, 0, 0), d).unwrap();
+        let (p, _) = b.finish();
+        assert_eq!(p.metadata().get_common("host"), Some("vm"));
+        assert_eq!(p.metadata().get(ThreadIndex(1), "rank"), Some("3"));
+    }
+}

@@ -198,7 +198,10 @@ fn plain_by_template<'a>(xml: &'a str, t: &BlockTemplate) -> Option<(MetadataPai
             let key = &attr[OPEN.len()..*value_at - NAME_END.len()];
             if rest.starts_with(attr.as_str()) {
                 let value_end = attr.len() - "</value></attribute>".len();
-                out.push((Cow::Borrowed(&rest[OPEN.len()..OPEN.len() + key.len()]), Cow::Borrowed(&rest[*value_at..value_end])));
+                out.push((
+                    Cow::Borrowed(&rest[OPEN.len()..OPEN.len() + key.len()]),
+                    Cow::Borrowed(&rest[*value_at..value_end]),
+                ));
                 marks.push(u32::try_from(cursor).ok());
                 rest = &rest[attr.len()..];
                 cursor += 1;
@@ -310,7 +313,118 @@ mod tests {
             }
         }
 
+        /// `parse_metadata_by` against `template` gives `parse_metadata`'s pairs, and each pair
+        /// it marks equals the template pair it names.
+        fn check_by_template(template: &[(String, String)], xml: &str) -> Vec<Option<u32>> {
+            use super::super::{BlockTemplate, parse_metadata, parse_metadata_by};
+            let t = BlockTemplate::new(template.iter().map(|(k, v)| (k.as_str(), v.as_str())));
+            let by_name = parse_metadata(xml);
+            let by = parse_metadata_by(xml, &t);
+            match (by_name, by) {
+                (Ok(want), Ok((got, marks))) => {
+                    assert_eq!(got, want, "{xml}");
+                    assert_eq!(marks.len(), got.len());
+                    for ((k, v), m) in got.iter().zip(&marks) {
+                        if let Some(j) = m {
+                            let (tk, tv) = &template[*j as usize];
+                            assert_eq!((k.as_ref(), v.as_ref()), (tk.as_str(), tv.as_str()), "{xml}");
+                        }
+                    }
+                    marks
+                }
+                (Err(a), Err(b)) => {
+                    assert_eq!(a, b);
+                    Vec::new()
+                }
+                (a, b) => panic!("{xml}: by name {a:?}, by template {b:?}"),
+            }
+        }
+
+        fn kv(pairs: &[(&str, &str)]) -> Vec<(String, String)> {
+            pairs
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect()
+        }
+
+        #[test]
+        fn blocks_read_against_a_template_give_the_pairs_read_by_name() {
+            let first = kv(&[
+                ("Metric Name", "TIME"),
+                ("CPU Cores", "2"),
+                ("pid", "100"),
+                ("Hostname", "vm"),
+                ("Dup", "a"),
+                ("Dup", "b"),
+                ("Amp", "x & y"),
+            ]);
+            let t = &first;
+            let plain = |p: &[(&str, &str)]| block(&kv(p), "</metadata>");
+            // The same block: every plain pair found as the template's.
+            let same = block(
+                &first[..6],
+                "<attribute><name>Amp</name><value>x &amp; y</value></attribute></metadata>",
+            );
+            assert_eq!(
+                check_by_template(t, &same),
+                vec![None; 7],
+                "an entity: read by the XML parser"
+            );
+            let same = plain(&[
+                ("Metric Name", "TIME"),
+                ("CPU Cores", "2"),
+                ("pid", "100"),
+                ("Hostname", "vm"),
+                ("Dup", "a"),
+                ("Dup", "b"),
+            ]);
+            assert_eq!(check_by_template(t, &same), [0, 1, 2, 3, 4, 5].map(Some));
+            // Another value, a new key, a key left out, the order changed, a duplicate's value.
+            let other = plain(&[
+                ("Metric Name", "TIME"),
+                ("pid", "101"),
+                ("New", "n"),
+                ("Hostname", "vm"),
+                ("CPU Cores", "2"),
+                ("Dup", "b"),
+            ]);
+            assert_eq!(
+                check_by_template(t, &other),
+                [Some(0), None, None, Some(3), Some(1), None]
+            );
+            // A key that only starts like the template's, an empty value, the template's last pair
+            // (not plain) written plainly.
+            let near = plain(&[("Metric Names", "TIME"), ("CPU Cores", ""), ("Amp", "x y")]);
+            assert_eq!(check_by_template(t, &near), [None, None, None]);
+            // Spaced otherwise, CDATA, an empty element, a truncated block, broken XML.
+            for odd in [
+                "<metadata> <attribute><name>pid</name><value>100</value></attribute></metadata>".to_string(),
+                "<metadata><attribute><name>pid</name><value><![CDATA[100]]></value></attribute></metadata>"
+                    .to_string(),
+                "<metadata><attribute><name>pid</name><value/></attribute></metadata>".to_string(),
+                block(&first[..3], ""),
+                block(&first[..3], "<attribute><name>x</value></attribute></metadata>"),
+                "<metadata></metadata>".to_string(),
+            ] {
+                check_by_template(t, &odd);
+            }
+            // An empty template.
+            assert_eq!(check_by_template(&[], &same), vec![None; 6]);
+        }
+
         proptest! {
+            #[test]
+            fn blocks_read_against_any_template_give_the_pairs_read_by_name(
+                first in proptest::collection::vec(("[a-c]{0,2}", "[a-c&<\r]{0,2}"), 0..5),
+                pairs in proptest::collection::vec(("[a-c]{0,2}", "[a-c&\r]{0,2}"), 0..6),
+                tail in "</metadata>|</metadata>x|<attribute>|"
+            ) {
+                check_by_template(&first, &block(&pairs, &tail));
+                let mut mixed = first.clone();
+                mixed.extend(pairs);
+                check_by_template(&first, &block(&mixed, &tail));
+            }
+
             #[test]
             fn the_scan_gives_what_the_xml_parser_gives(
                 pairs in proptest::collection::vec(("[ -~é]{0,8}", "[ -~é\r]{0,8}"), 0..5),

@@ -18,7 +18,9 @@
 //! warning names the file and line.
 
 use super::metadata::BlockTemplate;
-use super::profile_text::{ProfileFile, decode_text, file_warnings, parse_profile_file, parse_profile_text_by};
+use super::profile_text::{
+    ProfileFile, decode_text, file_warnings, parse_profile_file, parse_profile_text_by,
+};
 use crate::error::{FileError, LoadError, LoadReport};
 use crate::format::{self, FileScope, Format, OpenOptions, Opened, Parts, Probe};
 use perfscape_model::{EventId, MetadataTemplate, Metric, MetricValue, ProfileBuilder, ThreadData, ThreadId};
