@@ -180,6 +180,7 @@ impl ThreadData {
     /// Replaces an earlier template (pairs added from it before are then read from the new
     /// one: set it once, before adding any).
     pub fn set_metadata_template(&mut self, template: MetadataTemplate) {
+        self.metadata.reserve_exact(template.len());
         self.metadata_template = Some(template);
     }
 
@@ -341,6 +342,11 @@ impl ThreadData {
             calls,
             subcalls,
         });
+    }
+
+    /// Makes room for `additional` more user event rows ([`ThreadData::push_atomic`]).
+    pub fn reserve_atomics(&mut self, additional: usize) {
+        self.atomics.reserve_exact(additional);
     }
 
     /// Appends a user (atomic) event row: number of samples, max, min, mean, sum of squares.

@@ -337,11 +337,13 @@ fn load_thread(
         }
     }
     let (base_path, base) = (paths[0], &parsed[0]);
-    let text_bytes: usize = base
-        .timers
-        .iter()
-        .map(|t| t.name.len() + t.groups.len())
-        .sum::<usize>()
+    // The names stored: those of every timer line, or with a template only those of the
+    // lines it does not have, and the user events' (metadata equal to the template's is
+    // not copied).
+    let text_bytes: usize = match template {
+        Some(_) => 0,
+        None => base.timers.iter().map(|t| t.name.len() + t.groups.len()).sum(),
+    } + base.user_events.iter().map(|u| u.name.len()).sum::<usize>()
         + 4096;
     let mut data = ThreadData::with_capacity(n_metrics, base.timers.len(), text_bytes);
     // Rows of metric 0; `row_of_line` maps each base line to its ThreadData row.
@@ -439,6 +441,7 @@ fn load_thread(
             }
         }
     }
+    data.reserve_atomics(base.user_events.len());
     for u in &base.user_events {
         if u.count != 0.0 {
             data.push_atomic(&u.name, u.count, u.max, u.min, u.mean, u.sum_squares);
