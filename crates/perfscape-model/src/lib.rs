@@ -63,6 +63,6 @@ pub use metadata::Metadata;
 pub use metric::{Combine, Combiner, Metric, Unit};
 pub use profile::{CallTree, Profile};
 pub use series::{AcrossThreads, AtomicKind, SampleId, SampleInfo, SampleMode, SampleSeries, SampleValues};
-pub use thread_data::{BuildError, MetricValue, ThreadData};
+pub use thread_data::{BuildError, MetadataTemplate, MetricValue, ThreadData};
 pub use thread_rows::ThreadRows;
 pub use trace::{IntervalLane, Trace, TraceBuilder, TraceThread};

@@ -116,8 +116,16 @@ impl MetadataBuilder {
         let mut confirmed = vec![false; self.common.len()];
         let mut demote: Vec<usize> = Vec::new();
         let mut extra: Vec<(&str, &str)> = Vec::new();
+        // Threads list their keys in one order, mostly: the common key after the last one
+        // found is compared first (one string comparison instead of a hash lookup).
+        let mut next = 0;
         for (k, v) in pairs {
-            if let Some(&i) = self.common_index.get(k) {
+            let found = match self.common.get(next) {
+                Some((ck, _)) if ck == k => Some(next),
+                _ => self.common_index.get(k).copied(),
+            };
+            if let Some(i) = found {
+                next = i + 1;
                 if confirmed[i] {
                     continue; // duplicate key on this thread: first value wins
                 }

@@ -6,6 +6,11 @@
 
 use crate::event::{normalize_timer_name, normalize_user_event_name};
 use crate::ids::{EventId, ThreadId};
+use std::sync::Arc;
+
+/// Metadata key/value pairs shared by the threads of a run (see
+/// [`ThreadData::set_metadata_template`]): `(key, value)` in the order the reader found them.
+pub type MetadataTemplate = Arc<[(String, String)]>;
 
 /// Errors of [`crate::ProfileBuilder::add_thread`]: the caller broke the builder's contract.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -46,6 +51,14 @@ pub enum BuildError {
         /// Values in the column.
         got: usize,
     },
+}
+
+/// One metadata pair of a thread: its own key and value in the text arena, or pair `k` of
+/// the thread's [`MetadataTemplate`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum MetaPair {
+    Own(Span, Span),
+    Template(u32),
 }
 
 /// A range of [`ThreadData`]'s text arena.
@@ -93,7 +106,9 @@ pub struct MetricValue {
 pub struct ThreadData {
     n_metrics: usize,
     text: String,
-    metadata: Vec<(Span, Span)>,
+    metadata: Vec<MetaPair>,
+    /// The pairs [`MetaPair::Template`] points to.
+    metadata_template: Option<MetadataTemplate>,
     timers: Vec<TimerRow>,
     exclusive: Vec<f64>,
     inclusive: Vec<f64>,
@@ -156,12 +171,41 @@ impl ThreadData {
     pub fn push_metadata(&mut self, key: &str, value: &str) {
         let k = self.store(key);
         let v = self.store(value);
-        self.metadata.push((k, v));
+        self.metadata.push(MetaPair::Own(k, v));
+    }
+
+    /// Makes `template` the pairs [`ThreadData::push_metadata_from_template`] adds from: a
+    /// reader whose threads repeat most of one list of metadata (TAU: the same ~70 keys, most
+    /// values alike on every rank) shares one copy of it instead of storing it per thread.
+    /// Replaces an earlier template (pairs added from it before are then read from the new
+    /// one: set it once, before adding any).
+    pub fn set_metadata_template(&mut self, template: MetadataTemplate) {
+        self.metadata.reserve_exact(template.len());
+        self.metadata_template = Some(template);
+    }
+
+    /// Adds pair `k` of the template ([`ThreadData::set_metadata_template`]) as a metadata
+    /// key/value, as [`ThreadData::push_metadata`] would add it. Returns false, adding
+    /// nothing, when there is no template or it has no pair `k`.
+    pub fn push_metadata_from_template(&mut self, k: usize) -> bool {
+        let in_range = self.metadata_template.as_ref().is_some_and(|t| k < t.len());
+        if let (true, Ok(k)) = (in_range, u32::try_from(k)) {
+            self.metadata.push(MetaPair::Template(k));
+            return true;
+        }
+        false
     }
 
     /// Metadata key/values in the order added.
     pub fn metadata(&self) -> impl Iterator<Item = (&str, &str)> + '_ {
-        self.metadata.iter().map(|&(k, v)| (self.get(k), self.get(v)))
+        self.metadata.iter().map(move |&p| match p {
+            MetaPair::Own(k, v) => (self.get(k), self.get(v)),
+            MetaPair::Template(k) => self
+                .metadata_template
+                .as_ref()
+                .and_then(|t| t.get(k as usize))
+                .map_or(("", ""), |(k, v)| (k.as_str(), v.as_str())),
+        })
     }
 
     /// Appends a timer row. `name` is the raw name (normalized here as ParaProf shows it, see
@@ -300,6 +344,11 @@ impl ThreadData {
         });
     }
 
+    /// Makes room for `additional` more user event rows ([`ThreadData::push_atomic`]).
+    pub fn reserve_atomics(&mut self, additional: usize) {
+        self.atomics.reserve_exact(additional);
+    }
+
     /// Appends a user (atomic) event row: number of samples, max, min, mean, sum of squares.
     /// The name is normalized as ParaProf shows it ([`normalize_user_event_name`]).
     pub fn push_atomic(&mut self, name: &str, count: f64, max: f64, min: f64, mean: f64, sum_squares: f64) {
@@ -378,5 +427,41 @@ impl ThreadData {
     /// are named).
     pub(crate) fn largest_event_id(&self) -> Option<EventId> {
         self.largest_id
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{Metric, ProfileBuilder, ThreadIndex};
+
+    #[test]
+    fn metadata_from_a_template_reads_as_the_pairs_pushed_by_name() {
+        let template: MetadataTemplate = vec![
+            ("host".to_string(), "vm".to_string()),
+            ("pid".to_string(), "1".to_string()),
+        ]
+        .into();
+        let mut d = ThreadData::new(1);
+        assert!(!d.push_metadata_from_template(0), "no template yet");
+        d.set_metadata_template(template.clone());
+        assert!(d.push_metadata_from_template(1));
+        d.push_metadata("rank", "3");
+        assert!(d.push_metadata_from_template(0));
+        assert!(!d.push_metadata_from_template(2), "out of range");
+        let mut by_name = ThreadData::new(1);
+        for (k, v) in [("pid", "1"), ("rank", "3"), ("host", "vm")] {
+            by_name.push_metadata(k, v);
+        }
+        assert_eq!(
+            d.metadata().collect::<Vec<_>>(),
+            by_name.metadata().collect::<Vec<_>>()
+        );
+        let mut b = ProfileBuilder::new(vec![Metric::tau("TIME")]);
+        b.add_thread(ThreadId::new(0, 0, 0), by_name).unwrap();
+        b.add_thread(ThreadId::new(1, 0, 0), d).unwrap();
+        let (p, _) = b.finish();
+        assert_eq!(p.metadata().get_common("host"), Some("vm"));
+        assert_eq!(p.metadata().get(ThreadIndex(1), "rank"), Some("3"));
     }
 }

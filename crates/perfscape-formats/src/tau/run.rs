@@ -17,10 +17,13 @@
 //! Unlike ParaProf, negative values are kept as written (ParaProf replaces them by 0) and a
 //! warning names the file and line.
 
-use super::profile_text::{ProfileFile, decode_text, file_warnings, parse_profile_file, parse_profile_text};
+use super::metadata::BlockTemplate;
+use super::profile_text::{
+    ProfileFile, decode_text, file_warnings, parse_profile_file, parse_profile_text_by,
+};
 use crate::error::{FileError, LoadError, LoadReport};
 use crate::format::{self, FileScope, Format, OpenOptions, Opened, Parts, Probe};
-use perfscape_model::{EventId, Metric, MetricValue, ProfileBuilder, ThreadData, ThreadId};
+use perfscape_model::{EventId, MetadataTemplate, Metric, MetricValue, ProfileBuilder, ThreadData, ThreadId};
 use rayon::prelude::*;
 use rustc_hash::FxHashMap as HashMap;
 use std::collections::{BTreeMap, BTreeSet};
@@ -223,6 +226,11 @@ struct Template {
     lines: Vec<(String, String, Option<EventId>)>,
     /// Raw name -> its first line.
     by_name: HashMap<String, usize>,
+    /// The metadata pairs of the file: a later file's metadata block is read against them,
+    /// and its pairs equal to one of them are added from `metadata` (the same pairs, shared
+    /// by every thread) instead of copied into each thread's text.
+    block: BlockTemplate,
+    metadata: MetadataTemplate,
 }
 
 impl Template {
@@ -240,7 +248,14 @@ impl Template {
                 (t.name.to_string(), t.groups.to_string(), e)
             })
             .collect();
-        Self { lines, by_name }
+        let block = BlockTemplate::new(file.metadata.iter().map(|(k, v)| (k.as_ref(), v.as_ref())));
+        let metadata = block.pairs().into();
+        Self {
+            lines,
+            by_name,
+            block,
+            metadata,
+        }
     }
 
     /// The event of a timer line named `name` with group text `groups`, when the first thread
@@ -291,10 +306,15 @@ fn load_thread(
     }
     let decoded: Vec<_> = bufs.iter().map(|b| decode_text(b)).collect();
     let mut parsed: Vec<ProfileFile<'_>> = Vec::with_capacity(sets.len());
+    // Per metadata pair of the first metric's file, the template pair it equals.
+    let mut same_pairs = Vec::new();
     for ((path, (text, utf8_warnings)), _) in paths.iter().zip(&decoded).zip(sets) {
-        match parse_profile_text(text) {
-            Ok(mut f) => {
+        match parse_profile_text_by(text, template.map(|t| &t.block)) {
+            Ok((mut f, marks)) => {
                 f.warnings.splice(0..0, utf8_warnings.iter().cloned());
+                if parsed.is_empty() {
+                    same_pairs = marks;
+                }
                 parsed.push(f);
             }
             Err(e) => errors.push(e.in_file(*path)),
@@ -317,11 +337,13 @@ fn load_thread(
         }
     }
     let (base_path, base) = (paths[0], &parsed[0]);
-    let text_bytes: usize = base
-        .timers
-        .iter()
-        .map(|t| t.name.len() + t.groups.len())
-        .sum::<usize>()
+    // The names stored: those of every timer line, or with a template only those of the
+    // lines it does not have, and the user events' (metadata equal to the template's is
+    // not copied).
+    let text_bytes: usize = match template {
+        Some(_) => 0,
+        None => base.timers.iter().map(|t| t.name.len() + t.groups.len()).sum(),
+    } + base.user_events.iter().map(|u| u.name.len()).sum::<usize>()
         + 4096;
     let mut data = ThreadData::with_capacity(n_metrics, base.timers.len(), text_bytes);
     // Rows of metric 0; `row_of_line` maps each base line to its ThreadData row.
@@ -419,14 +441,21 @@ fn load_thread(
             }
         }
     }
+    data.reserve_atomics(base.user_events.len());
     for u in &base.user_events {
         if u.count != 0.0 {
             data.push_atomic(&u.name, u.count, u.max, u.min, u.mean, u.sum_squares);
         }
     }
-    for (k, v) in &base.metadata {
+    if let Some(t) = template {
+        data.set_metadata_template(t.metadata.clone());
+    }
+    for (i, (k, v)) in base.metadata.iter().enumerate() {
         if k != "Metric Name" {
-            data.push_metadata(k, v);
+            match same_pairs.get(i).copied().flatten() {
+                Some(j) if data.push_metadata_from_template(j as usize) => {}
+                _ => data.push_metadata(k, v),
+            }
         }
     }
     Ok(ThreadResult {

@@ -17,6 +17,7 @@
 //! `templated_functions` without a metric, no metadata, and may lack `GROUP=`; files written
 //! with TAU's profile statistics add a `SumExclSqr` column.
 
+use super::metadata::{BlockTemplate, parse_metadata, parse_metadata_by};
 use crate::error::FileError;
 use crate::problem::Problem;
 use std::borrow::Cow;
@@ -190,16 +191,8 @@ type SplitFields<'a, const N: usize> = (&'a str, [&'a str; N], [Option<f64>; N])
 /// (exact in an `f64`, as [`parse_f64`] reads it), found in the same scan: TAU writes most
 /// numbers so, and such a field then needs no second pass.
 fn split_last_numbers<const N: usize>(s: &str) -> Option<SplitFields<'_, N>> {
-    /// 10^k for the k-th digit from the right of a field.
-    const POW10: [u64; 15] = {
-        let mut p = [1u64; 15];
-        let mut k = 1;
-        while k < 15 {
-            p[k] = p[k - 1] * 10;
-            k += 1;
-        }
-        p
-    };
+    /// The most digits of a field read as an integer (exact in an `f64`: 10^15 < 2^53).
+    const MAX_DIGITS: usize = 15;
     let b = s.as_bytes();
     let skip_space = |mut end: usize| {
         while end > 0 && b[end - 1].is_ascii_whitespace() {
@@ -216,13 +209,21 @@ fn split_last_numbers<const N: usize>(s: &str) -> Option<SplitFields<'_, N>> {
     let mut end = skip_space(b.len());
     for (slot, int) in fields.iter_mut().zip(ints.iter_mut()).rev() {
         let mut start = end;
-        let (mut v, mut digits) = (0u64, true);
-        while start > 0 && !b[start - 1].is_ascii_whitespace() {
+        // The digits at the end of the field (wrapping past 19 of them: the value is only
+        // used for 15 or fewer), then the rest of the field up to the space before it.
+        let (mut v, mut p) = (0u64, 1u64);
+        while start > 0 {
             let d = b[start - 1].wrapping_sub(b'0');
-            match POW10.get(end - start) {
-                Some(&p) if d < 10 => v += u64::from(d) * p,
-                _ => digits = false,
+            if d >= 10 {
+                break;
             }
+            v = v.wrapping_add(u64::from(d).wrapping_mul(p));
+            p = p.wrapping_mul(10);
+            start -= 1;
+        }
+        let mut digits = end - start <= MAX_DIGITS;
+        while start > 0 && !b[start - 1].is_ascii_whitespace() {
+            digits = false;
             start -= 1;
         }
         if start == end {
@@ -277,6 +278,10 @@ fn number(field: &str, what: &str, line: usize) -> Result<f64, Problem> {
 }
 
 fn quoted_name<'a>(head: &'a str, line: usize, what: &str) -> Result<&'a str, Problem> {
+    // Quotes at both ends: nothing to trim (a quote is not whitespace).
+    if head.len() >= 2 && head.starts_with('"') && head.ends_with('"') {
+        return Ok(&head[1..head.len() - 1]);
+    }
     let h = head.trim();
     if h.len() >= 2 && h.starts_with('"') && h.ends_with('"') {
         Ok(&h[1..h.len() - 1])
@@ -416,6 +421,17 @@ pub fn parse_profile_file(bytes: &[u8]) -> Result<ProfileFile<'static>, Problem>
 /// aggregates or user-event section) keeps what was read and is listed in
 /// [`ProfileFile::partial`]; text after the last user event is a warning.
 pub fn parse_profile_text(text: &str) -> Result<ProfileFile<'_>, Problem> {
+    parse_profile_text_by(text, None).map(|(f, _)| f)
+}
+
+/// [`parse_profile_text`] reading the metadata block against `template` (the run's first
+/// file's, see [`BlockTemplate`]) when given: the same file, and per metadata pair the
+/// template pair it equals when the scan found it so (empty without a template).
+pub(crate) fn parse_profile_text_by<'a>(
+    text: &'a str,
+    template: Option<&BlockTemplate>,
+) -> Result<(ProfileFile<'a>, Vec<Option<u32>>), Problem> {
+    let mut marks = Vec::new();
     let mut lines = Lines {
         rest: text,
         line_no: 0,
@@ -464,8 +480,13 @@ pub fn parse_profile_text(text: &str) -> Result<ProfileFile<'_>, Problem> {
                 "the <metadata> block is not closed by </metadata> on line 2 (truncated file?)",
             ));
         };
-        out.metadata = super::metadata::parse_metadata(&second[start..end + "</metadata>".len()])
-            .map_err(|e| Problem::at_line(2, e))?;
+        let block = &second[start..end + "</metadata>".len()];
+        match template {
+            Some(t) => {
+                (out.metadata, marks) = parse_metadata_by(block, t).map_err(|e| Problem::at_line(2, e))?;
+            }
+            None => out.metadata = parse_metadata(block).map_err(|e| Problem::at_line(2, e))?,
+        }
     }
 
     // Never trust a count for an allocation: a line takes at least 12 bytes.
@@ -498,7 +519,7 @@ pub fn parse_profile_text(text: &str) -> Result<ProfileFile<'_>, Problem> {
         out.partial.push((line, msg));
     }
     out.warnings = warnings;
-    Ok(out)
+    Ok((out, marks))
 }
 
 /// Reads what follows the timer section: the aggregates and the optional user-event section.
