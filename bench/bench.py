@@ -642,7 +642,15 @@ def main():
     served = {}
     if not a.no_serve:
         for r in [int(x) for x in a.serve_ranks.split(",") if x]:
-            section, served[r] = serve_section(exe, scale_run(r), r)
+            try:
+                section, served[r] = serve_section(exe, scale_run(r), r)
+            except subprocess.CalledProcessError as e:
+                # Node, playwright-core or Chromium missing (a new machine before .ci/run has
+                # installed them), or the server failed: the run's other figures are kept.
+                why = (e.stderr or "").strip().splitlines()[-1:] or [f"exit status {e.returncode}"]
+                print(f"serve bench at {r} ranks failed: {e.stderr}", file=sys.stderr)
+                section = ["", f"## `perfscape serve` on the {r:,}-rank run", "",
+                           f"Not measured in this run: `bench/serve_bench.mjs` failed ({why[0]})."]
             lines += section
     mm = None
     if a.million:
