@@ -12,7 +12,8 @@ compiles nothing.
 - Builds perfscape in release mode (cargo build --release).
 - Generates the scale runs with ../shared/tools/tau_scale.py from
   ../shared/corpus/tau-real/mpi-stencil-np64-callpath-commmatrix (--lines 5000) into a cache
-  directory (bench/.runs, git-ignored), once.
+  directory (bench/.runs, git-ignored; $PERFSCAPE_BENCH_RUNS names another, e.g. main's from a
+  worktree), once.
 - Times `perfscape summary RUN --no-cache` REPEAT times per input (page cache warm: one untimed run
   first) and reports the median wall time and the peak resident memory (GNU time's %M, see run_once).
 - With --hatchet, also times Hatchet's GraphFrame.from_tau (if `import hatchet` works) on the np128
@@ -51,7 +52,9 @@ ROOT = Path(__file__).resolve().parent.parent
 SHARED = ROOT.parent / "shared"
 CORPUS = SHARED / "corpus"
 SRC_RUN = CORPUS / "tau-real" / "mpi-stencil-np64-callpath-commmatrix"
-CACHE = ROOT / "bench" / ".runs"
+# Where the generated scale runs are kept (git-ignored). PERFSCAPE_BENCH_RUNS points a worktree's
+# bench.py or peers.py at another checkout's runs instead of generating its own (1.5 GB at 65,536 ranks).
+CACHE = Path(os.environ.get("PERFSCAPE_BENCH_RUNS") or ROOT / "bench" / ".runs")
 
 
 

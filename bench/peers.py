@@ -7,7 +7,7 @@ usage: python3 bench/peers.py [--ranks 4096,16384] [--repeat 7] [--paraprof-repe
 
 - Builds perfscape (release) and TAU's own C++ `pprof` from ../shared/tools/tau-ref/ (g++, into a
   temporary directory), and runs ParaProf headless from there (`paraprof.sh --pack`, Java 17).
-- TAU rows: the tau_scale runs of bench.py (bench/.runs, --lines 5000, with user events) at each
+- TAU rows: the tau_scale runs of bench.py (bench/.runs or $PERFSCAPE_BENCH_RUNS, --lines 5000, with user events) at each
   --ranks. Per input, one untimed warm-up of each tool, then REPEAT rounds that alternate the tools
   (perfscape `summary --no-cache`, `pprof -s` run in the run's directory, ParaProf `--pack` to a
   new file in a temporary directory), so every ratio divides figures taken minutes apart under the
