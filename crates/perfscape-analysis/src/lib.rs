@@ -56,7 +56,7 @@ pub use error::ViewError;
 pub use filter::{EventFilter, FilterError, FilterReport, FilterRule, filter_events};
 pub use histogram::{Bins, Histogram, histogram};
 pub use stats::{
-    EventStats, Summary, ThreadTotals, all_event_stats, event_stats, larger_first, run_total, run_total_of,
-    thread_totals, thread_values_sorted,
+    EventStats, Summary, ThreadTotals, all_event_stats, event_kind_stats, event_stats, larger_first,
+    run_total, run_total_of, thread_totals, thread_values_sorted,
 };
 pub use top::{RankBy, RankedEvent, TopOptions, hot_and_imbalanced, most_imbalanced, top_events};

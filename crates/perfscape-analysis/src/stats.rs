@@ -199,19 +199,22 @@ impl EventStats {
     }
 }
 
+/// Statistics of one value kind of event `e` (in metric `m` for exclusive and inclusive)
+/// across the threads of `profile`: the `kind` part of [`event_stats`], alone (a ranking
+/// needs only its key).
+pub fn event_kind_stats(profile: &Profile, e: EventId, m: MetricId, kind: ValueKind) -> Summary {
+    let col = profile.interval(e);
+    let rule = if kind.is_metric_independent() {
+        Combine::Sum
+    } else {
+        profile.metric(m).combine
+    };
+    Summary::of(col.values(kind, m), col.threads(), profile.threads().len(), rule)
+}
+
 /// Statistics of event `e` in metric `m` across the threads of `profile`.
 pub fn event_stats(profile: &Profile, e: EventId, m: MetricId) -> EventStats {
-    let col = profile.interval(e);
-    let n_all = profile.threads().len();
-    let rule = profile.metric(m).combine;
-    let s = |kind: ValueKind| {
-        let rule = if kind.is_metric_independent() {
-            Combine::Sum
-        } else {
-            rule
-        };
-        Summary::of(col.values(kind, m), col.threads(), n_all, rule)
-    };
+    let s = |kind: ValueKind| event_kind_stats(profile, e, m, kind);
     EventStats {
         event: e,
         metric: m,

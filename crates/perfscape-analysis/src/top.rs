@@ -1,7 +1,7 @@
 //! Ranked event lists: the seeds' "ranked procedure list" (rank, name, source file, sum,
 //! percent), with statistics across threads for each entry.
 
-use crate::stats::{EventStats, event_stats, larger_first, run_total};
+use crate::stats::{EventStats, Summary, event_kind_stats, event_stats, larger_first, run_total};
 use perfscape_model::{EventId, MetricId, Profile, ValueKind};
 use rayon::prelude::*;
 use serde::Serialize;
@@ -74,47 +74,72 @@ pub fn top_events(profile: &Profile, m: MetricId, opts: TopOptions) -> Vec<Ranke
     ranked(profile, m, opts, run_total(profile, m))
 }
 
-/// [`top_events`] with the run's total (`run_total(profile, m)`) already known. The
-/// statistics of the events are computed in parallel (in event order: the same result for
-/// any number of worker threads).
+/// [`top_events`] with the run's total (`run_total(profile, m)`) already known. The events
+/// are ranked by their key's statistics alone; the other kinds' are computed for the
+/// entries kept (both in parallel, in event order: the same result for any number of worker
+/// threads).
 fn ranked(profile: &Profile, m: MetricId, opts: TopOptions, total: Option<f64>) -> Vec<RankedEvent> {
-    let mut all = ranked_all(profile, m, opts.by, opts.include_callpaths, total);
+    let mut all = ranked_keys(profile, m, opts.by, opts.include_callpaths, total);
     if opts.n > 0 {
         all.truncate(opts.n);
     }
-    all
+    complete(profile, m, all)
 }
 
-/// Every event with a value ([`TopOptions::include_callpaths`] as given), ranked by `by`:
-/// [`ranked`] before the cut to `n`.
-fn ranked_all(
+/// An entry of a ranking before its full statistics: [`RankedEvent`] with only the
+/// statistics of the ranked kind (`key`).
+#[derive(Clone, Copy)]
+struct Keyed {
+    rank: usize,
+    event: EventId,
+    sum: f64,
+    percent: Option<f64>,
+    key: Summary,
+}
+
+/// Every event with a value ([`TopOptions::include_callpaths`] as given), ranked by `by`
+/// ([`ranked`] before the cut to `n`), with the statistics of `by`'s kind only.
+fn ranked_keys(
     profile: &Profile,
     m: MetricId,
     by: RankBy,
     include_callpaths: bool,
     total: Option<f64>,
-) -> Vec<RankedEvent> {
+) -> Vec<Keyed> {
+    let kind = by.kind();
     let ids: Vec<EventId> = profile
         .event_ids()
         .filter(|&e| include_callpaths || !profile.event(e).is_callpath())
         .filter(|&e| !profile.interval(e).is_empty())
         .collect();
-    let mut entries: Vec<(EventId, EventStats)> =
-        ids.par_iter().map(|&e| (e, event_stats(profile, e, m))).collect();
-    let kind = by.kind();
-    entries.sort_by(|a, b| larger_first(a.1.get(kind).total, b.1.get(kind).total).then(a.0.cmp(&b.0)));
+    let mut entries: Vec<(EventId, Summary)> = ids
+        .par_iter()
+        .map(|&e| (e, event_kind_stats(profile, e, m, kind)))
+        .collect();
+    entries.sort_by(|a, b| larger_first(a.1.total, b.1.total).then(a.0.cmp(&b.0)));
     entries
         .into_iter()
         .enumerate()
-        .map(|(i, (event, stats))| {
-            let sum = stats.get(kind).total;
-            RankedEvent {
-                rank: i + 1,
-                event,
-                sum,
-                percent: total.map(|t| if t > 0.0 { 100.0 * sum / t } else { 0.0 }),
-                stats,
-            }
+        .map(|(i, (event, key))| Keyed {
+            rank: i + 1,
+            event,
+            sum: key.total,
+            percent: total.map(|t| if t > 0.0 { 100.0 * key.total / t } else { 0.0 }),
+            key,
+        })
+        .collect()
+}
+
+/// The entries of a ranking with every kind's statistics ([`event_stats`]).
+fn complete(profile: &Profile, m: MetricId, keyed: Vec<Keyed>) -> Vec<RankedEvent> {
+    keyed
+        .par_iter()
+        .map(|k| RankedEvent {
+            rank: k.rank,
+            event: k.event,
+            sum: k.sum,
+            percent: k.percent,
+            stats: event_stats(profile, k.event, m),
         })
         .collect()
 }
@@ -125,15 +150,16 @@ fn ranked_all(
 /// has no run total, so all its flat events take part). Largest imbalance first.
 pub fn most_imbalanced(profile: &Profile, m: MetricId, min_percent: f64, n: usize) -> Vec<RankedEvent> {
     let total = run_total(profile, m);
-    let all = ranked_all(profile, m, RankBy::Exclusive, false, total);
-    imbalanced_of(profile, all, total, min_percent, n)
+    let all = ranked_keys(profile, m, RankBy::Exclusive, false, total);
+    complete(profile, m, imbalanced_of(profile, all, total, min_percent, n))
 }
 
 /// The hot spots and the most imbalanced events at once, as `perfscape summary` shows them:
 /// the lists of [`top_events`] (`n_hot` flat events by exclusive value) and of
-/// [`most_imbalanced`] (`min_percent`, `n_imbalanced`), with each flat event's statistics
-/// computed once instead of once per list. `total` is the run total of metric `m`, as
-/// [`run_total`] gives it (or [`crate::run_total_of`] from thread totals already computed).
+/// [`most_imbalanced`] (`min_percent`, `n_imbalanced`), from one ranking of the flat events
+/// by their exclusive statistics, with the other kinds' computed only for the entries of the
+/// two lists. `total` is the run total of metric `m`, as [`run_total`] gives it (or
+/// [`crate::run_total_of`] from thread totals already computed).
 pub fn hot_and_imbalanced(
     profile: &Profile,
     m: MetricId,
@@ -142,25 +168,27 @@ pub fn hot_and_imbalanced(
     n_imbalanced: usize,
     total: Option<f64>,
 ) -> (Vec<RankedEvent>, Vec<RankedEvent>) {
-    let all = ranked_all(profile, m, RankBy::Exclusive, false, total);
+    let all = ranked_keys(profile, m, RankBy::Exclusive, false, total);
     let hot = all[..if n_hot > 0 {
         n_hot.min(all.len())
     } else {
         all.len()
     }]
         .to_vec();
-    (hot, imbalanced_of(profile, all, total, min_percent, n_imbalanced))
+    let imbalanced = imbalanced_of(profile, all, total, min_percent, n_imbalanced);
+    (complete(profile, m, hot), complete(profile, m, imbalanced))
 }
 
-/// [`most_imbalanced`] from every flat event ranked by exclusive value (`all`).
+/// [`most_imbalanced`] from every flat event ranked by exclusive value (`all`, keyed by
+/// their exclusive statistics).
 fn imbalanced_of(
     profile: &Profile,
-    all: Vec<RankedEvent>,
+    all: Vec<Keyed>,
     total: Option<f64>,
     min_percent: f64,
     n: usize,
-) -> Vec<RankedEvent> {
-    let mut entries: Vec<RankedEvent> = all
+) -> Vec<Keyed> {
+    let mut entries: Vec<Keyed> = all
         .into_iter()
         .filter(|r| {
             let big = match (total, r.percent) {
@@ -171,10 +199,9 @@ fn imbalanced_of(
         })
         .collect();
     entries.sort_by(|a, b| {
-        b.stats
-            .exclusive
+        b.key
             .imbalance()
-            .total_cmp(&a.stats.exclusive.imbalance())
+            .total_cmp(&a.key.imbalance())
             .then(a.event.cmp(&b.event))
     });
     if n > 0 {
@@ -248,6 +275,27 @@ mod tests {
         );
         assert_eq!(hot, top);
         assert_eq!(imb, most_imbalanced(&p, m, 1.0, 10));
+        // Ranked by the key's statistics alone, each entry then carries every kind's.
+        for r in hot.iter().chain(&imb) {
+            assert_eq!(r.stats, crate::stats::event_stats(&p, r.event, m));
+            assert_eq!(r.sum, r.stats.exclusive.total);
+        }
+        let by_inclusive = top_events(
+            &p,
+            m,
+            TopOptions {
+                by: RankBy::Inclusive,
+                n: 0,
+                include_callpaths: true,
+            },
+        );
+        // Inclusive sums: main 400, then a and `main => a` 160 (event order), b 80, c 1.
+        assert_eq!(
+            by_inclusive.iter().map(|r| (r.rank, r.sum)).collect::<Vec<_>>(),
+            [(1, 400.0), (2, 160.0), (3, 160.0), (4, 80.0), (5, 1.0)]
+        );
+        assert_eq!(by_inclusive[1].stats.inclusive.total, 160.0);
+        assert_eq!(by_inclusive[4].stats.calls.total, 1.0);
         // n = 0: every list whole.
         let (hot, imb) = hot_and_imbalanced(&p, m, 0, 0.0, 0, run_total(&p, m));
         assert_eq!(names(&p, &hot).len(), 4);
