@@ -23,6 +23,12 @@ use crate::problem::Problem;
 use std::borrow::Cow;
 use std::path::Path;
 
+mod fields;
+
+use fields::{field_number, integers_after_name, split_last_numbers};
+#[cfg(test)]
+use fields::{parse_f64, split_integers_after_name, split_last};
+
 /// One timer line of a TAU profile. Strings borrow from the file's text.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TimerLine<'a> {
@@ -169,112 +175,51 @@ pub fn decode_text(bytes: &[u8]) -> (Cow<'_, str>, Vec<(usize, String)>) {
     }
 }
 
-/// [`split_last_numbers`] without the values (the tests compare it with the splitter it
-/// replaced).
-#[cfg(test)]
-fn split_last<const N: usize>(s: &str) -> Option<(&str, [&str; N])> {
-    split_last_numbers::<N>(s).map(|(head, fields, _)| (head, fields))
-}
-
-/// The head of a line, its last `N` fields, and each field's value when it is a plain
-/// integer (see [`split_last_numbers`]).
-type SplitFields<'a, const N: usize> = (&'a str, [&'a str; N], [Option<f64>; N]);
-
-/// Splits the last `N` whitespace-separated fields off `s`; returns the head (untrimmed
-/// on the left) and the fields in order. `None` when `s` has fewer than `N` fields after a
-/// non-empty head. Fields are separated by ASCII whitespace, found by scanning bytes (it
-/// never sits inside a UTF-8 sequence, so every cut is a character boundary); the space
-/// between them is trimmed as `str::trim_end` trims (any Unicode whitespace), by bytes while
-/// it is ASCII.
-///
-/// With each field comes the value it has when it is a plain integer of 1 to 15 digits
-/// (exact in an `f64`, as [`parse_f64`] reads it), found in the same scan: TAU writes most
-/// numbers so, and such a field then needs no second pass.
-fn split_last_numbers<const N: usize>(s: &str) -> Option<SplitFields<'_, N>> {
-    /// The most digits of a field read as an integer (exact in an `f64`: 10^15 < 2^53).
-    const MAX_DIGITS: usize = 15;
+/// [`parse_timer`] of a line as TAU writes it, in one pass over its bytes: `"name"`, the
+/// numbers as plain integers of 1 to 15 digits ([`integers_after_name`]), `GROUP="..."`,
+/// then only spaces or tabs. `None` for any other line, which [`parse_timer`] then reads the
+/// general way; where it gives a result it is [`parse_timer`]'s (the tests compare the two).
+fn timer_as_tau_writes_it(s: &str, line: usize, stats_column: bool) -> Option<TimerLine<'_>> {
+    const GROUP: &[u8] = b" GROUP=";
     let b = s.as_bytes();
-    let skip_space = |mut end: usize| {
-        while end > 0 && b[end - 1].is_ascii_whitespace() {
-            end -= 1;
-        }
-        if end > 0 && !b[end - 1].is_ascii() {
-            // A multi-byte character ends here: maybe Unicode whitespace.
-            end = s.get(..end).map_or(end, |h| h.trim_end().len());
-        }
-        end
+    // `str::trim_end`, for a line that ends with a quote after spaces or tabs.
+    let mut end = b.len();
+    while end > 0 && matches!(b[end - 1], b' ' | b'\t') {
+        end -= 1;
+    }
+    if end < 2 || b[0] != b'"' || b[end - 1] != b'"' {
+        return None;
+    }
+    // The groups' opening quote: the last one before the closing quote (groups hold none).
+    let open = memchr::memrchr(b'"', &b[..end - 1])?;
+    if !b[..open].ends_with(GROUP) {
+        return None;
+    }
+    let groups = s.get(open + 1..end - 1)?;
+    let body = s.get(..open - GROUP.len())?;
+    // Every field a plain integer, so profilecalls (and sumexclsqr) are numbers as
+    // `parse_timer` requires.
+    let (quote, [calls, subcalls, exclusive, inclusive]) = if stats_column {
+        let (q, v) = integers_after_name::<6>(body.as_bytes())?;
+        (q, [v[0], v[1], v[2], v[3]])
+    } else {
+        let (q, v) = integers_after_name::<5>(body.as_bytes())?;
+        (q, [v[0], v[1], v[2], v[3]])
     };
-    let mut fields = [""; N];
-    let mut ints = [None; N];
-    let mut end = skip_space(b.len());
-    for (slot, int) in fields.iter_mut().zip(ints.iter_mut()).rev() {
-        let mut start = end;
-        // The digits at the end of the field (wrapping past 19 of them: the value is only
-        // used for 15 or fewer), then the rest of the field up to the space before it.
-        let (mut v, mut p) = (0u64, 1u64);
-        while start > 0 {
-            let d = b[start - 1].wrapping_sub(b'0');
-            if d >= 10 {
-                break;
-            }
-            v = v.wrapping_add(u64::from(d).wrapping_mul(p));
-            p = p.wrapping_mul(10);
-            start -= 1;
-        }
-        let mut digits = end - start <= MAX_DIGITS;
-        while start > 0 && !b[start - 1].is_ascii_whitespace() {
-            digits = false;
-            start -= 1;
-        }
-        if start == end {
-            return None;
-        }
-        *slot = s.get(start..end)?;
-        if digits {
-            // Exact: v < 10^15 < 2^53.
-            *int = Some(v as f64);
-        }
-        end = skip_space(start);
-        if end == 0 && start == 0 {
-            return None;
-        }
+    // `quoted_name`: the head (up to the name's closing quote) starts with the line's
+    // opening quote, a different one.
+    if quote == 0 {
+        return None;
     }
-    Some((s.get(..end)?, fields, ints))
-}
-
-/// Parses a number field as `str::parse::<f64>` does, with a fast path for what TAU writes
-/// most: plain integers of up to 15 digits, which are exact in an `f64` (< 2^53).
-fn parse_f64(field: &str) -> Result<f64, std::num::ParseFloatError> {
-    let b = field.as_bytes();
-    if !b.is_empty() && b.len() <= 15 && b.iter().all(u8::is_ascii_digit) {
-        let v = b.iter().fold(0u64, |v, &c| v * 10 + u64::from(c - b'0'));
-        // Exact: v < 10^15 < 2^53.
-        return Ok(v as f64);
-    }
-    field.parse::<f64>()
-}
-
-/// [`number`] of a field split by [`split_last_numbers`]: its integer value when the scan
-/// found one.
-fn field_number(field: &str, int: Option<f64>, what: &str, line: usize) -> Result<f64, Problem> {
-    match int {
-        Some(v) => Ok(v),
-        None => number(field, what, line),
-    }
-}
-
-fn number(field: &str, what: &str, line: usize) -> Result<f64, Problem> {
-    match parse_f64(field) {
-        Ok(v) if v.is_finite() => Ok(v),
-        Ok(_) => Err(Problem::at_line(
-            line,
-            format!("{what} is `{field}`, not a finite number"),
-        )),
-        Err(_) => Err(Problem::at_line(
-            line,
-            format!("{what} is `{field}`, expected a number"),
-        )),
-    }
+    Some(TimerLine {
+        line,
+        name: Cow::Borrowed(s.get(1..quote)?),
+        groups: Cow::Borrowed(groups),
+        calls,
+        subcalls,
+        exclusive,
+        inclusive,
+    })
 }
 
 fn quoted_name<'a>(head: &'a str, line: usize, what: &str) -> Result<&'a str, Problem> {
@@ -324,6 +269,15 @@ fn leading_count(s: &str, keyword: &str, line: usize) -> Result<usize, Problem> 
 }
 
 fn parse_timer(s: &str, line: usize, stats_column: bool) -> Result<TimerLine<'_>, Problem> {
+    match timer_as_tau_writes_it(s, line, stats_column) {
+        Some(timer) => Ok(timer),
+        None => parse_timer_general(s, line, stats_column),
+    }
+}
+
+/// [`parse_timer`] of any line: names with quotes, numbers in any form `str::parse::<f64>`
+/// reads, Unicode spaces, lines without `GROUP=`.
+fn parse_timer_general(s: &str, line: usize, stats_column: bool) -> Result<TimerLine<'_>, Problem> {
     let t = s.trim_end();
     if !t.starts_with('"') {
         return Err(Problem::at_line(

@@ -222,7 +222,10 @@ proptest::proptest! {
 }
 
 mod fast_paths {
-    use super::super::{parse_f64, split_last, split_last_numbers};
+    use super::super::{
+        parse_f64, parse_timer_general, split_integers_after_name, split_last, split_last_numbers,
+        timer_as_tau_writes_it,
+    };
     use proptest::prelude::*;
 
     /// The byte-scanning splitter, as the `char`-searching one it replaced did it.
@@ -287,7 +290,94 @@ mod fast_paths {
         }
     }
 
+    #[test]
+    fn integers_after_the_name_read_forward_as_backward() {
+        let line = "\"a => b\" 1 0 2033215 2033215 0";
+        let forward = split_integers_after_name::<5>(line);
+        assert_eq!(forward, split_last_numbers::<5>(line));
+        assert_eq!(
+            forward,
+            Some((
+                "\"a => b\"",
+                ["1", "0", "2033215", "2033215", "0"],
+                [Some(1.0), Some(0.0), Some(2033215.0), Some(2033215.0), Some(0.0)]
+            ))
+        );
+        // Left to the backward splitter: a fraction, 16 digits, a sixth field, a field
+        // glued to the quote, no name quote, a quote in the name followed by numbers.
+        for line in [
+            "\"a\" 1 0 2.5 3 0",
+            "\"a\" 1 0 1234567890123456 3 0",
+            "\"a\" 1 0 2 3 0 7",
+            "\"a\"1 0 2 3 0",
+            "a 1 0 2 3 0",
+            "\"a\" 1 0 2 3",
+            "\"a\" 1 0 2 3 0\u{a0}",
+        ] {
+            assert_eq!(split_integers_after_name::<5>(line), None, "{line}");
+        }
+        // The one-pass timer reader: what TAU writes, and what it leaves to the general one.
+        let line = "\"a => b\" 1 0 2033215 2033216 0 GROUP=\"TAU_CALLPATH|MPI\" ";
+        let fast = timer_as_tau_writes_it(line, 3, false);
+        assert_eq!(
+            fast.as_ref()
+                .map(|t| (&*t.name, &*t.groups, t.calls, t.inclusive)),
+            Some(("a => b", "TAU_CALLPATH|MPI", 1.0, 2033216.0))
+        );
+        assert_eq!(
+            fast.ok_or(()),
+            parse_timer_general(line, 3, false).map_err(|_| ())
+        );
+        let six = "\"a\" 2 1 10 12 0 144 GROUP=\"g\"";
+        assert_eq!(
+            timer_as_tau_writes_it(six, 3, true).map(|t| t.exclusive),
+            Some(10.0)
+        );
+        assert_eq!(timer_as_tau_writes_it(six, 3, false), None);
+        for line in [
+            "\"a\" 1 0 2.5 3 0 GROUP=\"g\"",
+            "\"a\" 1 0 2 3 0",
+            "\"a\" 1 0 2 3 0 GROUP=\"g\"\u{a0}",
+            "\" 1 0 2 3 0 GROUP=\"g\"",
+            " \"a\" 1 0 2 3 0 GROUP=\"g\"",
+            "\"a\" 1 0 2 3 0 GROUP=\"g",
+        ] {
+            assert_eq!(timer_as_tau_writes_it(line, 3, false), None, "{line}");
+        }
+        let quoted = "\"x \"7 8\" y\" 1 0 2 3 0";
+        assert_eq!(
+            split_integers_after_name::<5>(quoted),
+            split_last_numbers::<5>(quoted)
+        );
+        assert_eq!(
+            split_integers_after_name::<5>(quoted).map(|r| r.0),
+            Some("\"x \"7 8\" y\"")
+        );
+    }
+
     proptest! {
+        /// Wherever the forward reader gives a result, it is the backward splitter's.
+        #[test]
+        fn integers_after_the_name_as_the_backward_splitter(s in "\"[ a-z0-9\"=>]{0,12}\"([ \t]{1,2}[0-9]{1,17}){4,7}[ \t\u{a0}]{0,1}|[ \t\"a0-9.\u{a0}]{0,40}") {
+            if let Some(forward) = split_integers_after_name::<5>(&s) {
+                prop_assert_eq!(Some(forward), split_last_numbers::<5>(&s));
+            }
+            if let Some(forward) = split_integers_after_name::<6>(&s) {
+                prop_assert_eq!(Some(forward), split_last_numbers::<6>(&s));
+            }
+        }
+
+        /// Wherever the one-pass reader of a timer line gives a result, it is the general
+        /// reader's.
+        #[test]
+        fn timer_lines_as_tau_writes_them_read_as_any_line(s in "\"[ a-z0-9\"=>|]{0,10}\"([ \t]{1,2}([0-9]{1,16}|[0-9]{1,16}|[0-9]{1,16}|[0-9]\\.[0-9])){4,7}( GROUP=\"[A-Z_|]{0,8}\"| GROUP=\"[A-Z_|\"]{0,8}\"|)[ \t]{0,2}[\u{a0}]{0,1}|[ \t\"a0-9.=GROUP\u{a0}]{0,40}") {
+            for stats_column in [false, true] {
+                if let Some(fast) = timer_as_tau_writes_it(&s, 7, stats_column) {
+                    prop_assert_eq!(Ok(fast), parse_timer_general(&s, 7, stats_column).map_err(|e| e.message));
+                }
+            }
+        }
+
         #[test]
         fn numbers_parse_as_the_standard_library_does(s in "[0-9]{0,20}|[-+]?[0-9]{0,8}(\\.[0-9]{0,8})?([eE][-+]?[0-9]{1,3})?|\\PC{0,12}") {
             same_number(&s);
