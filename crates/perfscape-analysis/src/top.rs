@@ -92,7 +92,6 @@ fn ranked(profile: &Profile, m: MetricId, opts: TopOptions, total: Option<f64>) 
 struct Keyed {
     rank: usize,
     event: EventId,
-    sum: f64,
     percent: Option<f64>,
     key: Summary,
 }
@@ -123,7 +122,6 @@ fn ranked_keys(
         .map(|(i, (event, key))| Keyed {
             rank: i + 1,
             event,
-            sum: key.total,
             percent: total.map(|t| if t > 0.0 { 100.0 * key.total / t } else { 0.0 }),
             key,
         })
@@ -137,7 +135,7 @@ fn complete(profile: &Profile, m: MetricId, keyed: Vec<Keyed>) -> Vec<RankedEven
         .map(|k| RankedEvent {
             rank: k.rank,
             event: k.event,
-            sum: k.sum,
+            sum: k.key.total,
             percent: k.percent,
             stats: event_stats(profile, k.event, m),
         })

@@ -175,28 +175,33 @@ pub fn decode_text(bytes: &[u8]) -> (Cow<'_, str>, Vec<(usize, String)>) {
     }
 }
 
+/// A timer line (trimmed at the end) cut before its ` GROUP="..."`: the part before and the
+/// groups' text; `None` when the line does not end so. The groups hold no quote, so their
+/// opening quote is the last one before the closing quote (a byte search, cheaper than a
+/// substring searcher per line).
+fn split_groups(t: &str) -> Option<(&str, &str)> {
+    const GROUP: &str = " GROUP=";
+    let inner = t.strip_suffix('"')?;
+    let open = memchr::memrchr(b'"', inner.as_bytes())?;
+    let before = inner[..open].strip_suffix(GROUP)?;
+    Some((before, &inner[open + 1..]))
+}
+
 /// [`parse_timer`] of a line as TAU writes it, in one pass over its bytes: `"name"`, the
 /// numbers as plain integers of 1 to 15 digits ([`integers_after_name`]), `GROUP="..."`,
 /// then only spaces or tabs. `None` for any other line, which [`parse_timer`] then reads the
 /// general way; where it gives a result it is [`parse_timer`]'s (the tests compare the two).
 fn timer_as_tau_writes_it(s: &str, line: usize, stats_column: bool) -> Option<TimerLine<'_>> {
-    const GROUP: &[u8] = b" GROUP=";
     let b = s.as_bytes();
     // `str::trim_end`, for a line that ends with a quote after spaces or tabs.
     let mut end = b.len();
     while end > 0 && matches!(b[end - 1], b' ' | b'\t') {
         end -= 1;
     }
-    if end < 2 || b[0] != b'"' || b[end - 1] != b'"' {
+    if b.first() != Some(&b'"') {
         return None;
     }
-    // The groups' opening quote: the last one before the closing quote (groups hold none).
-    let open = memchr::memrchr(b'"', &b[..end - 1])?;
-    if !b[..open].ends_with(GROUP) {
-        return None;
-    }
-    let groups = s.get(open + 1..end - 1)?;
-    let body = s.get(..open - GROUP.len())?;
+    let (body, groups) = split_groups(s.get(..end)?)?;
     // Every field a plain integer, so profilecalls (and sumexclsqr) are numbers as
     // `parse_timer` requires.
     let (quote, [calls, subcalls, exclusive, inclusive]) = if stats_column {
@@ -288,16 +293,7 @@ fn parse_timer_general(s: &str, line: usize, stats_column: bool) -> Result<Timer
             ),
         ));
     }
-    // ` GROUP="..."` at the end: the groups hold no quote, so the opening quote is the last
-    // one before the closing quote (a byte search, cheaper than a substring searcher per line).
-    let groups_at = t
-        .strip_suffix('"')
-        .and_then(|u| u.as_bytes().iter().rposition(|&c| c == b'"'))
-        .filter(|&q| t[..q].ends_with(" GROUP="));
-    let (body, groups) = match groups_at {
-        Some(q) => (&t[..q - 7], &t[q + 1..t.len() - 1]),
-        None => (t, ""),
-    };
+    let (body, groups) = split_groups(t).unwrap_or((t, ""));
     let parsed = if stats_column {
         split_last_numbers::<6>(body)
             .map(|(h, f, v)| (h, [f[0], f[1], f[2], f[3], f[5]], [v[0], v[1], v[2], v[3], v[5]]))
