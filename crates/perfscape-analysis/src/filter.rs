@@ -250,14 +250,14 @@ pub fn filter_events(
     let mut walked = vec![false; n];
     for e in profile.event_ids() {
         if base[e.index()] {
-            let mut p = profile.event(e).parent;
+            let mut p = profile.event(e).parent();
             while let Some(x) = p {
                 if walked[x.index()] {
                     break;
                 }
                 walked[x.index()] = true;
                 keep[x.index()] = true;
-                p = profile.event(x).parent;
+                p = profile.event(x).parent();
             }
         }
     }

@@ -92,11 +92,11 @@ impl LineTable {
         let mut files: BTreeMap<&str, Acc> = BTreeMap::new();
         for e in profile.event_ids() {
             let ev = profile.event(e);
-            let Some(src) = ev.source.as_deref() else { continue };
+            let Some(src) = ev.source() else { continue };
             if ev.is_callpath() || src.line == 0 || src.file == "(unknown)" || src.file.is_empty() {
                 continue;
             }
-            let acc = files.entry(src.file.as_str()).or_insert_with(|| Acc {
+            let acc = files.entry(src.file).or_insert_with(|| Acc {
                 lines: BTreeMap::new(),
                 routines: Vec::new(),
             });

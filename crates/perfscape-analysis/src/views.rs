@@ -109,9 +109,9 @@ impl RowSet {
             if ev.kind != EventKind::Sample || ev.is_callpath() {
                 continue;
             }
-            if let Some(src) = &ev.source {
+            if let Some(src) = ev.source() {
                 files
-                    .entry(src.file.as_str())
+                    .entry(src.file)
                     .or_default()
                     .entry(src.line)
                     .or_default()

@@ -375,10 +375,10 @@ fn diff_call_tree_is_the_union_of_both_trees_with_their_values() {
             let caller = &t.nodes[p as usize];
             assert!(caller.children.contains(&(i as u32)));
             if let (Some(e), Some(c)) = (n.event_a, caller.event_a) {
-                assert_eq!(a.event(EventId(e)).parent, Some(EventId(c)), "{}", n.name);
+                assert_eq!(a.event(EventId(e)).parent(), Some(EventId(c)), "{}", n.name);
             }
             if let (Some(e), Some(c)) = (n.event_b, caller.event_b) {
-                assert_eq!(b.event(EventId(e)).parent, Some(EventId(c)), "{}", n.name);
+                assert_eq!(b.event(EventId(e)).parent(), Some(EventId(c)), "{}", n.name);
             }
         }
     }

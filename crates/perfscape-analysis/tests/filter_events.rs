@@ -22,7 +22,7 @@ fn has_group(p: &Profile, e: EventId, group: &str) -> bool {
 /// The names of `e` and every caller above it.
 fn path(p: &Profile, e: EventId) -> Vec<EventId> {
     let mut out = vec![e];
-    while let Some(x) = p.event(*out.last().unwrap()).parent {
+    while let Some(x) = p.event(*out.last().unwrap()).parent() {
         out.push(x);
     }
     out
@@ -54,10 +54,10 @@ fn same_values(p: &Profile, q: &Profile) {
             );
         }
         assert_eq!(q.interval(e).threads(), p.interval(o).threads());
-        if let Some(parent) = q.event(e).parent {
+        if let Some(parent) = q.event(e).parent() {
             assert_eq!(
                 Some(p.event_by_name(&q.event_name(parent)).unwrap()),
-                p.event(o).parent
+                p.event(o).parent()
             );
         }
     }
@@ -78,7 +78,7 @@ fn hiding_a_group_hides_its_events_and_their_subtrees() {
     same_values(&p, &q);
     // The call tree is rebuilt over the events kept: each node under its caller.
     for e in q.event_ids() {
-        if let Some(parent) = q.event(e).parent {
+        if let Some(parent) = q.event(e).parent() {
             assert!(q.call_tree().children(parent).contains(&e), "{}", q.event_name(e));
         }
     }

@@ -36,7 +36,7 @@ fn hatchet_key(p: &Profile, e: EventId) -> (String, u32) {
     let ev = p.event(e);
     let name = p.event_name(e);
     let frames: Vec<&str> = name.split(" => ").map(routine_name).collect();
-    let line = ev.source.as_ref().map_or(0, |s| s.line);
+    let line = ev.source().map_or(0, |s| s.line);
     (frames.join(" => "), line)
 }
 

@@ -99,7 +99,7 @@ fn stats_row<'a>(p: &'a Profile, s: &EventStats) -> StatsRow<'a> {
         threads_all: x.threads_all,
         groups: p.event_groups_joined(s.event),
         source_file: fmt::source_file(p, s.event),
-        source_line: ev.source.as_ref().map(|l| l.line),
+        source_line: ev.source().map(|l| l.line),
     }
 }
 
@@ -287,7 +287,7 @@ fn one_event(
                 })
                 .collect();
             let doc = serde_json::json!({
-                "event": p.event_name(e), "groups": p.event_groups_joined(e), "kind": ev.kind, "source": ev.source,
+                "event": p.event_name(e), "groups": p.event_groups_joined(e), "kind": ev.kind, "source": ev.source(),
                 "attributes": p.event_attributes(e).map(|(k, v)| serde_json::json!({"name": k, "value": v})).collect::<Vec<_>>(),
                 "statistics": per_metric,
                 "values": { "metric": p.metric(m).name, "kind": kind.as_str(),
@@ -300,7 +300,7 @@ fn one_event(
         OutputFormat::Table => {
             writeln!(out, "Event: {}", p.event_name(e))?;
             writeln!(out, "Groups: {}", p.event_groups_joined(e))?;
-            if let Some(src) = &ev.source {
+            if let Some(src) = ev.source() {
                 writeln!(out, "Source: {} line {}", src.file, src.line)?;
             }
             let attributes: Vec<String> = p.event_attributes(e).map(|(k, v)| format!("{k} = {v}")).collect();

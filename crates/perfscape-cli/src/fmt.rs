@@ -151,9 +151,8 @@ pub fn thread(p: &Profile, t: Option<ThreadIndex>) -> String {
 /// The source file of event `e` (its leaf's `[{file} ...]`), or empty.
 pub fn source_file(p: &Profile, e: EventId) -> String {
     p.event(e)
-        .source
-        .as_ref()
-        .map(|s| s.file.clone())
+        .source()
+        .map(|s| s.file.to_string())
         .unwrap_or_default()
 }
 

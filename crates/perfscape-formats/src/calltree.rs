@@ -640,7 +640,7 @@ mod tests {
         let x = p.event_by_name("operator= > => x").unwrap();
         assert_eq!(p.interval(x).exclusive(MetricId(0)), &[2.0]);
         // The absent root is the node's parent, without values.
-        let root = p.event(x).parent.unwrap();
+        let root = p.event(x).parent().unwrap();
         assert_eq!(p.event_name(root), "operator= >");
         assert!(p.interval(root).is_empty());
     }

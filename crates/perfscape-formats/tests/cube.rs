@@ -440,7 +440,7 @@ fn call_tree_test_equals_pycubexr_reference() {
     assert_eq!(p.call_tree().roots().len(), 1);
     let e = p.event_by_name("test.x => main => signed char => a1").unwrap();
     assert_eq!(p.event(e).depth, 4);
-    assert!(p.event(e).parent.is_some());
+    assert!(p.event(e).parent().is_some());
     // Subcalls of `main` = visits of its four children (1 + 2 + 3 + 4 per the reference).
     let main = p.event_by_name("test.x => main").unwrap();
     assert_eq!(p.interval(main).subcalls(), &[10.0]);

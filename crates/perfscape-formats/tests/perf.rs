@@ -475,8 +475,8 @@ fn source_lines_become_sample_events() {
     let p = &l.profile;
     let e = p.event_by_name("[SAMPLE] work [{hot.c} {3}]").unwrap();
     assert_eq!(p.event(e).kind, EventKind::Sample);
-    let src = p.event(e).source.as_ref().unwrap();
-    assert_eq!((src.file.as_str(), src.line), ("hot.c", 3));
+    let src = p.event(e).source().unwrap();
+    assert_eq!((src.file, src.line), ("hot.c", 3));
     // Independent: samples whose leaf frame line is followed by `hot.c:3`.
     let text = std::fs::read_to_string(fixture("hot.script-srcline.txt")).unwrap();
     let lines: Vec<&str> = text.lines().collect();

@@ -178,7 +178,7 @@ fn check_callpaths_add_up(p: &Profile, name: &str) -> usize {
             continue;
         }
         let routine = ev
-            .routine
+            .routine()
             .unwrap_or_else(|| panic!("{name}: no flat event for {}", p.event_name(e)));
         let col = p.interval(e);
         for (r, &t) in col.threads().iter().enumerate() {

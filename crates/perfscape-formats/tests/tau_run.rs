@@ -112,15 +112,9 @@ fn quirks_of_real_files() {
     let main = p
         .event_by_name("int main(int, char **) C [{main.c} {5,1}-{17,1}]")
         .unwrap();
-    let src = p.event(main).source.clone().unwrap();
+    let src = p.event(main).source().unwrap();
     assert_eq!(
-        (
-            src.file.as_str(),
-            src.line,
-            src.column,
-            src.end_line,
-            src.end_column
-        ),
+        (src.file, src.line, src.column, src.end_line, src.end_column),
         ("main.c", 5, Some(1), Some(17), Some(1))
     );
     let param = p
@@ -155,11 +149,11 @@ fn quirks_of_real_files() {
         .event_by_name("[SAMPLE] compute [{/home/jlinford/workspace/taucmdr/examples/mm/matmult.c} {101}]")
         .unwrap();
     assert_eq!(p.event(s).kind, EventKind::Sample);
-    assert_eq!(p.event(s).source.as_ref().unwrap().line, 101);
+    assert_eq!(p.event(s).source().unwrap().line, 101);
     let path = p
         .event_by_name(".TAU application => [CONTEXT] .TAU application => [SAMPLE] compute [{/home/jlinford/workspace/taucmdr/examples/mm/matmult.c} {101}]")
         .unwrap();
-    assert_eq!(p.event(path).routine, Some(s));
+    assert_eq!(p.event(path).routine(), Some(s));
     let ctx = p.event_by_name("[CONTEXT] .TAU application").unwrap();
     assert_eq!(p.event(ctx).kind, EventKind::SampleContext);
 
@@ -185,8 +179,11 @@ fn callpaths_form_a_tree_and_context_events_attach_to_them() {
         .event_by_name(".TAU application => main int (int, char **)")
         .unwrap();
     assert!(p.call_tree().children(root).contains(&main));
-    assert_eq!(p.event(main).parent, Some(root));
-    assert_eq!(p.event(main).routine, p.event_by_name("main int (int, char **)"));
+    assert_eq!(p.event(main).parent(), Some(root));
+    assert_eq!(
+        p.event(main).routine(),
+        p.event_by_name("main int (int, char **)")
+    );
     let halo = p.event_by_name(".TAU application => main int (int, char **) => timestep_loop => halo_exchange void (double *, int, int, int)").unwrap();
     let ue = p.atomic_event_by_name("halo bytes sent : main int (int, char **) => timestep_loop => halo_exchange void (double *, int, int, int)").unwrap();
     let a = &p.atomic_events()[ue.index()];
@@ -210,7 +207,7 @@ fn paths_cut_by_callpath_depth_are_roots() {
         .filter(|&&e| p.event(e).is_callpath())
         .collect();
     for &&e in &cut {
-        assert!(p.event(e).parent.is_none());
+        assert!(p.event(e).parent().is_none());
         assert!(!p.event_name(e).starts_with(".TAU application"));
     }
     // Context user events whose path is cut still attach.

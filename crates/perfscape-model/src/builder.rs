@@ -9,7 +9,7 @@ use crate::cell_rows::CellRows;
 use crate::columns::AtomicColumn;
 use crate::context_events::link_context_events;
 use crate::event::{
-    CALLPATH_SEPARATOR, Event, EventKind, SourceLocation, callpath_frames, callpath_leaf, callpath_parent,
+    CALLPATH_SEPARATOR, Event, EventKind, callpath_frames, callpath_leaf, callpath_parent,
     normalize_timer_name,
 };
 use crate::event_index::{EventIndex, write_name};
@@ -285,16 +285,15 @@ impl ProfileBuilder {
         let leaf = callpath_leaf(frame);
         let frame_text = self.shared.frame(frame);
         let no_groups = self.shared.groups(&[]);
-        self.events.push(Event {
-            frame: frame_text,
-            groups: no_groups,
-            kind: EventKind::of_leaf(leaf),
-            source: SourceLocation::parse_from_name(leaf).map(Box::new),
-            throttled: leaf.ends_with("[THROTTLED]"),
+        self.events.push(Event::new(
+            frame_text,
+            no_groups,
+            EventKind::of_leaf(leaf),
+            leaf.ends_with("[THROTTLED]"),
             depth,
             parent,
-            routine: None,
-        });
+            None,
+        ));
         self.raw_groups.push(0);
         // Both callers looked the key up and found nothing.
         self.event_index.insert_absent(&self.events, id);
@@ -370,7 +369,7 @@ impl ProfileBuilder {
                         // The event `intern_event` would find: not linked yet, keyed by its
                         // whole name.
                         Some(&c)
-                            if self.events[c.index()].parent.is_none()
+                            if self.events[c.index()].parent().is_none()
                                 && *self.events[c.index()].frame == *name =>
                         {
                             self.add_groups(c, groups);
@@ -570,7 +569,7 @@ impl ProfileBuilder {
             let ev = &mut events[e.index()];
             let cut = callpath_parent(&ev.frame).map_or(0, str::len) + CALLPATH_SEPARATOR.len();
             ev.frame = SharedStr::from(&ev.frame[cut..]);
-            ev.parent = Some(p);
+            ev.set_parent(Some(p));
         }
         // Keys changed only for the relinked events; otherwise the index is already right.
         let event_index = if relinked {
@@ -585,7 +584,7 @@ impl ProfileBuilder {
             } else {
                 Some(EventId::from(i))
             };
-            events[i].routine = routine;
+            events[i].set_routine(routine);
         }
         let atomic_events = link_context_events(&events, &event_index, &atomic_names, &atomic_index);
         let interval = cells.finish(events.len());
@@ -674,13 +673,13 @@ mod tests {
         let f = p.event_by_name("main => f").unwrap();
         let main = p.event_by_name("main").unwrap();
         assert_eq!(&*p.event(g).frame, "g");
-        assert_eq!(p.event(g).parent, Some(f));
-        assert_eq!(p.event(f).parent, Some(main));
+        assert_eq!(p.event(g).parent(), Some(f));
+        assert_eq!(p.event(f).parent(), Some(main));
         assert_eq!(p.event_name(g), "main => f => g");
         assert_eq!(p.event_child(Some(f), "g"), Some(g));
         // The cut path keeps its whole name as its frame and is a root of the tree.
         let z = p.event_by_name("x => y => z").unwrap();
-        assert_eq!((&*p.event(z).frame, p.event(z).parent), ("x => y => z", None));
+        assert_eq!((&*p.event(z).frame, p.event(z).parent()), ("x => y => z", None));
         assert_eq!(p.event(z).depth, 3);
         assert!(p.call_tree().roots().contains(&z));
         assert_eq!(p.event_by_name("main => g"), None);

@@ -85,11 +85,35 @@ pub struct SourceLocation {
 }
 
 impl SourceLocation {
+    /// Parses the last `[{file} {spec}]` group of `name`, if there is one (see
+    /// [`SourceRef::parse_from_name`], which borrows the file instead of copying it).
+    pub fn parse_from_name(name: &str) -> Option<Self> {
+        SourceRef::parse_from_name(name).map(SourceRef::to_owned)
+    }
+}
+
+/// A [`SourceLocation`] whose file is borrowed from the name it was parsed from
+/// ([`Event::source`] gives one without copying). Serializes as a [`SourceLocation`] does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+pub struct SourceRef<'a> {
+    /// File path as written by the tool (may be relative, or `(unknown)`).
+    pub file: &'a str,
+    /// First line (1-based; 0 when the tool did not know it).
+    pub line: u32,
+    /// First column, if given.
+    pub column: Option<u32>,
+    /// Last line of a range, if given.
+    pub end_line: Option<u32>,
+    /// Last column of a range, if given.
+    pub end_column: Option<u32>,
+}
+
+impl<'a> SourceRef<'a> {
     /// Parses the last `[{file} {spec}]` group of `name`, if there is one.
     ///
     /// `spec` is `l`, `l,c`, `l, c` or `l,c}-{l,c`. Returns `None` when the name carries no
     /// well-formed location (nothing is guessed).
-    pub fn parse_from_name(name: &str) -> Option<Self> {
+    pub fn parse_from_name(name: &'a str) -> Option<Self> {
         let start = memchr::memmem::rfind(name.as_bytes(), b"[{")?;
         let rest = &name[start + 2..];
         let end = rest.find("}]")?;
@@ -115,13 +139,24 @@ impl SourceLocation {
             }
             None => (None, None),
         };
-        Some(SourceLocation {
-            file: file.to_string(),
+        Some(SourceRef {
+            file,
             line,
             column,
             end_line,
             end_column,
         })
+    }
+
+    /// The location with its file copied.
+    pub fn to_owned(self) -> SourceLocation {
+        SourceLocation {
+            file: self.file.to_string(),
+            line: self.line,
+            column: self.column,
+            end_line: self.end_line,
+            end_column: self.end_column,
+        }
     }
 }
 
@@ -244,7 +279,11 @@ pub fn routine_name(leaf: &str) -> &str {
 /// [`Event::frame`]. Its whole name (`a => b => c`, as ParaProf shows it) is not stored: it is
 /// built when shown, by [`crate::Profile::event_name`], so that deep call trees (10^5–10^6
 /// calling contexts) do not hold names that grow with the square of their depth.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+///
+/// 32 bytes: what can be derived from the frame (its [`Event::source`] location) is derived
+/// when asked, and the parent and routine links are 4 bytes each (`u32::MAX` for none; the
+/// builder never makes that many events).
+#[derive(Clone, Debug, PartialEq)]
 pub struct Event {
     /// The event's own part of its name (normalized, see [`normalize_timer_name`]): for an
     /// event with a [`Event::parent`], the frames after the parent's name (one frame: `c` of
@@ -257,25 +296,59 @@ pub struct Event {
     /// Groups the event belongs to (TAU's `GROUP="a|b"`), in the order first written. Shared:
     /// the events with the same groups point to one list (one pointer wide, as `frame`).
     pub groups: SharedList<GroupId>,
-    /// Kind, from the leaf name's prefix.
-    pub kind: EventKind,
-    /// Source location parsed from the leaf name, if it has one (boxed: most events have
-    /// none, and a call tree of 10^6 nodes would pay 48 bytes for each of them).
-    pub source: Option<Box<SourceLocation>>,
-    /// True when TAU throttled the timer (`[THROTTLED]` suffix): its numbers stop early.
-    pub throttled: bool,
     /// Number of frames: 1 for a flat event, n for `f1 => ... => fn`.
     pub depth: u32,
-    /// For a callpath event, its parent call-tree node: the event named by the path without
-    /// its last frame, when the profile has it. `None` for flat events and for paths cut by
-    /// TAU_CALLPATH_DEPTH (whose [`Event::frame`] is then the whole path).
-    pub parent: Option<EventId>,
-    /// For a callpath event, the flat event of its last frame when the profile has it; for a
-    /// flat event, itself.
-    pub routine: Option<EventId>,
+    /// See [`Event::parent`].
+    parent: EventLink,
+    /// See [`Event::routine`].
+    routine: EventLink,
+    /// Kind, from the leaf name's prefix.
+    pub kind: EventKind,
+    /// True when TAU throttled the timer (`[THROTTLED]` suffix): its numbers stop early.
+    pub throttled: bool,
+}
+
+/// An optional [`EventId`] in 4 bytes (`Option<EventId>` takes 8): `u32::MAX` is none.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+struct EventLink(u32);
+
+impl EventLink {
+    const NONE: Self = Self(u32::MAX);
+
+    fn new(e: Option<EventId>) -> Self {
+        // The builder refuses more than u32::MAX - 1 events, so no id is the sentinel.
+        e.map_or(Self::NONE, |e| Self(e.0))
+    }
+
+    fn get(self) -> Option<EventId> {
+        (self != Self::NONE).then_some(EventId(self.0))
+    }
 }
 
 impl Event {
+    /// A new event; `frame`, `groups`, `depth`, `parent`, `routine`, `kind` and `throttled`
+    /// as the fields and methods of the same names say.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn new(
+        frame: SharedStr,
+        groups: SharedList<GroupId>,
+        kind: EventKind,
+        throttled: bool,
+        depth: u32,
+        parent: Option<EventId>,
+        routine: Option<EventId>,
+    ) -> Self {
+        Self {
+            frame,
+            groups,
+            depth,
+            parent: EventLink::new(parent),
+            routine: EventLink::new(routine),
+            kind,
+            throttled,
+        }
+    }
+
     /// True for `a => b` events.
     pub fn is_callpath(&self) -> bool {
         self.depth > 1
@@ -284,6 +357,35 @@ impl Event {
     /// The last frame of the name: the routine the event measures.
     pub fn leaf(&self) -> &str {
         callpath_leaf(&self.frame)
+    }
+
+    /// For a callpath event, its parent call-tree node: the event named by the path without
+    /// its last frame, when the profile has it. `None` for flat events and for paths cut by
+    /// TAU_CALLPATH_DEPTH (whose [`Event::frame`] is then the whole path).
+    pub fn parent(&self) -> Option<EventId> {
+        self.parent.get()
+    }
+
+    /// For a callpath event, the flat event of its last frame when the profile has it; for a
+    /// flat event, itself.
+    pub fn routine(&self) -> Option<EventId> {
+        self.routine.get()
+    }
+
+    /// The source location written in the leaf name ([`SourceRef::parse_from_name`] of
+    /// [`Event::leaf`]), if it has one, borrowing the file from the name. Parsed on each call
+    /// (one search for `[{` in a name without one), not stored: a call tree of 10^6 nodes
+    /// would pay for it in every node.
+    pub fn source(&self) -> Option<SourceRef<'_>> {
+        SourceRef::parse_from_name(self.leaf())
+    }
+
+    pub(crate) fn set_parent(&mut self, parent: Option<EventId>) {
+        self.parent = EventLink::new(parent);
+    }
+
+    pub(crate) fn set_routine(&mut self, routine: Option<EventId>) {
+        self.routine = EventLink::new(routine);
     }
 }
 
@@ -309,6 +411,45 @@ pub struct AtomicEvent {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn links_keep_every_id_but_the_sentinel_and_none() {
+        for e in [
+            None,
+            Some(EventId(0)),
+            Some(EventId(7)),
+            Some(EventId(u32::MAX - 1)),
+        ] {
+            assert_eq!(EventLink::new(e).get(), e);
+        }
+    }
+
+    #[test]
+    fn the_source_is_the_leaf_names() {
+        let mut frames = crate::shared::Shared::default();
+        let ev = Event::new(
+            frames.frame("main => int foo(int) C [{foo.c} {3,1}-{7,1}]"),
+            frames.groups(&[]),
+            EventKind::Timer,
+            false,
+            1,
+            None,
+            None,
+        );
+        let src = ev.source().unwrap();
+        assert_eq!(
+            (src.file, src.line, src.column, src.end_line, src.end_column),
+            ("foo.c", 3, Some(1), Some(7), Some(1))
+        );
+        assert_eq!(
+            src.to_owned(),
+            SourceLocation::parse_from_name("int foo(int) C [{foo.c} {3,1}-{7,1}]").unwrap()
+        );
+        assert_eq!(
+            serde_json::to_value(src).unwrap(),
+            serde_json::to_value(src.to_owned()).unwrap()
+        );
+    }
 
     #[test]
     fn normalizes_callpath_spacing_like_paraprof() {

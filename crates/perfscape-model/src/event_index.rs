@@ -59,7 +59,7 @@ impl EventIndex {
     /// with that key is already indexed.
     pub fn insert(&mut self, events: &[Event], id: EventId) {
         let e = &events[id.index()];
-        if self.get(events, e.parent, &e.frame).is_some() {
+        if self.get(events, e.parent(), &e.frame).is_some() {
             return;
         }
         self.insert_absent(events, id);
@@ -75,7 +75,7 @@ impl EventIndex {
 
     fn hash_event(hasher: rustc_hash::FxBuildHasher, e: &Event) -> u64 {
         let mut h = hasher.build_hasher();
-        e.parent.map_or(u32::MAX, |p| p.0).hash(&mut h);
+        e.parent().map_or(u32::MAX, |p| p.0).hash(&mut h);
         e.frame[..].hash(&mut h);
         h.finish()
     }
@@ -85,7 +85,7 @@ impl EventIndex {
     /// [`EventIndex::insert`]. Given a key already indexed, [`EventIndex::get`] finds either.
     pub(crate) fn insert_absent(&mut self, events: &[Event], id: EventId) {
         let e = &events[id.index()];
-        let hash = self.hash(e.parent, &e.frame);
+        let hash = self.hash(e.parent(), &e.frame);
         let hasher = self.hasher;
         self.table
             .insert_unique(hash, id, |&x| Self::hash_event(hasher, &events[x.index()]));
@@ -102,7 +102,7 @@ impl EventIndex {
         self.table
             .find(hash, |&x| {
                 let e = &events[x.index()];
-                e.parent == parent && *e.frame == *frame
+                e.parent() == parent && *e.frame == *frame
             })
             .copied()
     }
@@ -128,7 +128,7 @@ pub(crate) fn write_name(events: &[Event], e: EventId, out: &mut String) {
     let mut at = Some(e);
     while let Some(x) = at {
         chain.push(x);
-        at = events[x.index()].parent;
+        at = events[x.index()].parent();
         if chain.len() > events.len() {
             break; // a cycle (only in corrupt input): stop rather than loop
         }

@@ -53,7 +53,7 @@ pub mod trace;
 pub use binary::DecodeError;
 pub use builder::{BuildNote, ProfileBuilder};
 pub use columns::{AtomicColumn, IntervalColumn, IntervalColumns, ValueKind};
-pub use event::{AtomicEvent, Event, EventKind, SharedList, SharedStr, SourceLocation};
+pub use event::{AtomicEvent, Event, EventKind, SharedList, SharedStr, SourceLocation, SourceRef};
 pub use ids::{AtomicEventId, EventId, GroupId, MetricId, ParseThreadIdError, ThreadId, ThreadIndex};
 pub use integrate::{
     Alignment, IntegrateError, Integrated, IntegrationReport, Integrator, IntegratorOptions, ThreadSample,

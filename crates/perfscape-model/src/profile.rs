@@ -287,7 +287,7 @@ impl Profile {
             let mut e = start;
             while state[e] == 0 {
                 chain.push(e);
-                match self.events[e].parent {
+                match self.events[e].parent() {
                     Some(p) if p.index() < n => e = p.index(),
                     _ => break,
                 }
@@ -295,7 +295,7 @@ impl Profile {
             // Resolve from the top of the chain down.
             while let Some(x) = chain.pop() {
                 let parent_ok = self.events[x]
-                    .parent
+                    .parent()
                     .is_none_or(|p| p.index() >= n || state[p.index()] == 1);
                 state[x] = if parent_ok && keep.get(x).copied().unwrap_or(true) {
                     1
@@ -323,8 +323,8 @@ impl Profile {
             if new_id[i].is_none() {
                 continue;
             }
-            event.parent = remap(event.parent);
-            event.routine = remap(event.routine);
+            event.set_parent(remap(event.parent()));
+            event.set_routine(remap(event.routine()));
             kept_events.push(event);
         }
         self.events = kept_events;
@@ -425,7 +425,7 @@ impl CallTree {
             if !e.is_callpath() {
                 continue;
             }
-            match e.parent {
+            match e.parent() {
                 Some(p) if p.index() < n => count[p.index()] += 1,
                 _ => roots.push(EventId::from(i)),
             }
@@ -451,7 +451,7 @@ impl CallTree {
         offsets[n] = total;
         let mut children = vec![EventId(0); total as usize];
         for (i, e) in events.iter().enumerate().rev() {
-            if let (true, Some(p)) = (e.is_callpath(), e.parent)
+            if let (true, Some(p)) = (e.is_callpath(), e.parent())
                 && p.index() < n
             {
                 let slot = &mut offsets[p.index()];

@@ -168,8 +168,8 @@ mod tests {
         assert_eq!(std::mem::size_of::<SharedStr>(), 8);
         assert_eq!(std::mem::size_of::<SharedList<GroupId>>(), 8);
         // What a call-tree node costs in the event array (64 bytes with `Arc<str>` and
-        // `Arc<[GroupId]>`).
-        assert_eq!(std::mem::size_of::<crate::Event>(), 48);
+        // `Arc<[GroupId]>`, 48 with the source location stored and 8-byte links).
+        assert_eq!(std::mem::size_of::<crate::Event>(), 32);
         let mut shared = Shared::default();
         let a = shared.frame("main");
         let b = shared.frame("main");

@@ -219,8 +219,8 @@ fn a_decoded_profile_answers_like_the_original() {
     }
     let p = Profile::decode(&b.finish().0.encode()).unwrap();
     let cp = p.event_by_name(".TAU application  => main() ").unwrap();
-    assert_eq!(p.event(cp).parent, p.event_by_name(".TAU application"));
-    assert_eq!(p.event(cp).routine, p.event_by_name("main()"));
+    assert_eq!(p.event(cp).parent(), p.event_by_name(".TAU application"));
+    assert_eq!(p.event(cp).routine(), p.event_by_name("main()"));
     assert_eq!(p.call_tree().roots(), &[EventId(0)]);
     assert_eq!(p.call_tree().children(EventId(0)), &[cp]);
     assert_eq!(

@@ -310,14 +310,14 @@ pub(crate) fn append(table: Table, run: &RunEntry, u: usize, cols: &mut Columns)
                     1 => b.u32(id),
                     2 => b.str(&p.event_name(EventId(id))),
                     3 => b.str(e.leaf()),
-                    4 => b.opt_u32(e.parent.map(|x| x.0)),
-                    5 => b.opt_u32(e.routine.map(|x| x.0)),
+                    4 => b.opt_u32(e.parent().map(|x| x.0)),
+                    5 => b.opt_u32(e.routine().map(|x| x.0)),
                     6 => b.u32(e.depth),
                     7 => b.bool(e.is_callpath()),
                     8 => b.str(&p.event_groups_joined(EventId(id))),
                     9 => b.str(e.kind.as_str()),
-                    10 => b.opt_str(e.source.as_ref().map(|s| s.file.as_str())),
-                    11 => b.opt_u32(e.source.as_ref().map(|s| s.line)),
+                    10 => b.opt_str(e.source().map(|s| s.file)),
+                    11 => b.opt_u32(e.source().map(|s| s.line)),
                     _ => b.bool(e.throttled),
                 }
             }

@@ -149,7 +149,7 @@ pub fn call_tree_table(profile: &Profile, m: MetricId, scope: Scope) -> Result<C
             threads: n.threads as u32,
             children: n.children.iter().map(|c| c.0).collect(),
             omitted_children: u32::try_from(n.omitted_children).unwrap_or(u32::MAX),
-            routine: profile.event(n.event).routine.map(|r| r.0),
+            routine: profile.event(n.event).routine().map(|r| r.0),
         })
         .collect();
     Ok(CallTreeResponse {

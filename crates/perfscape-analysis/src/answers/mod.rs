@@ -172,7 +172,7 @@ fn groups(profile: &Profile, e: EventId) -> Vec<String> {
 fn source(profile: &Profile, e: EventId) -> Option<String> {
     profile
         .event(e)
-        .source
+        .source()
         .as_ref()
         .map(|s| format!("{}:{}", s.file, s.line))
 }

@@ -106,7 +106,7 @@ pub fn categorize(profile: &Profile, m: MetricId, rules: &RuleSet) -> Result<Cat
             if raw != u32::MAX {
                 return remap[raw as usize];
             }
-            match e.routine.map(|r| flat_or_own[r.index()]) {
+            match e.routine().map(|r| flat_or_own[r.index()]) {
                 Some(c) if c != u32::MAX => remap[c as usize],
                 // A callpath whose routine has no flat event: its own leaf's category when that
                 // category is shown, else OTHER.

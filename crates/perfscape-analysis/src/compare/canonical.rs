@@ -94,7 +94,7 @@ pub fn canonical_keys(runs: &[&Profile]) -> CanonicalKeys {
         let mut reduced_parent: Vec<Option<CanonicalKey>> = vec![None; p.events().len()];
         let run = run_keys(p, |parent, e| {
             let ev = p.event(e);
-            let r_parent = ev.parent.and_then(|q| reduced_parent[q.index()]);
+            let r_parent = ev.parent().and_then(|q| reduced_parent[q.index()]);
             let r = reduced.intern_frame(r_parent, &ev.frame, false);
             reduced_parent[e.index()] = Some(r);
             keys.intern_frame(parent, &ev.frame, ambiguous.contains(&r))
@@ -163,7 +163,7 @@ fn run_keys(
                 break;
             }
             chain.push(c);
-            cur = p.event(c).parent;
+            cur = p.event(c).parent();
         }
         let mut parent_key = cur.map(|c| keys[c.index()]);
         for &c in chain.iter().rev() {

@@ -158,7 +158,7 @@ fn match_events(a: &Profile, b: &Profile, keys: &CanonicalKeys) -> Split<EventId
                 let own = note(&a.event(e).frame, &b.event(f).frame);
                 let inherited = a
                     .event(e)
-                    .parent
+                    .parent()
                     .and_then(|p| pair_of_a[p.index()])
                     .map(|i| pairs_note(&pairs, i));
                 matched_b[f.index()] = true;

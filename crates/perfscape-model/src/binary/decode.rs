@@ -7,7 +7,7 @@ use super::{
     TRAILER_LEN, checksum, kind_of,
 };
 use crate::columns::{AtomicColumn, IntervalColumns};
-use crate::event::{AtomicEvent, Event, SourceLocation};
+use crate::event::{AtomicEvent, Event};
 use crate::event_index::EventIndex;
 use crate::ids::{AtomicEventId, EventId, GroupId, ThreadId, ThreadIndex};
 use crate::metadata::Metadata;
@@ -268,34 +268,15 @@ impl Decoder<'_> {
             let kind = kind_of(self.r.u8("event kind")?)
                 .ok_or_else(|| DecodeError::at(kat, "unknown event kind"))?;
             let flags = self.r.u8("event flags")?;
-            if flags > 0b1111 {
+            // Bit 1 (a source location) is not written since version 4: it is derived from
+            // the frame.
+            if flags & !0b1101 != 0 {
                 return Err(DecodeError::at(
                     kat + 1,
                     format!("unknown event flags {flags:#x}"),
                 ));
             }
             let depth = self.r.u32("depth")?;
-            let source = if flags & 2 != 0 {
-                let file = self.r.str("source file")?;
-                let line = self.r.u32("source line")?;
-                let mask = self.r.u8("source fields")?;
-                let mut opt = |bit: u8, what: &str| -> Result<Option<u32>, DecodeError> {
-                    if mask & bit != 0 {
-                        self.r.u32(what).map(Some)
-                    } else {
-                        Ok(None)
-                    }
-                };
-                Some(SourceLocation {
-                    file,
-                    line,
-                    column: opt(1, "source column")?,
-                    end_line: opt(2, "source end line")?,
-                    end_column: opt(4, "source end column")?,
-                })
-            } else {
-                None
-            };
             let parent = if flags & 4 != 0 {
                 Some(EventId(self.index(n_events, "parent event")?))
             } else {
@@ -306,16 +287,15 @@ impl Decoder<'_> {
             } else {
                 None
             };
-            events.push(Event {
-                frame: shared.frame(&frame),
-                groups: shared.groups(&eg),
+            events.push(Event::new(
+                shared.frame(&frame),
+                shared.groups(&eg),
                 kind,
-                source: source.map(Box::new),
-                throttled: flags & 1 != 0,
+                flags & 1 != 0,
                 depth,
                 parent,
                 routine,
-            });
+            ));
         }
         let event_index = check_call_tree(&events, &event_at)?;
         let mut interval = IntervalColumns::new(n_metrics);
@@ -512,7 +492,7 @@ impl Decoder<'_> {
 fn check_call_tree(events: &[Event], event_at: &[u64]) -> Result<EventIndex, DecodeError> {
     for (i, e) in events.iter().enumerate() {
         let own = crate::event::callpath_frames(&e.frame).count() as u64;
-        let base = e.parent.map_or(0, |p| u64::from(events[p.index()].depth));
+        let base = e.parent().map_or(0, |p| u64::from(events[p.index()].depth));
         if u64::from(e.depth) != base + own {
             return Err(DecodeError::at(
                 event_at[i],
@@ -530,7 +510,7 @@ fn check_call_tree(events: &[Event], event_at: &[u64]) -> Result<EventIndex, Dec
         let mut seen = EventIndex::default();
         for i in 0..events.len() {
             let id = EventId::from(i);
-            if seen.get(events, events[i].parent, &events[i].frame).is_some() {
+            if seen.get(events, events[i].parent(), &events[i].frame).is_some() {
                 return Err(DecodeError::at(
                     event_at[i],
                     format!("event `{}` appears twice under the same parent", events[i].frame),

@@ -125,25 +125,14 @@ impl Profile {
             w.count(e.groups.len())?;
             w.u32s(e.groups.iter().map(|g| g.0))?;
             w.u8(kind_tag(e.kind))?;
+            // Bit 1 (a source location, version 3) is left out: it is derived from the frame.
             let flags = u8::from(e.throttled)
-                | u8::from(e.source.is_some()) << 1
-                | u8::from(e.parent.is_some()) << 2
-                | u8::from(e.routine.is_some()) << 3;
+                | u8::from(e.parent().is_some()) << 2
+                | u8::from(e.routine().is_some()) << 3;
             w.u8(flags)?;
             w.u32(e.depth)?;
-            if let Some(s) = &e.source {
-                w.str(&s.file)?;
-                w.u32(s.line)?;
-                let mask = u8::from(s.column.is_some())
-                    | u8::from(s.end_line.is_some()) << 1
-                    | u8::from(s.end_column.is_some()) << 2;
-                w.u8(mask)?;
-                opt_u32(w, s.column)?;
-                opt_u32(w, s.end_line)?;
-                opt_u32(w, s.end_column)?;
-            }
-            opt_u32(w, e.parent.map(|p| p.0))?;
-            opt_u32(w, e.routine.map(|r| r.0))?;
+            opt_u32(w, e.parent().map(|p| p.0))?;
+            opt_u32(w, e.routine().map(|r| r.0))?;
         }
         let n_metrics = self.metrics.len();
         for c in (0..self.interval.len()).map(|e| self.interval.column(e)) {

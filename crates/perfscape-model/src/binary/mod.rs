@@ -35,7 +35,7 @@ pub const PROFILE_MAGIC: [u8; 8] = *b"PSPROFIL";
 pub const PROFILE_END: [u8; 4] = *b"PEND";
 /// Version of the profile encoding; bumped whenever the layout changes (old caches are then
 /// rebuilt, never misread).
-pub const PROFILE_FORMAT_VERSION: u32 = 3;
+pub const PROFILE_FORMAT_VERSION: u32 = 4;
 /// Bytes of the header: magic, version, flags.
 pub const HEADER_LEN: usize = 16;
 /// Bytes of the trailer: payload length, CRC-32, end magic.
