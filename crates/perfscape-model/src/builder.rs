@@ -9,7 +9,7 @@ use crate::cell_rows::CellRows;
 use crate::columns::AtomicColumn;
 use crate::context_events::link_context_events;
 use crate::event::{
-    CALLPATH_SEPARATOR, Event, callpath_frames, callpath_leaf, callpath_parent,
+    CALLPATH_SEPARATOR, Event, EventKind, callpath_frames, callpath_leaf, callpath_parent,
     normalize_timer_name,
 };
 use crate::event_index::{EventIndex, write_name};
@@ -21,6 +21,26 @@ use crate::shared::Shared;
 use crate::shared::{SharedList, SharedStr};
 use crate::thread_data::{BuildError, RowEvent, ThreadData};
 use rustc_hash::FxHashMap as HashMap;
+
+/// What an event takes from its frame's text: the kind and the throttled mark of the frame's
+/// last frame ([`callpath_leaf`]), as [`Event`] documents them. Found once per distinct frame
+/// ([`ProfileBuilder`]'s `frame_facts`), not once per call-tree node.
+#[derive(Clone, Copy, Debug)]
+struct FrameFacts {
+    kind: EventKind,
+    throttled: bool,
+}
+
+impl FrameFacts {
+    /// The facts of the frame text `frame`.
+    fn of(frame: &str) -> Self {
+        let leaf = callpath_leaf(frame);
+        Self {
+            kind: EventKind::of_leaf(leaf),
+            throttled: leaf.ends_with("[THROTTLED]"),
+        }
+    }
+}
 
 /// Something the builder did that a user should know about (reported with the load).
 #[derive(Debug, Clone, PartialEq)]
@@ -42,6 +62,9 @@ pub struct ProfileBuilder {
     events: Vec<Event>,
     /// The one copy of each frame text and group list the events point to.
     shared: Shared,
+    /// The facts of each shared frame text (by its [`SharedStr::address`], stable while
+    /// `shared` holds it).
+    frame_facts: HashMap<usize, FrameFacts>,
     /// The group text last applied to each event (to skip re-parsing it on every thread).
     raw_groups: Vec<u32>,
     /// Distinct group texts (`raw_groups` indexes it; 0 is "none yet"): call trees repeat a
@@ -50,6 +73,8 @@ pub struct ProfileBuilder {
     raw_group_index: HashMap<String, u32>,
     /// Per group text (`raw_group_texts` index), the list it gives an event without groups.
     fresh_group_lists: Vec<Option<SharedList<GroupId>>>,
+    /// The `raw_groups` text the last new event took its list from (0: none yet).
+    last_fresh_text: u32,
     /// Events keyed by (parent, frame). Events interned by a whole callpath name are keyed
     /// (None, whole name) until [`ProfileBuilder::finish`] links them to their parents.
     event_index: EventIndex,
@@ -88,10 +113,12 @@ impl ProfileBuilder {
             group_index: HashMap::default(),
             events: Vec::new(),
             shared: Shared::default(),
+            frame_facts: HashMap::default(),
             raw_groups: Vec::new(),
             raw_group_texts: vec![String::from("\u{0}")],
             raw_group_index: HashMap::default(),
             fresh_group_lists: Vec::new(),
+            last_fresh_text: 0,
             event_index: EventIndex::default(),
             named_callpaths: Vec::new(),
             cells: CellRows::new(n_metrics),
@@ -163,12 +190,22 @@ impl ProfileBuilder {
         // A new event given a text an earlier new event was given gets the same list (a call
         // tree gives its 10^5 nodes a few texts): one lookup, no splitting.
         let fresh = current == 0 && self.events[e.index()].groups.is_empty();
-        if fresh
-            && let Some(&k) = self.raw_group_index.get(raw)
+        // The text the last new event was given first (consecutive nodes of a call tree mostly
+        // have the same one): a comparison instead of a hash lookup.
+        let last = self.last_fresh_text as usize;
+        let known = if fresh && last != 0 && self.raw_group_texts[last] == raw {
+            Some(self.last_fresh_text)
+        } else if fresh {
+            self.raw_group_index.get(raw).copied()
+        } else {
+            None
+        };
+        if let Some(k) = known
             && let Some(Some(list)) = self.fresh_group_lists.get(k as usize)
         {
             self.events[e.index()].groups = list.clone();
             self.raw_groups[e.index()] = k;
+            self.last_fresh_text = k;
             return;
         }
         let mut groups: Option<Vec<GroupId>> = None;
@@ -200,6 +237,7 @@ impl ProfileBuilder {
                 lists.resize(k as usize + 1, None);
             }
             lists[k as usize] = Some(self.events[e.index()].groups.clone());
+            self.last_fresh_text = k;
         }
     }
 
@@ -248,7 +286,8 @@ impl ProfileBuilder {
             Some(id) => id,
             None => {
                 let depth = u32::try_from(callpath_frames(name).count()).unwrap_or(u32::MAX);
-                let id = self.push_event(None, name, depth);
+                let hash = self.event_index.hash(None, name);
+                let id = self.push_event(None, name, depth, hash);
                 if depth > 1 {
                     self.named_callpaths.push(id);
                 }
@@ -269,20 +308,28 @@ impl ProfileBuilder {
         let Some(p) = parent else {
             return self.intern_event(&normalize_timer_name(frame), raw_groups);
         };
-        let id = match self.event_index.get(&self.events, Some(p), frame) {
+        // One hash of the key for the lookup and, for a new node, the insert.
+        let hash = self.event_index.hash(Some(p), frame);
+        let id = match self.event_index.get_hashed(&self.events, Some(p), frame, hash) {
             Some(id) => id,
             None => {
                 let depth = self.events[p.index()].depth.saturating_add(1);
-                self.push_event(Some(p), frame, depth)
+                self.push_event(Some(p), frame, depth, hash)
             }
         };
         self.add_groups(id, raw_groups);
         id
     }
 
-    fn push_event(&mut self, parent: Option<EventId>, frame: &str, depth: u32) -> EventId {
+    /// Adds the event `(parent, frame)`, which the caller looked up and did not find; `hash`
+    /// is its key's [`EventIndex::hash`].
+    fn push_event(&mut self, parent: Option<EventId>, frame: &str, depth: u32, hash: u64) -> EventId {
         let id = EventId::from(self.events.len());
-        let (frame_text, facts) = self.shared.frame_with_facts(frame);
+        let frame_text = self.shared.frame(frame);
+        let facts = *self
+            .frame_facts
+            .entry(frame_text.address())
+            .or_insert_with(|| FrameFacts::of(frame));
         let no_groups = self.shared.groups(&[]);
         self.events.push(Event::new(
             frame_text,
@@ -295,7 +342,7 @@ impl ProfileBuilder {
         ));
         self.raw_groups.push(0);
         // Both callers looked the key up and found nothing.
-        self.event_index.insert_absent(&self.events, id);
+        self.event_index.insert_absent_hashed(&self.events, id, hash);
         self.cells.push_event();
         id
     }
@@ -534,10 +581,12 @@ impl ProfileBuilder {
             has_total,
             group_index,
             shared,
+            frame_facts,
             raw_groups,
             raw_group_texts,
             raw_group_index,
             fresh_group_lists,
+            last_fresh_text: _,
             attribute_index,
             last_named,
             last_named_pos,
@@ -545,7 +594,14 @@ impl ProfileBuilder {
         // What only the reading needed is freed now, before the arena and the call tree are
         // made (a `..` pattern would keep it until the end of this function: 4 bytes an event
         // for `raw_groups` alone, at the load's peak).
-        drop((group_index, shared, raw_groups, raw_group_texts, raw_group_index));
+        drop((
+            group_index,
+            shared,
+            frame_facts,
+            raw_groups,
+            raw_group_texts,
+            raw_group_index,
+        ));
         drop((fresh_group_lists, attribute_index, last_named, last_named_pos));
         let (totals, has_total) = if has_total.iter().any(|&h| h) {
             (totals, has_total)
@@ -623,160 +679,4 @@ impl ProfileBuilder {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn event_attributes_keep_every_distinct_value_in_order() {
-        let mut b = ProfileBuilder::new(vec![Metric::tau("TIME")]);
-        for (rank, size) in [(0u32, "1024"), (1, "2048"), (2, "1024")] {
-            let mut d = ThreadData::new(1);
-            d.push_timer("main", "G", 1.0, 0.0, &[1.0], &[1.0]).unwrap();
-            b.add_thread(ThreadId::new(rank, 0, 0), d).unwrap();
-            b.set_event_attribute("main", "ProblemSize", size);
-            b.set_event_attribute("main", "Reps", "50");
-        }
-        // An event no thread measured is declared for its attribute.
-        b.set_event_attribute("setup", "BlockSize", "256");
-        let (p, _) = b.finish();
-        let main = p.event_by_name("main").unwrap();
-        let attrs: Vec<(&str, &str)> = p.event_attributes(main).collect();
-        assert_eq!(attrs, [("ProblemSize", "1024, 2048"), ("Reps", "50")]);
-        let setup = p.event_by_name("setup").unwrap();
-        assert_eq!(
-            p.event_attributes(setup).collect::<Vec<_>>(),
-            [("BlockSize", "256")]
-        );
-        assert!(p.interval(setup).is_empty());
-    }
-
-    #[test]
-    fn callpaths_by_name_and_by_node_are_one_tree() {
-        let mut b = ProfileBuilder::new(vec![Metric::tau("TIME")]);
-        let mut d = ThreadData::new(1);
-        // A child listed before its parent, and a path cut by TAU_CALLPATH_DEPTH.
-        d.push_timer("main => f  => g", "", 1.0, 0.0, &[1.0], &[1.0])
-            .unwrap();
-        d.push_timer("main => f", "", 1.0, 1.0, &[2.0], &[3.0]).unwrap();
-        d.push_timer("main", "", 1.0, 1.0, &[4.0], &[7.0]).unwrap();
-        d.push_timer("x => y => z", "", 1.0, 0.0, &[5.0], &[5.0]).unwrap();
-        b.add_thread(ThreadId::new(0, 0, 0), d).unwrap();
-        // A call-tree reader adds a node under the named `main => f`: found, not duplicated.
-        let (p0, _) = {
-            let mut b2 = ProfileBuilder::new(vec![Metric::tau("TIME")]);
-            let main = b2.intern_node(None, "main", "");
-            let f = b2.intern_node(Some(main), "f", "");
-            assert_eq!(b2.intern_node(Some(main), " f ", ""), f);
-            let mut d = ThreadData::new(1);
-            d.push_event(f, 1.0, 0.0, &[2.0], &[2.0]).unwrap();
-            d.push_timer("main => f", "", 1.0, 0.0, &[1.0], &[1.0]).unwrap();
-            b2.add_thread(ThreadId::new(0, 0, 0), d).unwrap();
-            assert_eq!(b2.event_name(f), "main => f");
-            b2.finish()
-        };
-        let f = p0.event_by_name("main => f").unwrap();
-        assert_eq!(p0.events().len(), 2);
-        assert_eq!(p0.interval(f).exclusive(crate::ids::MetricId(0)), &[3.0]);
-
-        let (p, _) = b.finish();
-        let g = p.event_by_name("main=>f=>g").unwrap();
-        let f = p.event_by_name("main => f").unwrap();
-        let main = p.event_by_name("main").unwrap();
-        assert_eq!(&*p.event(g).frame, "g");
-        assert_eq!(p.event(g).parent(), Some(f));
-        assert_eq!(p.event(f).parent(), Some(main));
-        assert_eq!(p.event_name(g), "main => f => g");
-        assert_eq!(p.event_child(Some(f), "g"), Some(g));
-        // The cut path keeps its whole name as its frame and is a root of the tree.
-        let z = p.event_by_name("x => y => z").unwrap();
-        assert_eq!((&*p.event(z).frame, p.event(z).parent()), ("x => y => z", None));
-        assert_eq!(p.event(z).depth, 3);
-        assert!(p.call_tree().roots().contains(&z));
-        assert_eq!(p.event_by_name("main => g"), None);
-        assert_eq!(p.event_by_name("y => z"), None);
-    }
-
-    #[test]
-    fn thread_totals_given_by_the_reader_are_kept_per_thread() {
-        let mut b = ProfileBuilder::new(vec![Metric::tau("A"), Metric::tau("B")]);
-        let mut d = ThreadData::new(2);
-        d.push_timer("r1", "", 1.0, 0.0, &[1.0, 2.0], &[1.0, 2.0])
-            .unwrap();
-        d.set_total(&[4.0, 6.0]);
-        b.add_thread(ThreadId::new(0, 0, 0), d).unwrap();
-        let mut d = ThreadData::new(2);
-        d.push_timer("r1", "", 1.0, 0.0, &[1.0, 2.0], &[1.0, 2.0])
-            .unwrap();
-        d.set_total(&[1.0]); // wrong length: ignored
-        b.add_thread(ThreadId::new(1, 0, 0), d).unwrap();
-        let (p, _) = b.finish();
-        assert_eq!(p.thread_total(ThreadIndex(0), crate::ids::MetricId(1)), Some(6.0));
-        assert_eq!(p.thread_total(ThreadIndex(1), crate::ids::MetricId(0)), None);
-        let q = Profile::decode(&p.encode()).unwrap();
-        assert_eq!(q.thread_total(ThreadIndex(0), crate::ids::MetricId(0)), Some(4.0));
-        assert_eq!(q.thread_total(ThreadIndex(1), crate::ids::MetricId(0)), None);
-    }
-
-    #[test]
-    fn rows_in_the_last_threads_order_or_another_find_the_same_events() {
-        let names = ["main", "main => f", "f", "x => y", "main => f => g"];
-        let thread = |order: &[usize]| {
-            let mut d = ThreadData::new(1);
-            for &i in order {
-                d.push_timer(names[i], "G", 1.0, 0.0, &[i as f64], &[i as f64])
-                    .unwrap();
-            }
-            d
-        };
-        let mut b = ProfileBuilder::new(vec![Metric::tau("TIME")]);
-        b.add_thread(ThreadId::new(0, 0, 0), thread(&[0, 1, 2, 3, 4]))
-            .unwrap();
-        b.add_thread(ThreadId::new(1, 0, 0), thread(&[0, 1, 2, 3, 4]))
-            .unwrap();
-        b.add_thread(ThreadId::new(2, 0, 0), thread(&[4, 0, 3, 1]))
-            .unwrap();
-        b.add_thread(ThreadId::new(3, 0, 0), thread(&[0, 2])).unwrap();
-        let (p, notes) = b.finish();
-        assert!(notes.is_empty(), "{notes:?}");
-        assert_eq!(p.events().len(), names.len());
-        for (i, name) in names.iter().enumerate() {
-            let e = p.event_by_name(name).unwrap();
-            let col = p.interval(e);
-            let want: &[usize] = match i {
-                2 => &[0, 1, 3],
-                4 | 3 | 1 => &[0, 1, 2],
-                _ => &[0, 1, 2, 3],
-            };
-            assert_eq!(
-                col.threads().iter().map(|t| t.index()).collect::<Vec<_>>(),
-                want,
-                "{name}"
-            );
-            assert!(
-                col.exclusive(crate::ids::MetricId(0))
-                    .iter()
-                    .all(|&x| x == i as f64),
-                "{name}"
-            );
-        }
-    }
-
-    #[test]
-    fn rows_naming_an_event_the_builder_did_not_intern_are_refused() {
-        let mut b = ProfileBuilder::new(vec![Metric::tau("TIME")]);
-        let main = b.intern_node(None, "main", "");
-        let mut d = ThreadData::new(1);
-        d.push_event(main, 1.0, 0.0, &[1.0], &[1.0]).unwrap();
-        d.declare_event(EventId(7));
-        assert_eq!(
-            b.add_thread(ThreadId::new(0, 0, 0), d),
-            Err(BuildError::UnknownEvent { event: 7 })
-        );
-        let mut d = ThreadData::new(1);
-        d.push_event(EventId(1), 1.0, 0.0, &[1.0], &[1.0]).unwrap();
-        assert_eq!(
-            b.add_thread(ThreadId::new(0, 0, 0), d),
-            Err(BuildError::UnknownEvent { event: 1 })
-        );
-    }
-}
+mod tests;

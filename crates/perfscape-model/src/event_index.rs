@@ -37,7 +37,10 @@ impl PartialEq for EventIndex {
 }
 
 impl EventIndex {
-    fn hash(&self, parent: Option<EventId>, frame: &str) -> u64 {
+    /// The hash of the key `(parent, frame)`, for [`EventIndex::get_hashed`] and
+    /// [`EventIndex::insert_absent_hashed`] (one hash of the frame for a lookup and the insert
+    /// after it).
+    pub(crate) fn hash(&self, parent: Option<EventId>, frame: &str) -> u64 {
         let mut h = self.hasher.build_hasher();
         parent.map_or(u32::MAX, |p| p.0).hash(&mut h);
         frame.hash(&mut h);
@@ -86,6 +89,11 @@ impl EventIndex {
     pub(crate) fn insert_absent(&mut self, events: &[Event], id: EventId) {
         let e = &events[id.index()];
         let hash = self.hash(e.parent(), &e.frame);
+        self.insert_absent_hashed(events, id, hash);
+    }
+
+    /// [`EventIndex::insert_absent`] given the key's [`EventIndex::hash`].
+    pub(crate) fn insert_absent_hashed(&mut self, events: &[Event], id: EventId, hash: u64) {
         let hasher = self.hasher;
         self.table
             .insert_unique(hash, id, |&x| Self::hash_event(hasher, &events[x.index()]));
@@ -98,7 +106,17 @@ impl EventIndex {
 
     /// The event with that parent and frame (exact, normalized text).
     pub fn get(&self, events: &[Event], parent: Option<EventId>, frame: &str) -> Option<EventId> {
-        let hash = self.hash(parent, frame);
+        self.get_hashed(events, parent, frame, self.hash(parent, frame))
+    }
+
+    /// [`EventIndex::get`] given the key's [`EventIndex::hash`].
+    pub(crate) fn get_hashed(
+        &self,
+        events: &[Event],
+        parent: Option<EventId>,
+        frame: &str,
+        hash: u64,
+    ) -> Option<EventId> {
         self.table
             .find(hash, |&x| {
                 let e = &events[x.index()];

@@ -4,7 +4,6 @@
 //! group lists; each [`crate::Event`] points to the shared copy ([`std::sync::Arc`]), so a node
 //! costs 16 bytes for its frame instead of a heap block of its own.
 
-use crate::event::{EventKind, callpath_leaf};
 use crate::ids::GroupId;
 use rustc_hash::FxHashMap as HashMap;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
@@ -15,48 +14,22 @@ use std::sync::Arc;
 #[derive(Debug, Default)]
 pub(crate) struct Shared {
     /// Keyed by a copy of the text (a few thousand distinct frames): `Arc<String>` cannot be
-    /// looked up by `&str`. With each, what an event of that frame takes from its text
-    /// ([`FrameFacts`]), found once per distinct frame instead of once per call-tree node.
-    frames: HashMap<Box<str>, (SharedStr, FrameFacts)>,
+    /// looked up by `&str`.
+    frames: HashMap<Box<str>, SharedStr>,
     group_lists: HashMap<Box<[GroupId]>, SharedList<GroupId>>,
     /// The empty list (every new event starts with it).
     empty_groups: Option<SharedList<GroupId>>,
 }
 
-/// What an event takes from its frame's text: the kind and the throttled mark of the frame's
-/// last frame ([`callpath_leaf`]), as [`crate::Event`] documents them.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct FrameFacts {
-    pub(crate) kind: EventKind,
-    pub(crate) throttled: bool,
-}
-
-impl FrameFacts {
-    /// The facts of the frame text `frame`.
-    pub(crate) fn of(frame: &str) -> Self {
-        let leaf = callpath_leaf(frame);
-        Self {
-            kind: EventKind::of_leaf(leaf),
-            throttled: leaf.ends_with("[THROTTLED]"),
-        }
-    }
-}
-
 impl Shared {
     /// The shared copy of `frame`.
     pub(crate) fn frame(&mut self, frame: &str) -> SharedStr {
-        self.frame_with_facts(frame).0
-    }
-
-    /// The shared copy of `frame` and its [`FrameFacts`] (computed when the text is new).
-    pub(crate) fn frame_with_facts(&mut self, frame: &str) -> (SharedStr, FrameFacts) {
-        if let Some((f, facts)) = self.frames.get(frame) {
-            return (f.clone(), *facts);
+        if let Some(f) = self.frames.get(frame) {
+            return f.clone();
         }
         let f = SharedStr::from(frame);
-        let facts = FrameFacts::of(frame);
-        self.frames.insert(Box::from(frame), (f.clone(), facts));
-        (f, facts)
+        self.frames.insert(Box::from(frame), f.clone());
+        f
     }
 
     /// The shared copy of the group list `groups`.

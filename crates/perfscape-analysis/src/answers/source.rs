@@ -183,7 +183,7 @@ pub fn source_file<'t>(
     if let Some(src) = event
         .filter(|&e| (e as usize) < profile.events().len())
         .and_then(|e| profile.event(EventId(e)).source())
-        && let Some(f) = table.file(&src.file)
+        && let Some(f) = table.file(src.file)
     {
         return Ok(Some(f));
     }

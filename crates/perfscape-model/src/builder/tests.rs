@@ -1,0 +1,157 @@
+//! Tests of [`super::ProfileBuilder`].
+
+use super::*;
+
+#[test]
+fn event_attributes_keep_every_distinct_value_in_order() {
+    let mut b = ProfileBuilder::new(vec![Metric::tau("TIME")]);
+    for (rank, size) in [(0u32, "1024"), (1, "2048"), (2, "1024")] {
+        let mut d = ThreadData::new(1);
+        d.push_timer("main", "G", 1.0, 0.0, &[1.0], &[1.0]).unwrap();
+        b.add_thread(ThreadId::new(rank, 0, 0), d).unwrap();
+        b.set_event_attribute("main", "ProblemSize", size);
+        b.set_event_attribute("main", "Reps", "50");
+    }
+    // An event no thread measured is declared for its attribute.
+    b.set_event_attribute("setup", "BlockSize", "256");
+    let (p, _) = b.finish();
+    let main = p.event_by_name("main").unwrap();
+    let attrs: Vec<(&str, &str)> = p.event_attributes(main).collect();
+    assert_eq!(attrs, [("ProblemSize", "1024, 2048"), ("Reps", "50")]);
+    let setup = p.event_by_name("setup").unwrap();
+    assert_eq!(
+        p.event_attributes(setup).collect::<Vec<_>>(),
+        [("BlockSize", "256")]
+    );
+    assert!(p.interval(setup).is_empty());
+}
+
+#[test]
+fn callpaths_by_name_and_by_node_are_one_tree() {
+    let mut b = ProfileBuilder::new(vec![Metric::tau("TIME")]);
+    let mut d = ThreadData::new(1);
+    // A child listed before its parent, and a path cut by TAU_CALLPATH_DEPTH.
+    d.push_timer("main => f  => g", "", 1.0, 0.0, &[1.0], &[1.0])
+        .unwrap();
+    d.push_timer("main => f", "", 1.0, 1.0, &[2.0], &[3.0]).unwrap();
+    d.push_timer("main", "", 1.0, 1.0, &[4.0], &[7.0]).unwrap();
+    d.push_timer("x => y => z", "", 1.0, 0.0, &[5.0], &[5.0]).unwrap();
+    b.add_thread(ThreadId::new(0, 0, 0), d).unwrap();
+    // A call-tree reader adds a node under the named `main => f`: found, not duplicated.
+    let (p0, _) = {
+        let mut b2 = ProfileBuilder::new(vec![Metric::tau("TIME")]);
+        let main = b2.intern_node(None, "main", "");
+        let f = b2.intern_node(Some(main), "f", "");
+        assert_eq!(b2.intern_node(Some(main), " f ", ""), f);
+        let mut d = ThreadData::new(1);
+        d.push_event(f, 1.0, 0.0, &[2.0], &[2.0]).unwrap();
+        d.push_timer("main => f", "", 1.0, 0.0, &[1.0], &[1.0]).unwrap();
+        b2.add_thread(ThreadId::new(0, 0, 0), d).unwrap();
+        assert_eq!(b2.event_name(f), "main => f");
+        b2.finish()
+    };
+    let f = p0.event_by_name("main => f").unwrap();
+    assert_eq!(p0.events().len(), 2);
+    assert_eq!(p0.interval(f).exclusive(crate::ids::MetricId(0)), &[3.0]);
+
+    let (p, _) = b.finish();
+    let g = p.event_by_name("main=>f=>g").unwrap();
+    let f = p.event_by_name("main => f").unwrap();
+    let main = p.event_by_name("main").unwrap();
+    assert_eq!(&*p.event(g).frame, "g");
+    assert_eq!(p.event(g).parent(), Some(f));
+    assert_eq!(p.event(f).parent(), Some(main));
+    assert_eq!(p.event_name(g), "main => f => g");
+    assert_eq!(p.event_child(Some(f), "g"), Some(g));
+    // The cut path keeps its whole name as its frame and is a root of the tree.
+    let z = p.event_by_name("x => y => z").unwrap();
+    assert_eq!((&*p.event(z).frame, p.event(z).parent()), ("x => y => z", None));
+    assert_eq!(p.event(z).depth, 3);
+    assert!(p.call_tree().roots().contains(&z));
+    assert_eq!(p.event_by_name("main => g"), None);
+    assert_eq!(p.event_by_name("y => z"), None);
+}
+
+#[test]
+fn thread_totals_given_by_the_reader_are_kept_per_thread() {
+    let mut b = ProfileBuilder::new(vec![Metric::tau("A"), Metric::tau("B")]);
+    let mut d = ThreadData::new(2);
+    d.push_timer("r1", "", 1.0, 0.0, &[1.0, 2.0], &[1.0, 2.0])
+        .unwrap();
+    d.set_total(&[4.0, 6.0]);
+    b.add_thread(ThreadId::new(0, 0, 0), d).unwrap();
+    let mut d = ThreadData::new(2);
+    d.push_timer("r1", "", 1.0, 0.0, &[1.0, 2.0], &[1.0, 2.0])
+        .unwrap();
+    d.set_total(&[1.0]); // wrong length: ignored
+    b.add_thread(ThreadId::new(1, 0, 0), d).unwrap();
+    let (p, _) = b.finish();
+    assert_eq!(p.thread_total(ThreadIndex(0), crate::ids::MetricId(1)), Some(6.0));
+    assert_eq!(p.thread_total(ThreadIndex(1), crate::ids::MetricId(0)), None);
+    let q = Profile::decode(&p.encode()).unwrap();
+    assert_eq!(q.thread_total(ThreadIndex(0), crate::ids::MetricId(0)), Some(4.0));
+    assert_eq!(q.thread_total(ThreadIndex(1), crate::ids::MetricId(0)), None);
+}
+
+#[test]
+fn rows_in_the_last_threads_order_or_another_find_the_same_events() {
+    let names = ["main", "main => f", "f", "x => y", "main => f => g"];
+    let thread = |order: &[usize]| {
+        let mut d = ThreadData::new(1);
+        for &i in order {
+            d.push_timer(names[i], "G", 1.0, 0.0, &[i as f64], &[i as f64])
+                .unwrap();
+        }
+        d
+    };
+    let mut b = ProfileBuilder::new(vec![Metric::tau("TIME")]);
+    b.add_thread(ThreadId::new(0, 0, 0), thread(&[0, 1, 2, 3, 4]))
+        .unwrap();
+    b.add_thread(ThreadId::new(1, 0, 0), thread(&[0, 1, 2, 3, 4]))
+        .unwrap();
+    b.add_thread(ThreadId::new(2, 0, 0), thread(&[4, 0, 3, 1]))
+        .unwrap();
+    b.add_thread(ThreadId::new(3, 0, 0), thread(&[0, 2])).unwrap();
+    let (p, notes) = b.finish();
+    assert!(notes.is_empty(), "{notes:?}");
+    assert_eq!(p.events().len(), names.len());
+    for (i, name) in names.iter().enumerate() {
+        let e = p.event_by_name(name).unwrap();
+        let col = p.interval(e);
+        let want: &[usize] = match i {
+            2 => &[0, 1, 3],
+            4 | 3 | 1 => &[0, 1, 2],
+            _ => &[0, 1, 2, 3],
+        };
+        assert_eq!(
+            col.threads().iter().map(|t| t.index()).collect::<Vec<_>>(),
+            want,
+            "{name}"
+        );
+        assert!(
+            col.exclusive(crate::ids::MetricId(0))
+                .iter()
+                .all(|&x| x == i as f64),
+            "{name}"
+        );
+    }
+}
+
+#[test]
+fn rows_naming_an_event_the_builder_did_not_intern_are_refused() {
+    let mut b = ProfileBuilder::new(vec![Metric::tau("TIME")]);
+    let main = b.intern_node(None, "main", "");
+    let mut d = ThreadData::new(1);
+    d.push_event(main, 1.0, 0.0, &[1.0], &[1.0]).unwrap();
+    d.declare_event(EventId(7));
+    assert_eq!(
+        b.add_thread(ThreadId::new(0, 0, 0), d),
+        Err(BuildError::UnknownEvent { event: 7 })
+    );
+    let mut d = ThreadData::new(1);
+    d.push_event(EventId(1), 1.0, 0.0, &[1.0], &[1.0]).unwrap();
+    assert_eq!(
+        b.add_thread(ThreadId::new(0, 0, 0), d),
+        Err(BuildError::UnknownEvent { event: 1 })
+    );
+}
