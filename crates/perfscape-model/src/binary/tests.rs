@@ -205,3 +205,26 @@ fn every_combination_rule_round_trips_and_a_bad_tag_is_named() {
     assert_eq!(e.offset, at as u64);
     assert!(e.message.contains("unknown combination rule tag 9"), "{e}");
 }
+
+#[test]
+fn an_event_flagged_with_a_stored_source_is_refused() {
+    // Version 4 derives an event's source location from its frame; bit 1 of the event flags
+    // (a source written after the depth, version 3) must not be read as another layout.
+    let mut b = ProfileBuilder::new(vec![Metric::tau("TIME")]);
+    let mut t = ThreadData::new(1);
+    t.push_timer("main() [{m.c} {3,1}-{9,1}]", "G", 1.0, 0.0, &[1.0], &[1.0])
+        .unwrap();
+    b.add_thread(ThreadId::new(0, 0, 0), t).unwrap();
+    let p = b.finish().0;
+    assert_eq!(p.event(crate::ids::EventId(0)).source().unwrap().line, 3);
+    let bytes = p.encode();
+    let mut payload = bytes[HEADER_LEN..bytes.len() - TRAILER_LEN].to_vec();
+    // The frame's text, then its group list (count 8, one id 4), kind 1, flags 1.
+    let name = b"main() [{m.c} {3,1}-{9,1}]";
+    let flags = payload.windows(name.len()).position(|w| w == name).unwrap() + name.len() + 12 + 1;
+    assert_eq!(payload[flags] & 0b10, 0, "no source written");
+    payload[flags] |= 0b10;
+    let e = Profile::decode(&envelope(&payload)).unwrap_err();
+    assert!(e.message.contains("unknown event flags"), "{e}");
+    assert_eq!(e.offset, (HEADER_LEN + flags) as u64);
+}
