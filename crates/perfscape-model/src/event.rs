@@ -281,8 +281,8 @@ pub fn routine_name(leaf: &str) -> &str {
 /// calling contexts) do not hold names that grow with the square of their depth.
 ///
 /// 32 bytes: what can be derived from the frame (its [`Event::source`] location) is derived
-/// when asked, and the parent and routine links are 4 bytes each (`u32::MAX` for none; the
-/// builder never makes that many events).
+/// when asked, and the parent and routine links are 4 bytes each (`u32::MAX` for none: a
+/// profile would need 2^32 - 1 events, 128 GiB of them alone, for an id to reach it).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Event {
     /// The event's own part of its name (normalized, see [`normalize_timer_name`]): for an
@@ -316,7 +316,8 @@ impl EventLink {
     const NONE: Self = Self(u32::MAX);
 
     fn new(e: Option<EventId>) -> Self {
-        // The builder refuses more than u32::MAX - 1 events, so no id is the sentinel.
+        // An id equals the sentinel only in a profile of 2^32 - 1 events or more (128 GiB of
+        // events alone), where `EventId::from` already saturates: not one that fits in memory.
         e.map_or(Self::NONE, |e| Self(e.0))
     }
 
