@@ -594,15 +594,14 @@ impl ProfileBuilder {
         // What only the reading needed is freed now, before the arena and the call tree are
         // made (a `..` pattern would keep it until the end of this function: 4 bytes an event
         // for `raw_groups` alone, at the load's peak).
+        drop((group_index, shared, raw_groups, raw_group_texts, raw_group_index));
         drop((
-            group_index,
-            shared,
             frame_facts,
-            raw_groups,
-            raw_group_texts,
-            raw_group_index,
+            fresh_group_lists,
+            attribute_index,
+            last_named,
+            last_named_pos,
         ));
-        drop((fresh_group_lists, attribute_index, last_named, last_named_pos));
         let (totals, has_total) = if has_total.iter().any(|&h| h) {
             (totals, has_total)
         } else {
@@ -638,14 +637,9 @@ impl ProfileBuilder {
         for i in 0..events.len() {
             let routine = if events[i].depth > 1 {
                 let frame = &events[i].frame;
-                match routine_of_frame.get(&frame.address()) {
-                    Some(&r) => r,
-                    None => {
-                        let r = event_index.get(&events, None, callpath_leaf(frame));
-                        routine_of_frame.insert(frame.address(), r);
-                        r
-                    }
-                }
+                *routine_of_frame
+                    .entry(frame.address())
+                    .or_insert_with(|| event_index.get(&events, None, callpath_leaf(frame)))
             } else {
                 Some(EventId::from(i))
             };

@@ -36,15 +36,20 @@ impl PartialEq for EventIndex {
     }
 }
 
+/// The hash of the key `(parent, frame)` with `hasher`: what the table is keyed by.
+fn key_hash(hasher: rustc_hash::FxBuildHasher, parent: Option<EventId>, frame: &str) -> u64 {
+    let mut h = hasher.build_hasher();
+    parent.map_or(u32::MAX, |p| p.0).hash(&mut h);
+    frame.hash(&mut h);
+    h.finish()
+}
+
 impl EventIndex {
     /// The hash of the key `(parent, frame)`, for [`EventIndex::get_hashed`] and
     /// [`EventIndex::insert_absent_hashed`] (one hash of the frame for a lookup and the insert
     /// after it).
     pub(crate) fn hash(&self, parent: Option<EventId>, frame: &str) -> u64 {
-        let mut h = self.hasher.build_hasher();
-        parent.map_or(u32::MAX, |p| p.0).hash(&mut h);
-        frame.hash(&mut h);
-        h.finish()
+        key_hash(self.hasher, parent, frame)
     }
 
     /// An index of `events`. When two events share a key (which readers avoid), the first is
@@ -77,10 +82,7 @@ impl EventIndex {
     }
 
     fn hash_event(hasher: rustc_hash::FxBuildHasher, e: &Event) -> u64 {
-        let mut h = hasher.build_hasher();
-        e.parent().map_or(u32::MAX, |p| p.0).hash(&mut h);
-        e.frame[..].hash(&mut h);
-        h.finish()
+        key_hash(hasher, e.parent(), &e.frame)
     }
 
     /// Adds event `id` (which must be in `events`) under its current key, which the caller

@@ -128,13 +128,14 @@ pub fn events(profile: &Profile, values: Values, callpaths: bool) -> EventsRespo
         .map(|(i, (e, st))| {
             let ev = profile.event(*e);
             let s = st.get(values.kind);
+            let source = ev.source();
             EventRow {
                 id: e.0,
                 rank: (i + 1) as u32,
                 name: profile.event_name(*e),
                 groups: groups(profile, *e),
-                source_file: ev.source().map(|s| s.file.to_string()),
-                source_line: ev.source().map(|s| s.line),
+                source_file: source.map(|s| s.file.to_string()),
+                source_line: source.map(|s| s.line),
                 kind: ev.kind.as_str().into(),
                 callpath: ev.is_callpath(),
                 routine: ev.routine().map(|r| r.0),
