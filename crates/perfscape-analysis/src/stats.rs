@@ -299,32 +299,54 @@ fn thread_totals_of(
     let mut roots = vec![Combiner::new(rule); n];
     let mut exclusive = vec![Combiner::new(rule); n];
     let mut events = vec![0usize; n];
-    for e in profile.event_ids() {
-        let col = profile.interval(e);
-        let flat = !profile.event(e).is_callpath();
-        let root = !rule.is_additive() && is_root(e);
-        // The rows of the range: threads are sorted in a column.
-        let threads = col.threads();
-        let lo = threads.partition_point(|t| t.index() < range.start);
-        let hi = threads.partition_point(|t| t.index() < range.end);
-        let rows = threads[lo..hi]
-            .iter()
-            .zip(&col.inclusive(m)[lo..hi])
-            .zip(&col.exclusive(m)[lo..hi]);
-        for ((t, &inc), &exc) in rows {
-            let i = t.index() - a;
-            // A NaN cell has no value (a derived metric's division by zero): skipped.
-            let has_inc = !inc.is_nan();
-            if has_inc && largest[i].is_none_or(|l| inc > l) {
-                largest[i] = Some(inc);
+    // Cell (event, thread `a + i`) with values `inc` and `exc` of an event that is `flat`
+    // (not a callpath) and counts as a `root`.
+    let mut add = |i: usize, inc: f64, exc: f64, flat: bool, root: bool| {
+        // A NaN cell has no value (a derived metric's division by zero): skipped.
+        let has_inc = !inc.is_nan();
+        if has_inc && largest[i].is_none_or(|l| inc > l) {
+            largest[i] = Some(inc);
+        }
+        if root && has_inc {
+            roots[i].push(inc);
+        }
+        if flat && !exc.is_nan() {
+            exclusive[i].push(exc);
+        }
+        events[i] += 1;
+    };
+    let columns = profile.interval_columns();
+    let grid = columns
+        .full_grid(ValueKind::Inclusive, m)
+        .zip(columns.full_grid(ValueKind::Exclusive, m))
+        .filter(|((t_count, inc), _)| inc.len() == columns.len() * t_count);
+    if let Some(((t_count, inc), (_, exc))) = grid {
+        // Every event on each thread 0..T: cell (e, t) at e * T + t, no per-event view (a
+        // call tree of 10^6 nodes on one thread).
+        let (lo, hi) = (range.start.min(t_count), range.end.min(t_count));
+        for (e, event) in profile.events().iter().enumerate() {
+            let flat = !event.is_callpath();
+            let root = !rule.is_additive() && is_root(EventId::from(e));
+            for t in lo..hi {
+                add(t - a, inc[e * t_count + t], exc[e * t_count + t], flat, root);
             }
-            if root && has_inc {
-                roots[i].push(inc);
+        }
+    } else {
+        for e in profile.event_ids() {
+            let col = profile.interval(e);
+            let flat = !profile.event(e).is_callpath();
+            let root = !rule.is_additive() && is_root(e);
+            // The rows of the range: threads are sorted in a column.
+            let threads = col.threads();
+            let lo = threads.partition_point(|t| t.index() < range.start);
+            let hi = threads.partition_point(|t| t.index() < range.end);
+            let rows = threads[lo..hi]
+                .iter()
+                .zip(&col.inclusive(m)[lo..hi])
+                .zip(&col.exclusive(m)[lo..hi]);
+            for ((t, &inc), &exc) in rows {
+                add(t.index() - a, inc, exc, flat, root);
             }
-            if flat && !exc.is_nan() {
-                exclusive[i].push(exc);
-            }
-            events[i] += 1;
         }
     }
     (0..n)
@@ -528,33 +550,55 @@ mod tests {
         }
     }
 
-    #[test]
-    fn thread_totals_over_ranges_of_threads_equal_one_pass_per_thread() {
+    /// 1,000 threads (several ranges), a NaN cell, and a metric combined by its minimum; with
+    /// `gaps`, events missing on some threads (per-event thread lists), else every event on
+    /// every thread (the arena's full grid).
+    fn thousand_threads(gaps: bool) -> Profile {
         use perfscape_model::{Metric, ProfileBuilder, ThreadData, ThreadId, Unit};
-        // 1,000 threads (several ranges), events missing on some threads, a NaN cell, and a
-        // metric combined by its minimum.
         let mut b = ProfileBuilder::new(vec![
             Metric::new("time", Unit::Seconds),
             Metric::new("min_time", Unit::Seconds).combined_by(Combine::Min),
         ]);
+        if !gaps {
+            // Announced, as TAU's reader does: the cells are written in their final place.
+            b.expect_threads(1000);
+        }
         for r in 0..1000u32 {
             let mut d = ThreadData::new(2);
             let x = f64::from(r % 97);
             d.push_timer("main", "", 1.0, 2.0, &[x, x + 1.0], &[x + 50.0, x + 2.0])
                 .unwrap();
-            if r % 3 != 0 {
+            if !gaps || r % 3 != 0 {
                 d.push_timer("main => f", "", 1.0, 0.0, &[x / 2.0, 3.0], &[x / 2.0, 3.0])
                     .unwrap();
             }
-            if r % 7 == 0 {
-                let v = if r == 693 { f64::NAN } else { 7.0 };
+            if !gaps || r % 7 == 0 {
+                let v = if r == 693 { f64::NAN } else { 7.0 + x };
                 d.push_timer("g", "", 1.0, 0.0, &[v, 0.5], &[v, 0.5]).unwrap();
             }
             b.add_thread(ThreadId::new(r, 0, 0), d).unwrap();
         }
-        let (p, _) = b.finish();
+        b.finish().0
+    }
+
+    #[test]
+    fn thread_totals_over_ranges_of_threads_equal_one_pass_per_thread() {
+        let listed = thousand_threads(true);
+        let grid = thousand_threads(false);
+        let layout = |p: &Profile| {
+            p.interval_columns()
+                .full_grid(ValueKind::Inclusive, MetricId(0))
+                .is_some()
+        };
+        assert!(!layout(&listed) && layout(&grid), "both layouts are tested");
+        check_thread_totals(&listed);
+        check_thread_totals(&grid);
+    }
+
+    /// Checks [`thread_totals`] of every metric of `p` against one pass per thread.
+    fn check_thread_totals(p: &Profile) {
         for m in [MetricId(0), MetricId(1)] {
-            let got = thread_totals(&p, m);
+            let got = thread_totals(p, m);
             assert_eq!(got.len(), 1000);
             let rule = p.metric(m).combine;
             for (i, tt) in got.iter().enumerate() {

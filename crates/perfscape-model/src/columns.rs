@@ -235,6 +235,19 @@ impl IntervalColumns {
         }
     }
 
+    /// When every event has a cell on each of the threads `0..T` (a one-thread call tree, a
+    /// TAU run whose threads all list every timer): T and every cell's value of `kind` in
+    /// metric `m`, event by event, so that event `e` on thread `t` is at `e * T + t` (a slice
+    /// of `len() * T` values; empty when `m` is out of range). `None` in any other layout,
+    /// where [`IntervalColumns::column`] gives each event's threads. For passes over every
+    /// cell that need no per-event view.
+    pub fn full_grid(&self, kind: ValueKind, m: MetricId) -> Option<(usize, &[f64])> {
+        match &self.cells {
+            CellIndex::Full { threads, .. } => Some((threads.len(), self.kind(kind, m))),
+            CellIndex::Listed { .. } => None,
+        }
+    }
+
     /// Every cell's values of `kind` in metric `m`, event by event (empty when `m` is out of
     /// range), to change in place (unit conversions).
     pub(crate) fn kind_mut(&mut self, kind: ValueKind, m: MetricId) -> &mut [f64] {
