@@ -23,7 +23,7 @@
 //!   TAU's `[SAMPLE]` events, and so count the leaf values a second time beside the routine's
 //!   own flat event (as in a TAU sampling profile).
 
-use perfscape_model::{EventId, ThreadRows};
+use perfscape_model::{EventId, NodeFrame, ThreadRows};
 use rustc_hash::FxHashMap as HashMap;
 
 /// Interned frames (routine names with a group), shared by the call trees of all threads.
@@ -358,7 +358,8 @@ impl StackTree {
         // once read (the frame is not needed further), so no array of its own: a node's parent
         // comes before it in preorder, so the parent's entry is already its event when read.
         let mut frame = frame;
-        let mut group = String::new();
+        // Each frame's text and groups made ready once, for all its nodes below a root.
+        let mut ready: Vec<Option<NodeFrame>> = (0..nf).map(|_| None).collect();
         for &node in &preorder {
             let ni = node as usize;
             let f = frame[ni];
@@ -366,18 +367,21 @@ impl StackTree {
                 frame[ni] = rows.intern_node(None, frames.name(f), frames.group(f)).0;
                 continue;
             }
-            group.clear();
-            let g = frames.group(f);
-            if !g.is_empty() {
-                group.push_str(g);
-                group.push('|');
-            }
-            group.push_str("TAU_CALLPATH");
+            let node_frame = ready[f as usize].get_or_insert_with(|| {
+                let g = frames.group(f);
+                let group = if g.is_empty() {
+                    "TAU_CALLPATH".to_string()
+                } else {
+                    format!("{g}|TAU_CALLPATH")
+                };
+                rows.node_frame(frames.name(f), &group)
+            });
             let parent_event = EventId(frame[parent[ni] as usize]);
-            let e = rows.intern_node(Some(parent_event), frames.name(f), &group);
+            let e = rows.intern_node_frame(parent_event, node_frame);
             frame[ni] = e.0;
             row_events.push(e);
         }
+        drop(ready);
         for (name, _) in &line_rows {
             row_events.push(rows.declare_timer(name, line_group));
         }

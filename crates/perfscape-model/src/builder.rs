@@ -42,6 +42,19 @@ impl FrameFacts {
     }
 }
 
+/// One frame of a call tree, made ready once for every node that has it
+/// ([`ProfileBuilder::node_frame`]): its shared text, the hash of that text, what an event
+/// takes from it ([`FrameFacts`]) and the group text of its nodes. A reader that interns 10^5
+/// nodes of 10^4 frames ([`ProfileBuilder::intern_node_frame`]) then trims, hashes and looks
+/// up each frame's text once, not once per node.
+#[derive(Clone, Debug)]
+pub struct NodeFrame {
+    text: SharedStr,
+    text_hash: u64,
+    facts: FrameFacts,
+    raw_groups: Box<str>,
+}
+
 /// Something the builder did that a user should know about (reported with the load).
 #[derive(Debug, Clone, PartialEq)]
 pub struct BuildNote {
@@ -321,15 +334,64 @@ impl ProfileBuilder {
         id
     }
 
+    /// The frame `frame` (trimmed, as [`ProfileBuilder::intern_node`] trims it) with the
+    /// group text `raw_groups` of its nodes, made ready for
+    /// [`ProfileBuilder::intern_node_frame`].
+    pub fn node_frame(&mut self, frame: &str, raw_groups: &str) -> NodeFrame {
+        let frame = frame.trim();
+        let text = self.shared.frame(frame);
+        let facts = *self
+            .frame_facts
+            .entry(text.address())
+            .or_insert_with(|| FrameFacts::of(frame));
+        NodeFrame {
+            text_hash: self.event_index.text_hash(frame),
+            text,
+            facts,
+            raw_groups: raw_groups.into(),
+        }
+    }
+
+    /// [`ProfileBuilder::intern_node`] of a node below `parent` with the frame and groups of
+    /// `frame` (from [`ProfileBuilder::node_frame`] of this builder): the same event, found
+    /// or made without hashing or looking up the frame's text again.
+    pub fn intern_node_frame(&mut self, parent: EventId, frame: &NodeFrame) -> EventId {
+        let hash = self.event_index.hash_with_text(Some(parent), frame.text_hash);
+        let id = match self
+            .event_index
+            .get_hashed(&self.events, Some(parent), &frame.text, hash)
+        {
+            Some(id) => id,
+            None => {
+                let depth = self.events[parent.index()].depth.saturating_add(1);
+                self.push_shared_event(Some(parent), frame.text.clone(), frame.facts, depth, hash)
+            }
+        };
+        self.add_groups(id, &frame.raw_groups);
+        id
+    }
+
     /// Adds the event `(parent, frame)`, which the caller looked up and did not find; `hash`
     /// is its key's [`EventIndex::hash`].
     fn push_event(&mut self, parent: Option<EventId>, frame: &str, depth: u32, hash: u64) -> EventId {
-        let id = EventId::from(self.events.len());
         let frame_text = self.shared.frame(frame);
         let facts = *self
             .frame_facts
             .entry(frame_text.address())
             .or_insert_with(|| FrameFacts::of(frame));
+        self.push_shared_event(parent, frame_text, facts, depth, hash)
+    }
+
+    /// [`ProfileBuilder::push_event`] of a frame already shared, with its facts.
+    fn push_shared_event(
+        &mut self,
+        parent: Option<EventId>,
+        frame_text: SharedStr,
+        facts: FrameFacts,
+        depth: u32,
+        hash: u64,
+    ) -> EventId {
+        let id = EventId::from(self.events.len());
         let no_groups = self.shared.groups(&[]);
         self.events.push(Event::new(
             frame_text,

@@ -36,12 +36,24 @@ impl PartialEq for EventIndex {
     }
 }
 
-/// The hash of the key `(parent, frame)` with `hasher`: what the table is keyed by.
+/// The hash of the key `(parent, frame)` with `hasher`: what the table is keyed by. It
+/// combines the parent with the frame's [`text_hash`], so that a caller interning many nodes
+/// of one frame hashes the frame's text once ([`EventIndex::hash_with_text`]).
 fn key_hash(hasher: rustc_hash::FxBuildHasher, parent: Option<EventId>, frame: &str) -> u64 {
+    key_hash_with_text(hasher, parent, text_hash(hasher, frame))
+}
+
+/// [`key_hash`] from the frame's [`text_hash`].
+fn key_hash_with_text(hasher: rustc_hash::FxBuildHasher, parent: Option<EventId>, text: u64) -> u64 {
     let mut h = hasher.build_hasher();
     parent.map_or(u32::MAX, |p| p.0).hash(&mut h);
-    frame.hash(&mut h);
+    text.hash(&mut h);
     h.finish()
+}
+
+/// The hash of a frame's text alone, the part of [`key_hash`] that depends on the text.
+fn text_hash(hasher: rustc_hash::FxBuildHasher, frame: &str) -> u64 {
+    hasher.hash_one(frame)
 }
 
 impl EventIndex {
@@ -50,6 +62,18 @@ impl EventIndex {
     /// after it).
     pub(crate) fn hash(&self, parent: Option<EventId>, frame: &str) -> u64 {
         key_hash(self.hasher, parent, frame)
+    }
+
+    /// The hash of a frame's text, from which [`EventIndex::hash_with_text`] gives the hash
+    /// of any key with that frame.
+    pub(crate) fn text_hash(&self, frame: &str) -> u64 {
+        text_hash(self.hasher, frame)
+    }
+
+    /// [`EventIndex::hash`] of `(parent, frame)` from the frame's
+    /// [`EventIndex::text_hash`]: equal to `hash(parent, frame)`.
+    pub(crate) fn hash_with_text(&self, parent: Option<EventId>, text_hash: u64) -> u64 {
+        key_hash_with_text(self.hasher, parent, text_hash)
     }
 
     /// An index of `events`. When two events share a key (which readers avoid), the first is
@@ -122,7 +146,10 @@ impl EventIndex {
         self.table
             .find(hash, |&x| {
                 let e = &events[x.index()];
-                e.parent() == parent && *e.frame == *frame
+                // The same shared text (a call tree's nodes of one frame) needs no comparison.
+                let own: &str = &e.frame;
+                e.parent() == parent
+                    && ((own.as_ptr() == frame.as_ptr() && own.len() == frame.len()) || own == frame)
             })
             .copied()
     }

@@ -51,7 +51,7 @@ mod thread_rows;
 pub mod trace;
 
 pub use binary::DecodeError;
-pub use builder::{BuildNote, ProfileBuilder};
+pub use builder::{BuildNote, NodeFrame, ProfileBuilder};
 pub use columns::{AtomicColumn, IntervalColumn, IntervalColumns, ValueKind};
 pub use event::{AtomicEvent, Event, EventKind, SharedList, SharedStr, SourceLocation, SourceRef};
 pub use ids::{AtomicEventId, EventId, GroupId, MetricId, ParseThreadIdError, ThreadId, ThreadIndex};

@@ -2,7 +2,7 @@
 //! readers that build a call tree of 10^5–10^6 nodes: no [`ThreadData`] row per node is held
 //! beside the builder's own copy of the values.
 
-use crate::builder::ProfileBuilder;
+use crate::builder::{NodeFrame, ProfileBuilder};
 use crate::ids::{EventId, ThreadId, ThreadIndex};
 use crate::thread_data::{BuildError, ThreadData};
 
@@ -47,6 +47,16 @@ impl ThreadRows<'_> {
     /// Interns a call-tree node, as [`ProfileBuilder::intern_node`].
     pub fn intern_node(&mut self, parent: Option<EventId>, frame: &str, raw_groups: &str) -> EventId {
         self.builder.intern_node(parent, frame, raw_groups)
+    }
+
+    /// A frame made ready for many nodes, as [`ProfileBuilder::node_frame`].
+    pub fn node_frame(&mut self, frame: &str, raw_groups: &str) -> NodeFrame {
+        self.builder.node_frame(frame, raw_groups)
+    }
+
+    /// Interns a call-tree node of a ready frame, as [`ProfileBuilder::intern_node_frame`].
+    pub fn intern_node_frame(&mut self, parent: EventId, frame: &NodeFrame) -> EventId {
+        self.builder.intern_node_frame(parent, frame)
     }
 
     /// Reserves room for `additional` more events, as [`ProfileBuilder::reserve_events`].

@@ -155,3 +155,60 @@ fn rows_naming_an_event_the_builder_did_not_intern_are_refused() {
         Err(BuildError::UnknownEvent { event: 1 })
     );
 }
+
+#[test]
+fn nodes_of_a_ready_frame_are_the_nodes_intern_node_makes() {
+    // The same calls through `intern_node` and through `node_frame` + `intern_node_frame`,
+    // mixed: the same events, names, kinds, throttled marks, groups and depths.
+    let frames = [
+        (" MPI_Send() ", "MPI"),
+        ("compute [THROTTLED]", ""),
+        ("f", "TAU_CALLPATH"),
+        ("f", "G|TAU_CALLPATH"),
+    ];
+    let build = |ready: bool| {
+        let mut b = ProfileBuilder::new(vec![Metric::tau("TIME")]);
+        let main = b.intern_node(None, "main", "");
+        let mut ids = Vec::new();
+        let mut parent = main;
+        for round in 0..2 {
+            for (i, &(frame, groups)) in frames.iter().enumerate() {
+                let e = if ready && (round + i) % 2 == 0 {
+                    let f = b.node_frame(frame, groups);
+                    b.intern_node_frame(parent, &f)
+                } else {
+                    b.intern_node(Some(parent), frame, groups)
+                };
+                ids.push(e);
+                parent = if i == 1 { e } else { parent };
+            }
+        }
+        let mut d = ThreadData::new(1);
+        for &e in &ids {
+            d.push_event(e, 1.0, 0.0, &[1.0], &[1.0]).unwrap();
+        }
+        b.add_thread(ThreadId::new(0, 0, 0), d).unwrap();
+        (ids, b.finish().0)
+    };
+    let (by_name, p) = build(false);
+    let (by_frame, q) = build(true);
+    assert_eq!(by_name, by_frame);
+    assert_eq!(p.events().len(), q.events().len());
+    // Found again, not duplicated: `f` twice under `compute` (two group texts). Round 0 makes
+    // three nodes and round 1 three more, one level down.
+    assert_eq!(by_name[2], by_name[3]);
+    assert_eq!(p.events().len(), 1 + 3 + 3);
+    for e in p.event_ids() {
+        let (a, b) = (p.event(e), q.event(e));
+        assert_eq!(p.event_name(e), q.event_name(e));
+        assert_eq!((a.kind, a.throttled, a.depth), (b.kind, b.throttled, b.depth));
+        assert_eq!((a.parent(), a.routine()), (b.parent(), b.routine()));
+        assert_eq!(p.event_groups_joined(e), q.event_groups_joined(e));
+    }
+    let send = q.event_by_name("main => MPI_Send()").unwrap();
+    assert_eq!(q.event_groups_joined(send), "MPI");
+    let throttled = q.event_by_name("main => compute [THROTTLED]").unwrap();
+    assert!(q.event(throttled).throttled);
+    let f = q.event_by_name("main => compute [THROTTLED] => f").unwrap();
+    assert_eq!(q.event_groups_joined(f), "TAU_CALLPATH | G");
+}
