@@ -9,7 +9,7 @@ import 'echarts-gl';
 import type { TerrainResponse } from '../api/TerrainResponse';
 import { api } from '../client';
 import { selectFor } from '../controls';
-import { esc, shorten, threadName, value } from '../format';
+import { esc, shorten, threadName, threadTick, threadsNoun, value } from '../format';
 import { type Panel, PanelView, SUPERSEDED } from '../panel';
 import { type Key, type State, axisChanged, store, touched } from '../state';
 import { HOT } from './heatmap';
@@ -187,19 +187,19 @@ export class TerrainView extends PanelView {
           const q = p as { seriesIndex?: number; dataIndex?: number };
           if (q.seriesIndex === 1) {
             const k = t.peaks[q.dataIndex ?? -1];
-            return k ? `<b>peak ${(q.dataIndex ?? 0) + 1}</b><br/>event ${esc(k.name)}<br/>thread ${esc(k.thread)}<br/><b>${value(k.value, u)}</b>` : '';
+            return k ? `<b>peak ${(q.dataIndex ?? 0) + 1}</b><br/>event ${esc(k.name)}<br/>${esc(threadName(k.thread))}<br/><b>${value(k.value, u)}</b>` : '';
           }
           const v = q.seriesIndex === 0 ? surface[q.dataIndex ?? -1] : undefined;
           if (!v) return '';
           const row = g.rows[yOf(v[1])];
           const col = g.cols[v[0]];
           const events = row && row.first !== row.last ? `events ${row.first + 1}–${row.last + 1}` : 'event';
-          const threads = col?.thread ? 'thread' : 'threads';
-          return `${events} ${esc(row?.label ?? '')}<br/>${threads} ${esc(col?.label ?? '')}<br/><b>${value(v[2], u)}</b><br/><small>click: select${row?.first === row?.last && col?.thread ? '' : ' its highest event and thread'}</small>`;
+          return `${events} ${esc(row?.label ?? '')}<br/>${esc(threadName(col?.label))}<br/><b>${value(v[2], u)}</b><br/><small>click: select${row?.first === row?.last && col?.thread ? '' : ' its highest event and thread'}</small>`;
         },
       },
       visualMap: { show: false, dimension: 2, min: 0, max: g.max ?? 1, inRange: { color: HOT }, seriesIndex: 0 },
-      xAxis3D: { type: 'value', name: 'threads', nameTextStyle: AXIS_NAME, min: 0, max: Math.max(1, nc - 1), axisLabel: { formatter: (v: number) => g.cols[Math.round(v)]?.label.split(' ')[0] ?? '', textStyle: AXIS_LABEL } },
+      // A tick names its bin's first thread: `640` on an axis of ranks (one thread per rank).
+      xAxis3D: { type: 'value', name: threadsNoun(), nameTextStyle: AXIS_NAME, min: 0, max: Math.max(1, nc - 1), axisLabel: { formatter: (v: number) => threadTick(g.cols[Math.round(v)]?.label.split(' ')[0]), textStyle: AXIS_LABEL } },
       yAxis3D: { type: 'value', name: 'events (largest at the back)', nameTextStyle: AXIS_NAME, min: 0, max: Math.max(1, nr - 1), axisLabel: { show: false } },
       // From above the value axis points at the eye: its labels would pile up (the colour and the
       // tooltip give the value). The axis is named by the value shown: its ticks carry the units
