@@ -399,47 +399,63 @@ pub fn overview(
         p.reduce,
     );
     let nc = full.cols;
+    let row = |r: usize| &full.values[r * nc..(r + 1) * nc];
     let empty: Vec<bool> = (0..full.rows)
-        .map(|r| {
-            full.values[r * nc..(r + 1) * nc]
-                .iter()
-                .all(|v| v.is_none_or(|x| x == 0.0))
-        })
+        .map(|r| row(r).iter().all(|v| v.is_none_or(|x| x == 0.0)))
         .collect();
-    let (segments, skipped_rows) = kept_segments(&empty, p.skip_empty_over);
-    let bin = p.bin.max(1);
-    let mut out_rows: Vec<OverviewRow> = Vec::new();
-    for (skip, seg) in segments {
-        for (i, chunk) in seg.chunks(bin).enumerate() {
-            let mut values = vec![None; nc];
-            for &r in chunk {
-                for (c, v) in full.values[r * nc..(r + 1) * nc].iter().enumerate() {
-                    if let Some(v) = v {
-                        values[c] = p.reduce.combine(values[c], *v);
-                    }
+    Overview::assemble(&empty, &p, full.col_bins.clone(), |first, last| {
+        let mut values = vec![None; nc];
+        for r in first..=last {
+            for (c, v) in row(r).iter().enumerate() {
+                if let Some(v) = v {
+                    values[c] = p.reduce.combine(values[c], *v);
                 }
             }
-            out_rows.push(OverviewRow {
-                first: chunk[0],
-                last: chunk[chunk.len() - 1],
-                skipped_before: if i == 0 { skip } else { 0 },
-                values,
-            });
         }
-    }
-    let max = out_rows
-        .iter()
-        .flat_map(|r| r.values.iter().flatten())
-        .copied()
-        .reduce(f64::max);
-    let per_strip = out_rows.len().div_ceil(p.strips.max(1)).max(1);
-    let strips: Vec<Vec<OverviewRow>> = out_rows.chunks(per_strip).map(<[OverviewRow]>::to_vec).collect();
-    Overview {
-        strips,
-        col_bins: full.col_bins,
-        empty_rows: empty.iter().filter(|e| **e).count(),
-        skipped_rows,
-        max,
+        values
+    })
+}
+
+impl Overview {
+    /// The overview of the rows whose emptiness `empty` gives (one flag per row of the row
+    /// set): runs of more than `p.skip_empty_over` empty rows are skipped
+    /// ([`kept_segments`]), the kept rows are cut into bins of `p.bin` consecutive rows,
+    /// `values(first, last)` reduces rows `first..=last` per thread bin of `col_bins`, and the
+    /// list is cut into `p.strips` strips. How [`overview`] and
+    /// [`crate::pyramid::Pyramid::overview`] both assemble it.
+    pub(crate) fn assemble(
+        empty: &[bool],
+        p: &OverviewParams,
+        col_bins: Vec<Range<usize>>,
+        mut values: impl FnMut(usize, usize) -> Vec<Option<f64>>,
+    ) -> Overview {
+        let (segments, skipped_rows) = kept_segments(empty, p.skip_empty_over);
+        let mut out_rows: Vec<OverviewRow> = Vec::new();
+        for (skip, seg) in segments {
+            // A segment's rows are consecutive (its short empty runs stay in it).
+            for (i, chunk) in seg.chunks(p.bin.max(1)).enumerate() {
+                let (first, last) = (chunk[0], chunk[chunk.len() - 1]);
+                out_rows.push(OverviewRow {
+                    first,
+                    last,
+                    skipped_before: if i == 0 { skip } else { 0 },
+                    values: values(first, last),
+                });
+            }
+        }
+        let max = out_rows
+            .iter()
+            .flat_map(|r| r.values.iter().flatten())
+            .copied()
+            .reduce(f64::max);
+        let per_strip = out_rows.len().div_ceil(p.strips.max(1)).max(1);
+        Overview {
+            strips: out_rows.chunks(per_strip).map(<[OverviewRow]>::to_vec).collect(),
+            col_bins,
+            empty_rows: empty.iter().filter(|e| **e).count(),
+            skipped_rows,
+            max,
+        }
     }
 }
 

@@ -14,7 +14,7 @@
 //! Only levels whose size stays under a cell budget are stored; finer blocks are read from the
 //! source itself (cheap, because such blocks are short).
 
-use crate::views::{Overview, OverviewParams, OverviewRow, Reduce, bins, kept_segments};
+use crate::views::{Overview, OverviewParams, Reduce, bins};
 use perfscape_model::{Combine, Combiner, MetricId, Profile, ValueKind};
 use rayon::prelude::*;
 use std::ops::Range;
@@ -512,41 +512,14 @@ impl Pyramid {
     /// brute force) from the pyramid: cost `O(rows × max_cols)`, independent of the threads.
     pub fn overview(&self, src: &dyn MatrixSource, p: OverviewParams) -> Overview {
         let empty: Vec<bool> = (0..self.rows).map(|r| self.row_is_empty(r)).collect();
-        let (segments, skipped_rows) = kept_segments(&empty, p.skip_empty_over);
-        let bin = p.bin.max(1);
-        let mut col_bins = Vec::new();
-        let mut out_rows: Vec<OverviewRow> = Vec::new();
-        for (skip, seg) in segments {
-            for (i, chunk) in seg.chunks(bin).enumerate() {
-                let (first, last) = (chunk[0], chunk[chunk.len() - 1]);
-                let g = self.grid(src, first..last + 1, 0..self.cols, 1, p.max_cols, p.reduce);
-                col_bins = g.col_bins;
-                out_rows.push(OverviewRow {
-                    first,
-                    last,
-                    skipped_before: if i == 0 { skip } else { 0 },
-                    values: g.values,
-                });
-            }
-        }
-        if col_bins.is_empty() {
-            col_bins = self
-                .grid(src, 0..0, 0..self.cols, 1, p.max_cols, p.reduce)
-                .col_bins;
-        }
-        let max = out_rows
-            .iter()
-            .flat_map(|r| r.values.iter().flatten())
-            .copied()
-            .reduce(f64::max);
-        let per_strip = out_rows.len().div_ceil(p.strips.max(1)).max(1);
-        Overview {
-            strips: out_rows.chunks(per_strip).map(<[OverviewRow]>::to_vec).collect(),
-            col_bins,
-            empty_rows: empty.iter().filter(|e| **e).count(),
-            skipped_rows,
-            max,
-        }
+        // The thread bins depend on the threads only: those of a grid of no rows.
+        let col_bins = self
+            .grid(src, 0..0, 0..self.cols, 1, p.max_cols, p.reduce)
+            .col_bins;
+        Overview::assemble(&empty, &p, col_bins, |first, last| {
+            self.grid(src, first..last + 1, 0..self.cols, 1, p.max_cols, p.reduce)
+                .values
+        })
     }
 
     /// The index of row `r` among the stored rows; `None` for a row without data.

@@ -1,4 +1,5 @@
 use super::*;
+use crate::views::{OverviewRow, kept_segments};
 use proptest::prelude::*;
 
 fn dense(rows: usize, cols: usize, cells: &[f64]) -> DenseMatrix {
