@@ -52,7 +52,8 @@ pub struct NodeFrame {
     text: SharedStr,
     text_hash: u64,
     facts: FrameFacts,
-    raw_groups: Box<str>,
+    /// The group text's number in the builder's `raw_group_texts`.
+    raw_groups: u32,
 }
 
 /// Something the builder did that a user should know about (reported with the load).
@@ -234,15 +235,7 @@ impl ProfileBuilder {
         {
             self.events[e.index()].groups = self.shared.groups(&list);
         }
-        let next = u32::try_from(self.raw_group_texts.len()).unwrap_or(u32::MAX);
-        let k = match self.raw_group_index.get(raw) {
-            Some(&k) => k,
-            None => {
-                self.raw_group_index.insert(raw.to_string(), next);
-                self.raw_group_texts.push(raw.to_string());
-                next
-            }
-        };
+        let k = self.raw_group_text_id(raw);
         self.raw_groups[e.index()] = k;
         if fresh {
             let lists = &mut self.fresh_group_lists;
@@ -252,6 +245,38 @@ impl ProfileBuilder {
             lists[k as usize] = Some(self.events[e.index()].groups.clone());
             self.last_fresh_text = k;
         }
+    }
+
+    /// The number of the group text `raw` in `raw_group_texts`, added when new.
+    fn raw_group_text_id(&mut self, raw: &str) -> u32 {
+        if let Some(&k) = self.raw_group_index.get(raw) {
+            return k;
+        }
+        let next = u32::try_from(self.raw_group_texts.len()).unwrap_or(u32::MAX);
+        self.raw_group_index.insert(raw.to_string(), next);
+        self.raw_group_texts.push(raw.to_string());
+        next
+    }
+
+    /// [`ProfileBuilder::add_groups`] of the group text numbered `k` ([`NodeFrame`]'s): no
+    /// text comparison or lookup when the event has that text already or is new and an
+    /// earlier new event took its list from the same text.
+    fn add_groups_of_text(&mut self, e: EventId, k: u32) {
+        let current = self.raw_groups[e.index()];
+        if current == k {
+            return;
+        }
+        if current == 0
+            && self.events[e.index()].groups.is_empty()
+            && let Some(Some(list)) = self.fresh_group_lists.get(k as usize)
+        {
+            self.events[e.index()].groups = list.clone();
+            self.raw_groups[e.index()] = k;
+            self.last_fresh_text = k;
+            return;
+        }
+        let raw = self.raw_group_texts[k as usize].clone();
+        self.add_groups(e, &raw);
     }
 
     /// Declares an event without giving it a value on any thread (e.g. a TAU line with zero
@@ -348,7 +373,7 @@ impl ProfileBuilder {
             text_hash: self.event_index.text_hash(frame),
             text,
             facts,
-            raw_groups: raw_groups.into(),
+            raw_groups: self.raw_group_text_id(raw_groups),
         }
     }
 
@@ -367,7 +392,7 @@ impl ProfileBuilder {
                 self.push_shared_event(Some(parent), frame.text.clone(), frame.facts, depth, hash)
             }
         };
-        self.add_groups(id, &frame.raw_groups);
+        self.add_groups_of_text(id, frame.raw_groups);
         id
     }
 
