@@ -380,6 +380,9 @@ impl ProfileBuilder {
     /// [`ProfileBuilder::intern_node`] of a node below `parent` with the frame and groups of
     /// `frame` (from [`ProfileBuilder::node_frame`] of this builder): the same event, found
     /// or made without hashing or looking up the frame's text again.
+    ///
+    /// Panics when `parent` is not an event of this builder, or when `frame` was made by
+    /// another builder that has more group texts than this one.
     pub fn intern_node_frame(&mut self, parent: EventId, frame: &NodeFrame) -> EventId {
         let hash = self.event_index.hash_with_text(Some(parent), frame.text_hash);
         let id = match self
