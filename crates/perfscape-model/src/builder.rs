@@ -44,9 +44,9 @@ impl FrameFacts {
 
 /// One frame of a call tree, made ready once for every node that has it
 /// ([`ProfileBuilder::node_frame`]): its shared text, the hash of that text, what an event
-/// takes from it ([`FrameFacts`]) and the group text of its nodes. A reader that interns 10^5
-/// nodes of 10^4 frames ([`ProfileBuilder::intern_node_frame`]) then trims, hashes and looks
-/// up each frame's text once, not once per node.
+/// takes from it (its kind and throttled mark) and the number of its nodes' group text. A
+/// reader that interns 10^5 nodes of 10^4 frames ([`ProfileBuilder::intern_node_frame`])
+/// then trims, hashes and looks up each frame's text once, not once per node.
 #[derive(Clone, Debug)]
 pub struct NodeFrame {
     text: SharedStr,
