@@ -359,7 +359,7 @@ impl StackTree {
         // comes before it in preorder, so the parent's entry is already its event when read.
         let mut frame = frame;
         // Each frame's text and groups made ready once, for all its nodes below a root.
-        let mut ready: Vec<Option<NodeFrame>> = (0..nf).map(|_| None).collect();
+        let mut ready: Vec<Option<NodeFrame>> = vec![None; nf];
         for &node in &preorder {
             let ni = node as usize;
             let f = frame[ni];

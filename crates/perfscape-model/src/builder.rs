@@ -24,7 +24,7 @@ use rustc_hash::FxHashMap as HashMap;
 
 /// What an event takes from its frame's text: the kind and the throttled mark of the frame's
 /// last frame ([`callpath_leaf`]), as [`Event`] documents them. Found once per distinct frame
-/// ([`ProfileBuilder`]'s `frame_facts`), not once per call-tree node.
+/// and kept with its shared text (`Shared::frame_with`), not once per call-tree node.
 #[derive(Clone, Copy, Debug)]
 struct FrameFacts {
     kind: EventKind,
@@ -74,11 +74,9 @@ pub struct ProfileBuilder {
     groups: Vec<String>,
     group_index: HashMap<String, GroupId>,
     events: Vec<Event>,
-    /// The one copy of each frame text and group list the events point to.
-    shared: Shared,
-    /// The facts of each shared frame text (by its [`SharedStr::address`], stable while
-    /// `shared` holds it).
-    frame_facts: HashMap<usize, FrameFacts>,
+    /// The one copy of each frame text and group list the events point to, each text with
+    /// its facts.
+    shared: Shared<FrameFacts>,
     /// The group text last applied to each event (to skip re-parsing it on every thread).
     raw_groups: Vec<u32>,
     /// Distinct group texts (`raw_groups` indexes it; 0 is "none yet"): call trees repeat a
@@ -127,7 +125,6 @@ impl ProfileBuilder {
             group_index: HashMap::default(),
             events: Vec::new(),
             shared: Shared::default(),
-            frame_facts: HashMap::default(),
             raw_groups: Vec::new(),
             raw_group_texts: vec![String::from("\u{0}")],
             raw_group_index: HashMap::default(),
@@ -215,11 +212,8 @@ impl ProfileBuilder {
             None
         };
         if let Some(k) = known
-            && let Some(Some(list)) = self.fresh_group_lists.get(k as usize)
+            && self.take_fresh_list(e, k)
         {
-            self.events[e.index()].groups = list.clone();
-            self.raw_groups[e.index()] = k;
-            self.last_fresh_text = k;
             return;
         }
         let mut groups: Option<Vec<GroupId>> = None;
@@ -266,17 +260,23 @@ impl ProfileBuilder {
         if current == k {
             return;
         }
-        if current == 0
-            && self.events[e.index()].groups.is_empty()
-            && let Some(Some(list)) = self.fresh_group_lists.get(k as usize)
-        {
-            self.events[e.index()].groups = list.clone();
-            self.raw_groups[e.index()] = k;
-            self.last_fresh_text = k;
+        if current == 0 && self.events[e.index()].groups.is_empty() && self.take_fresh_list(e, k) {
             return;
         }
         let raw = self.raw_group_texts[k as usize].clone();
         self.add_groups(e, &raw);
+    }
+
+    /// Gives the new event `e` (no groups, no group text yet) the list an earlier new event
+    /// took from group text `k`; false when none did.
+    fn take_fresh_list(&mut self, e: EventId, k: u32) -> bool {
+        let Some(Some(list)) = self.fresh_group_lists.get(k as usize) else {
+            return false;
+        };
+        self.events[e.index()].groups = list.clone();
+        self.raw_groups[e.index()] = k;
+        self.last_fresh_text = k;
+        true
     }
 
     /// Declares an event without giving it a value on any thread (e.g. a TAU line with zero
@@ -364,11 +364,7 @@ impl ProfileBuilder {
     /// [`ProfileBuilder::intern_node_frame`].
     pub fn node_frame(&mut self, frame: &str, raw_groups: &str) -> NodeFrame {
         let frame = frame.trim();
-        let text = self.shared.frame(frame);
-        let facts = *self
-            .frame_facts
-            .entry(text.address())
-            .or_insert_with(|| FrameFacts::of(frame));
+        let (text, facts) = self.shared.frame_with(frame, FrameFacts::of);
         NodeFrame {
             text_hash: self.event_index.text_hash(frame),
             text,
@@ -402,11 +398,7 @@ impl ProfileBuilder {
     /// Adds the event `(parent, frame)`, which the caller looked up and did not find; `hash`
     /// is its key's [`EventIndex::hash`].
     fn push_event(&mut self, parent: Option<EventId>, frame: &str, depth: u32, hash: u64) -> EventId {
-        let frame_text = self.shared.frame(frame);
-        let facts = *self
-            .frame_facts
-            .entry(frame_text.address())
-            .or_insert_with(|| FrameFacts::of(frame));
+        let (frame_text, facts) = self.shared.frame_with(frame, FrameFacts::of);
         self.push_shared_event(parent, frame_text, facts, depth, hash)
     }
 
@@ -671,7 +663,6 @@ impl ProfileBuilder {
             has_total,
             group_index,
             shared,
-            frame_facts,
             raw_groups,
             raw_group_texts,
             raw_group_index,
@@ -685,13 +676,7 @@ impl ProfileBuilder {
         // made (a `..` pattern would keep it until the end of this function: 4 bytes an event
         // for `raw_groups` alone, at the load's peak).
         drop((group_index, shared, raw_groups, raw_group_texts, raw_group_index));
-        drop((
-            frame_facts,
-            fresh_group_lists,
-            attribute_index,
-            last_named,
-            last_named_pos,
-        ));
+        drop((fresh_group_lists, attribute_index, last_named, last_named_pos));
         let (totals, has_total) = if has_total.iter().any(|&h| h) {
             (totals, has_total)
         } else {

@@ -10,26 +10,47 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::ops::Deref;
 use std::sync::Arc;
 
-/// Interner of frame texts and group lists (see the module documentation).
-#[derive(Debug, Default)]
-pub(crate) struct Shared {
+/// Interner of frame texts and group lists (see the module documentation). With each frame
+/// text it keeps `F`, what its user derives from the text once (the builder: what an event
+/// takes from its frame); `()` for none.
+#[derive(Debug)]
+pub(crate) struct Shared<F = ()> {
     /// Keyed by a copy of the text (a few thousand distinct frames): `Arc<String>` cannot be
     /// looked up by `&str`.
-    frames: HashMap<Box<str>, SharedStr>,
+    frames: HashMap<Box<str>, (SharedStr, F)>,
     group_lists: HashMap<Box<[GroupId]>, SharedList<GroupId>>,
     /// The empty list (every new event starts with it).
     empty_groups: Option<SharedList<GroupId>>,
 }
 
+impl<F> Default for Shared<F> {
+    fn default() -> Self {
+        Self {
+            frames: HashMap::default(),
+            group_lists: HashMap::default(),
+            empty_groups: None,
+        }
+    }
+}
+
 impl Shared {
     /// The shared copy of `frame`.
     pub(crate) fn frame(&mut self, frame: &str) -> SharedStr {
-        if let Some(f) = self.frames.get(frame) {
-            return f.clone();
+        self.frame_with(frame, |_| ()).0
+    }
+}
+
+impl<F: Copy> Shared<F> {
+    /// The shared copy of `frame` and what `derive` gives for it, called only when the text is
+    /// new.
+    pub(crate) fn frame_with(&mut self, frame: &str, derive: impl FnOnce(&str) -> F) -> (SharedStr, F) {
+        if let Some((f, d)) = self.frames.get(frame) {
+            return (f.clone(), *d);
         }
         let f = SharedStr::from(frame);
-        self.frames.insert(Box::from(frame), f.clone());
-        f
+        let d = derive(frame);
+        self.frames.insert(Box::from(frame), (f.clone(), d));
+        (f, d)
     }
 
     /// The shared copy of the group list `groups`.
