@@ -447,50 +447,28 @@ impl ProfileBuilder {
     /// (TAU's `perfdmf` `TauDataSource`): timer values and calls are summed; user events combine
     /// counts, min, max, sums of squares and the count-weighted mean. Each merge is noted.
     pub fn add_thread(&mut self, id: ThreadId, data: ThreadData) -> Result<ThreadIndex, BuildError> {
-        if let Some(&previous) = self.threads.last()
-            && previous >= id
-        {
-            return Err(BuildError::ThreadOrder { previous, got: id });
-        }
-        let n_metrics = self.metrics.len();
-        if data.n_metrics() != n_metrics && data.timer_count() > 0 {
-            return Err(BuildError::MetricCount {
-                event: match data.timer_rows().next() {
-                    Some((RowEvent::Id(e), ..)) => {
-                        let mut name = String::new();
-                        write_name(&self.events, e, &mut name);
-                        name
-                    }
-                    _ => data.timer_name(0).to_string(),
-                },
-                expected: n_metrics,
-                got: data.n_metrics(),
-            });
-        }
-        let n_events = self.events.len();
-        if let Some(e) = data.largest_event_id().filter(|e| e.index() >= n_events) {
-            return Err(BuildError::UnknownEvent { event: e.0 });
-        }
-        let t = ThreadIndex::from(self.threads.len());
-        self.threads.push(id);
-        self.metadata.add(t, data.metadata());
-        let given = data.total();
-        self.has_total.push(given.len() == n_metrics && n_metrics > 0);
-        if given.len() == n_metrics {
-            self.totals.extend_from_slice(given);
-        } else {
-            self.totals.extend(std::iter::repeat_n(0.0, n_metrics));
-        }
-        for (name, groups) in data.declared_rows() {
-            self.intern_event(name, groups);
-        }
+        self.check_thread(self.threads.last().copied(), id, &data)?;
+        let t = self.begin_thread(id, &data);
         self.cells.reserve(data.timer_count());
+        let mut events = Vec::with_capacity(data.timer_count());
+        self.resolve_rows(&data, &mut events);
+        for ((_, calls, subcalls, exclusive, inclusive), &e) in data.timer_rows().zip(&events) {
+            self.add_cell(id, t, e, [calls, subcalls], exclusive, inclusive);
+        }
+        self.add_atomics(id, t, &data);
+        Ok(t)
+    }
+
+    /// Appends to `out` the event of each of `data`'s timer rows, in row order: a row named
+    /// by event id is that event; one named by its whole name is interned (its groups added),
+    /// looked for first where the last thread's named rows put it.
+    pub(super) fn resolve_rows(&mut self, data: &ThreadData, out: &mut Vec<EventId>) {
         let last_named = std::mem::take(&mut self.last_named);
         let mut named = Vec::with_capacity(last_named.len());
         // Where this thread's next named row is expected in the last thread's rows: one past
         // the last match, so a row inserted or left out costs one lookup, not the rest.
         let mut cursor = 0;
-        for (row, calls, subcalls, exclusive, inclusive) in data.timer_rows() {
+        for (row, ..) in data.timer_rows() {
             let e = match row {
                 RowEvent::Name(name, groups) => {
                     let e = match last_named.get(cursor) {
@@ -519,7 +497,7 @@ impl ProfileBuilder {
                 }
                 RowEvent::Id(e) => e,
             };
-            self.add_cell(id, t, e, [calls, subcalls], exclusive, inclusive);
+            out.push(e);
         }
         // Events only grow in number; a position past u32::MAX is never matched again.
         if !named.is_empty() {
@@ -529,41 +507,11 @@ impl ProfileBuilder {
             self.last_named_pos[e.index()] = u32::try_from(p).unwrap_or(u32::MAX);
         }
         self.last_named = named;
-        for (name, [count, max, min, mean, sum_squares]) in data.atomic_rows() {
-            let a = self.intern_atomic(name);
-            let col = &mut self.atomic[a.index()];
-            if col.threads.last() == Some(&t) {
-                let last = col.threads.len() - 1;
-                let n = col.count[last] + count;
-                col.mean[last] = if n != 0.0 {
-                    (col.mean[last] * col.count[last] + mean * count) / n
-                } else {
-                    0.0
-                };
-                col.count[last] = n;
-                col.max[last] = col.max[last].max(max);
-                col.min[last] = col.min[last].min(min);
-                col.sum_squares[last] += sum_squares;
-                self.notes.push(BuildNote {
-                    thread: id,
-                    message: format!(
-                        "user event `{name}` is listed more than once; the entries were combined"
-                    ),
-                });
-            } else {
-                col.threads.push(t);
-                col.count.push(count);
-                col.max.push(max);
-                col.min.push(min);
-                col.mean.push(mean);
-                col.sum_squares.push(sum_squares);
-            }
-        }
-        Ok(t)
     }
 
     /// Adds the cell (e, t) of thread `id`; a second cell of `e` on the same thread is added
     /// to the first and noted (ParaProf sums a timer listed twice).
+    #[inline]
     pub(crate) fn add_cell(
         &mut self,
         id: ThreadId,
@@ -574,13 +522,19 @@ impl ProfileBuilder {
         inclusive: &[f64],
     ) {
         if !self.cells.add(e, t, calls, subcalls, exclusive, inclusive) {
-            let mut name = String::new();
-            write_name(&self.events, e, &mut name);
-            self.notes.push(BuildNote {
-                thread: id,
-                message: format!("timer `{name}` is listed more than once; its values were summed"),
-            });
+            self.note_summed(id, e);
         }
+    }
+
+    /// Notes that thread `id` listed event `e` twice (its values were summed).
+    #[cold]
+    pub(super) fn note_summed(&mut self, id: ThreadId, e: EventId) {
+        let mut name = String::new();
+        write_name(&self.events, e, &mut name);
+        self.notes.push(BuildNote {
+            thread: id,
+            message: format!("timer `{name}` is listed more than once; its values were summed"),
+        });
     }
 
     /// Adds thread `t`'s cells of `events` given as whole columns (`2 + 2M` arrays in
@@ -746,6 +700,8 @@ impl ProfileBuilder {
         (profile, notes)
     }
 }
+
+mod threads;
 
 #[cfg(test)]
 mod tests;

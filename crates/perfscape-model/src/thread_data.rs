@@ -396,6 +396,23 @@ impl ThreadData {
         }
     }
 
+    /// The values of timer row `r`: (calls, subcalls, exclusive per metric, inclusive per
+    /// metric).
+    ///
+    /// # Panics
+    /// When `r` is not a row (`r >= timer_count()`).
+    #[inline]
+    pub(crate) fn row_values(&self, r: usize) -> (f64, f64, &[f64], &[f64]) {
+        let n = self.n_metrics;
+        let row = &self.timers[r];
+        (
+            row.calls,
+            row.subcalls,
+            &self.exclusive[r * n..(r + 1) * n],
+            &self.inclusive[r * n..(r + 1) * n],
+        )
+    }
+
     /// Timer rows: (event, calls, subcalls, exclusive per metric, inclusive per metric).
     pub(crate) fn timer_rows(&self) -> impl Iterator<Item = (RowEvent<'_>, f64, f64, &[f64], &[f64])> + '_ {
         let n = self.n_metrics;

@@ -553,22 +553,22 @@ fn read_run_listed(
             move || -> Result<(ProfileBuilder, LoadReport, Vec<FileError>), LoadError> {
                 let mut all_errors = Vec::new();
                 for results in rx {
+                    // The chunk's threads read whole, added at once (a thread that failed
+                    // is skipped: the others keep their order).
+                    let mut read = Vec::with_capacity(results.len());
                     for (t, r) in results {
                         match r {
-                            Ok(tr) => {
-                                builder
-                                    .add_thread(t, tr.into_report(&mut report))
-                                    .map_err(|source| LoadError::Build {
-                                        path: dir.to_path_buf(),
-                                        source,
-                                    })?;
-                            }
+                            Ok(tr) => read.push((t, tr.into_report(&mut report))),
                             Err(errors) => {
                                 report.threads_skipped.push(t);
                                 all_errors.extend(errors);
                             }
                         }
                     }
+                    builder.add_threads(read).map_err(|source| LoadError::Build {
+                        path: dir.to_path_buf(),
+                        source,
+                    })?;
                 }
                 Ok((builder, report, all_errors))
             },

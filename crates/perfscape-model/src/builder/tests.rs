@@ -1,6 +1,8 @@
 //! Tests of [`super::ProfileBuilder`].
 
 use super::*;
+use crate::columns::ValueKind;
+use crate::ids::MetricId;
 
 #[test]
 fn event_attributes_keep_every_distinct_value_in_order() {
@@ -211,4 +213,134 @@ fn nodes_of_a_ready_frame_are_the_nodes_intern_node_makes() {
     assert!(q.event(throttled).throttled);
     let f = q.event_by_name("main => compute [THROTTLED] => f").unwrap();
     assert_eq!(q.event_groups_joined(f), "TAU_CALLPATH | G");
+}
+
+/// Thread `rank` of a run of 2 metrics the way the TAU reader hands it over: the first
+/// thread's timers by event id (`ids`), a timer only odd ranks have by name, a timer listed
+/// twice on every fifth rank, a declared timer on rank 7, user events (one twice on rank
+/// 11) and metadata that differs per rank.
+fn tau_like_thread(rank: u32, ids: &[EventId]) -> ThreadData {
+    let mut d = ThreadData::new(2);
+    let v = f64::from(rank);
+    for (i, &e) in ids.iter().enumerate() {
+        let x = v + i as f64 / 8.0;
+        d.push_event(e, 1.0 + v, 2.0, &[x, 2.0 * x], &[x + 1.0, 2.0 * x + 1.0])
+            .unwrap();
+        if i == 1 && rank % 2 == 1 {
+            d.push_timer("smooth", "COMPUTE", 3.0, 0.0, &[v, v], &[v, v])
+                .unwrap();
+        }
+    }
+    if rank % 5 == 0 {
+        d.push_timer("main", "TAU_DEFAULT", 1.0, 0.0, &[0.5, 0.25], &[0.5, 0.25])
+            .unwrap();
+    }
+    if rank == 7 {
+        d.declare_timer("never called", "G");
+    }
+    d.push_atomic("halo bytes", 4.0, 8.0, 1.0, 2.0 + v, 20.0);
+    if rank == 11 {
+        d.push_atomic("halo bytes", 2.0, 9.0, 0.5, 3.0, 10.0);
+    }
+    d.push_metadata("Hostname", &format!("node{}", rank / 4));
+    d.push_metadata("CPU Cores", "2");
+    d
+}
+
+/// The profile and notes of `ranks` threads of [`tau_like_thread`] added one at a time
+/// (`batch` 0) or, after the first, `batch` threads at a time with `add_threads`;
+/// `expect` is the thread count announced.
+fn tau_like_run(ranks: u32, expect: usize, batch: usize) -> (Profile, Vec<BuildNote>) {
+    let mut b = ProfileBuilder::new(vec![Metric::tau("TIME"), Metric::tau("PAPI_FP_OPS")]);
+    b.expect_threads(expect);
+    let ids: Vec<EventId> = ["main", "main => solve", "solve", "MPI_Send()"]
+        .iter()
+        .map(|n| b.declare_event(n, "TAU_DEFAULT"))
+        .collect();
+    let mut threads = (0..ranks).map(|r| (ThreadId::new(r, 0, 0), tau_like_thread(r, &ids)));
+    if batch == 0 {
+        for (id, d) in threads {
+            b.add_thread(id, d).unwrap();
+        }
+    } else {
+        let (id, d) = threads.next().unwrap();
+        b.add_thread(id, d).unwrap();
+        let rest: Vec<_> = threads.collect();
+        let mut rest = rest.into_iter().peekable();
+        while rest.peek().is_some() {
+            b.add_threads(rest.by_ref().take(batch).collect()).unwrap();
+        }
+    }
+    b.finish()
+}
+
+#[test]
+fn threads_added_at_once_are_the_threads_added_one_at_a_time() {
+    for expect in [40, 12, 0] {
+        let (want, want_notes) = tau_like_run(40, expect, 0);
+        // Summed, combined and noted as ParaProf does: rank 0, 5, … list `main` twice.
+        assert!(
+            want_notes
+                .iter()
+                .any(|n| n.message.contains("`main` is listed more than once"))
+        );
+        assert!(
+            want_notes
+                .iter()
+                .any(|n| n.message.contains("`halo bytes` is listed more than once"))
+        );
+        let main = want.event_by_name("main").unwrap();
+        let t5 = want.thread_index(ThreadId::new(5, 0, 0)).unwrap();
+        assert_eq!(
+            want.value(main, t5, ValueKind::Exclusive, MetricId(1)),
+            Some(10.25)
+        );
+        let smooth = want.event_by_name("smooth").unwrap();
+        assert_eq!(want.interval(smooth).threads().len(), 20);
+        for batch in [1, 3, 16, 64] {
+            let (got, notes) = tau_like_run(40, expect, batch);
+            assert_eq!(notes, want_notes, "expect {expect}, batch {batch}");
+            assert!(got == want, "expect {expect}, batch {batch}");
+        }
+    }
+}
+
+#[test]
+fn a_thread_refused_in_a_batch_leaves_the_threads_before_it_added() {
+    let run = |at_once: bool| {
+        let mut b = ProfileBuilder::new(vec![Metric::tau("TIME"), Metric::tau("PAPI_FP_OPS")]);
+        b.expect_threads(8);
+        let ids = vec![b.declare_event("main", "G")];
+        b.add_thread(ThreadId::new(0, 0, 0), tau_like_thread(0, &ids))
+            .unwrap();
+        // Rank 2 comes after rank 3: refused.
+        let threads: Vec<_> = [1, 3, 2, 4]
+            .iter()
+            .map(|&r| (ThreadId::new(r, 0, 0), tau_like_thread(r, &ids)))
+            .collect();
+        let error = if at_once {
+            b.add_threads(threads).unwrap_err()
+        } else {
+            threads
+                .into_iter()
+                .find_map(|(id, d)| b.add_thread(id, d).err())
+                .unwrap()
+        };
+        (error, b.finish())
+    };
+    let (error, (profile, notes)) = run(true);
+    assert_eq!(
+        error,
+        BuildError::ThreadOrder {
+            previous: ThreadId::new(3, 0, 0),
+            got: ThreadId::new(2, 0, 0)
+        }
+    );
+    assert_eq!(profile.threads().len(), 3);
+    let main = profile.event_by_name("main").unwrap();
+    assert_eq!(profile.interval(main).threads().len(), 3);
+    let (one_error, (one_profile, one_notes)) = run(false);
+    assert_eq!(error, one_error);
+    assert_eq!(notes, one_notes);
+    assert!(profile == one_profile);
 }
