@@ -5,6 +5,7 @@
 //! thread (`varying`).
 
 use crate::ids::ThreadIndex;
+use crate::thread_data::MetadataTemplate;
 use rustc_hash::FxHashMap as HashMap;
 use serde::{Deserialize, Serialize};
 
@@ -97,14 +98,35 @@ pub(crate) struct MetadataBuilder {
     varying: Vec<(String, Vec<(ThreadIndex, String)>)>,
     varying_index: HashMap<String, usize>,
     threads_seen: u32,
+    /// The template of the last thread that had one, and per template pair the common pair
+    /// it equals (key and value), found once for the template instead of once per thread;
+    /// forgotten when the common pairs change.
+    template: Option<(MetadataTemplate, Vec<Option<usize>>)>,
 }
 
 impl MetadataBuilder {
+    /// Adds the metadata pairs of `thread` (the next thread): `(key, value)` in the thread's
+    /// order, as [`MetadataBuilder::add_with_template`] without a template.
+    #[cfg(test)]
     pub(crate) fn add<'a>(&mut self, thread: ThreadIndex, pairs: impl Iterator<Item = (&'a str, &'a str)>) {
+        self.add_with_template(thread, None, pairs.map(|(k, v)| (None, k, v)));
+    }
+
+    /// Adds the metadata pairs of `thread` (the next thread): `(template pair, key, value)`
+    /// in the thread's order, where `template pair` is the pair's number in `template` when
+    /// it is one of them (a TAU thread's pairs equal to its run's first file's). A pair of a
+    /// common key keeps it common when its value is the common value, else the key's values
+    /// become per thread; a template pair is compared once per template, not per thread.
+    pub(crate) fn add_with_template<'a>(
+        &mut self,
+        thread: ThreadIndex,
+        template: Option<&MetadataTemplate>,
+        pairs: impl Iterator<Item = (Option<u32>, &'a str, &'a str)>,
+    ) {
         let first = self.threads_seen == 0;
         self.threads_seen += 1;
         if first {
-            for (k, v) in pairs {
+            for (_, k, v) in pairs {
                 if !self.common_index.contains_key(k) {
                     self.common_index.insert(k.to_string(), self.common.len());
                     self.common.push((k.to_string(), v.to_string()));
@@ -119,7 +141,18 @@ impl MetadataBuilder {
         // Threads list their keys in one order, mostly: the common key after the last one
         // found is compared first (one string comparison instead of a hash lookup).
         let mut next = 0;
-        for (k, v) in pairs {
+        let known = template.and_then(|t| {
+            self.match_template(t);
+            self.template.take()
+        });
+        let matches: &[Option<usize>] = known.as_ref().map_or(&[], |(_, m)| m);
+        for (j, k, v) in pairs {
+            // A template pair whose common pair is known equal: no string is compared.
+            if let Some(i) = j.and_then(|j| matches.get(j as usize).copied().flatten()) {
+                next = i + 1;
+                confirmed[i] = true;
+                continue;
+            }
             let found = match self.common.get(next) {
                 Some((ck, _)) if ck == k => Some(next),
                 _ => self.common_index.get(k).copied(),
@@ -143,7 +176,9 @@ impl MetadataBuilder {
                 demote.push(i);
             }
         }
+        self.template = known;
         if !demote.is_empty() {
+            self.template = None;
             demote.sort_unstable();
             demote.dedup();
             let previous = self.threads_seen - 1; // threads 0..previous had the common value
@@ -182,6 +217,27 @@ impl MetadataBuilder {
                     self.varying.push((k.to_string(), vec![(thread, v.to_string())]));
                 }
             }
+        }
+    }
+
+    /// Finds, per pair of `template`, the common pair with its key and value, unless they
+    /// are known already (the template of the last call, and the common pairs unchanged).
+    fn match_template(&mut self, template: &MetadataTemplate) {
+        let known = self
+            .template
+            .as_ref()
+            .is_some_and(|(t, _)| std::sync::Arc::ptr_eq(t, template));
+        if !known {
+            let matches = template
+                .iter()
+                .map(|(k, v)| {
+                    self.common_index
+                        .get(k.as_str())
+                        .copied()
+                        .filter(|&i| self.common[i].1 == *v)
+                })
+                .collect();
+            self.template = Some((template.clone(), matches));
         }
     }
 
@@ -226,5 +282,41 @@ mod tests {
         assert_eq!(m.get(ThreadIndex(2), "late"), Some("y"));
         assert_eq!(m.get(ThreadIndex(2), "host"), Some("vm"));
         assert_eq!(m.for_thread(ThreadIndex(2)).len(), 3);
+    }
+
+    #[test]
+    fn template_pairs_give_the_metadata_of_the_same_pairs_given_as_text() {
+        let template: MetadataTemplate = kv(&[("host", "vm"), ("cores", "2"), ("mpi", "4.1")]).into();
+        // Per thread: (template pair or not, key, value); ranks 0 and 2 have their own
+        // `cores`, rank 3 lists `host` twice.
+        let t = |j: u32| {
+            (
+                Some(j),
+                template[j as usize].0.as_str(),
+                template[j as usize].1.as_str(),
+            )
+        };
+        let threads: Vec<Vec<(Option<u32>, &str, &str)>> = vec![
+            vec![t(0), (None, "cores", "8"), t(2)],
+            vec![t(0), t(1), t(2), (None, "pid", "7")],
+            vec![t(0), (None, "cores", "4"), t(2)],
+            vec![(None, "host", "other"), t(0), t(1), t(2)],
+            vec![t(2), t(1), t(0)],
+        ];
+        let mut with = MetadataBuilder::default();
+        let mut without = MetadataBuilder::default();
+        for (i, pairs) in threads.iter().enumerate() {
+            let thread = ThreadIndex(i as u32);
+            with.add_with_template(thread, Some(&template), pairs.iter().copied());
+            without.add(thread, pairs.iter().map(|&(_, k, v)| (k, v)));
+        }
+        let (with, without) = (with.finish(), without.finish());
+        assert_eq!(with, without);
+        assert_eq!(with.common(), &kv(&[("mpi", "4.1")])[..]);
+        assert_eq!(with.get(ThreadIndex(2), "cores"), Some("4"));
+        assert_eq!(with.get(ThreadIndex(4), "cores"), Some("2"));
+        assert_eq!(with.get(ThreadIndex(0), "cores"), Some("8"));
+        assert_eq!(with.get(ThreadIndex(3), "host"), Some("other"));
+        assert_eq!(with.get(ThreadIndex(1), "pid"), Some("7"));
     }
 }

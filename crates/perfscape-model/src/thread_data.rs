@@ -216,6 +216,26 @@ impl ThreadData {
         })
     }
 
+    /// The thread's metadata pairs as [`ThreadData::metadata`] gives them, each with its
+    /// number in the template ([`ThreadData::set_metadata_template`]) when it is one of the
+    /// template's pairs; and the template.
+    pub(crate) fn metadata_with_template(
+        &self,
+    ) -> (
+        Option<&MetadataTemplate>,
+        impl Iterator<Item = (Option<u32>, &str, &str)> + '_,
+    ) {
+        let items = self
+            .metadata
+            .iter()
+            .zip(self.metadata())
+            .map(|(&p, (k, v))| match p {
+                MetaPair::Template(j) if self.metadata_template.is_some() => (Some(j), k, v),
+                _ => (None, k, v),
+            });
+        (self.metadata_template.as_ref(), items)
+    }
+
     /// Appends a timer row. `name` is the raw name (normalized here as ParaProf shows it, see
     /// [`normalize_timer_name`]); `groups` is TAU's `|`-separated group list (may be empty);
     /// `exclusive`/`inclusive` hold one value per metric. Errors if the slices do not have

@@ -120,7 +120,8 @@ impl ProfileBuilder {
         let n_metrics = self.metrics.len();
         let t = ThreadIndex::from(self.threads.len());
         self.threads.push(id);
-        self.metadata.add(t, data.metadata());
+        let (template, pairs) = data.metadata_with_template();
+        self.metadata.add_with_template(t, template, pairs);
         let given = data.total();
         self.has_total.push(given.len() == n_metrics && n_metrics > 0);
         if given.len() == n_metrics {
