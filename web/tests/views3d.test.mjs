@@ -102,6 +102,10 @@ describe('3-D views: a click selects what is drawn there (64 ranks)', () => {
       const nr = g.rows.length;
       const box = await chartBox(page, 'terrain');
       const tr = await option(page, 'terrain');
+      // The thread axis and its control are named as the other views name them: ranks here.
+      assert.equal(tr.xAxis3D[0].name, 'ranks');
+      const txLabel = await page.$eval('#panel-terrain .tools select[data-key="tx"]', (sel) => sel.parentElement.firstChild.textContent);
+      assert.equal(txLabel.trim(), 'X (ranks)');
       // Readable axes: names and labels at least 11 px, dark.
       for (const a of ['xAxis3D', 'zAxis3D']) {
         assert.ok(tr[a][0].nameTextStyle.fontSize >= 12, `${a} name size`);

@@ -52,7 +52,7 @@ export class TerrainView extends PanelView {
     super(panel);
     this.surface = this.chart('terrain', this.body, {}, 2);
     this.legend = this.div('legend');
-    this.tools.append(selectFor('tx', { owner: this }), selectFor('ty', { owner: this }), selectFor('peaks', { owner: this }), selectFor('tview', { owner: this }));
+    this.tools.append(selectFor('tx', { owner: this, label: `X (${threadsNoun()})` }), selectFor('ty', { owner: this }), selectFor('peaks', { owner: this }), selectFor('tview', { owner: this }));
     // echarts-gl picks what the mouse is over (a ray through the surface, the peaks' points);
     // where it finds nothing (its points' pick boxes are off by a few pixels at some sizes),
     // the click's place picks among the drawn points projected on the screen.
