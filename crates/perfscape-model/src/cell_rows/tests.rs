@@ -2,6 +2,7 @@
 //! arena.
 
 use super::*;
+use crate::ids::MetricId;
 
 /// Adds `cells` (event, thread, value) in order (threads ascending) and returns the arena;
 /// `expect` is the thread count announced (0: none).
@@ -33,10 +34,10 @@ fn check(a: &IntervalColumns) {
     assert_eq!(threads(2), [1, 2]);
     assert_eq!(threads(3), Vec::<u32>::new());
     let c = a.column(1);
-    assert_eq!(c.exclusive(crate::MetricId(0)), &[2.0, 9.0]);
-    assert_eq!(c.inclusive(crate::MetricId(0)), &[20.0, 90.0]);
+    assert_eq!(c.exclusive(MetricId(0)), &[2.0, 9.0]);
+    assert_eq!(c.inclusive(MetricId(0)), &[20.0, 90.0]);
     assert_eq!(c.calls(), &[1.0, 2.0]); // thread 2 lists event 1 twice
-    assert_eq!(a.column(2).exclusive(crate::MetricId(0)), &[5.0, 6.0]);
+    assert_eq!(a.column(2).exclusive(MetricId(0)), &[5.0, 6.0]);
 }
 
 const CELLS: [(u32, u32, f64); 8] = [
@@ -89,7 +90,7 @@ fn first_thread_runs_gaps_duplicates_and_disorder() {
             let c = a.column(e);
             (
                 c.threads().iter().map(|t| t.0).collect::<Vec<_>>(),
-                c.exclusive(crate::MetricId(0)).to_vec(),
+                c.exclusive(MetricId(0)).to_vec(),
                 c.calls().to_vec(),
             )
         };
@@ -110,8 +111,8 @@ fn first_thread_runs_gaps_duplicates_and_disorder() {
     }
     // One thread only, out of order: rearranged by event at the end.
     let (a, _) = arena(0, 8, &cells[..9]);
-    assert_eq!(a.column(0).exclusive(crate::MetricId(0)), &[31.0]);
-    assert_eq!(a.column(3).inclusive(crate::MetricId(0)), &[60.0]);
+    assert_eq!(a.column(0).exclusive(MetricId(0)), &[31.0]);
+    assert_eq!(a.column(3).inclusive(MetricId(0)), &[60.0]);
     assert_eq!(a.cell_count(), 6);
 }
 
@@ -147,12 +148,12 @@ fn columns_of_the_first_thread_are_adopted() {
     assert!(rows.add(EventId(1), t0, 1.0, 0.0, &[6.0], &[60.0]));
     assert!(rows.add_columns(&e(&[5]), ThreadIndex(1), cols(&[7.0])).is_err());
     let a = rows.finish(6);
-    let x = |e: usize| a.column(e).exclusive(crate::MetricId(0)).to_vec();
+    let x = |e: usize| a.column(e).exclusive(MetricId(0)).to_vec();
     assert_eq!(
         (x(0), x(1), x(2), x(3), x(4), x(5)),
         (vec![1.0], vec![6.0], vec![7.0], vec![3.0], vec![4.0], vec![])
     );
-    assert_eq!(a.column(2).inclusive(crate::MetricId(0)), &[70.0]);
+    assert_eq!(a.column(2).inclusive(MetricId(0)), &[70.0]);
     assert_eq!(a.column(2).calls(), &[2.0]);
     assert_eq!(a.column(4).threads(), &[ThreadIndex(0)]);
 }
@@ -169,5 +170,5 @@ fn events_beyond_the_in_place_room_move_the_cells_to_drafts() {
     assert_eq!(dense, drafts);
     let c = dense.column(1400);
     assert_eq!(c.threads(), &[ThreadIndex(1), ThreadIndex(2)]);
-    assert_eq!(c.exclusive(crate::MetricId(0)), &[1400.0, 2800.0]);
+    assert_eq!(c.exclusive(MetricId(0)), &[1400.0, 2800.0]);
 }
