@@ -14,9 +14,9 @@ impl ProfileBuilder {
     /// notes and errors.
     ///
     /// Each thread's events are found in turn, then the cells of all of them are written
-    /// together ([`crate::cell_rows::CellRows`]' block), a few rows at a time across the
-    /// threads: thread by thread, every cell of a TAU thread goes to another event's column
-    /// on another page.
+    /// together, with the cell layout checked once for them all and a few rows at a time
+    /// across the threads: thread by thread, every cell of a TAU thread goes to another
+    /// event's column on another page.
     ///
     /// # Errors
     /// The first error [`ProfileBuilder::add_thread`] would return; the threads before it are
