@@ -308,9 +308,7 @@ impl CellRows {
         row: impl Fn(usize, usize) -> (f64, f64, &'a [f64], &'a [f64]),
     ) -> bool {
         const TILE: usize = BLOCK_TILE_ROWS;
-        if self.dense.is_none() && self.drafts.is_none() && t0.index() > 0 && self.expected_threads > 1 {
-            self.move_to_dense();
-        }
+        self.leave_first_thread(t0);
         let Some(d) = &mut self.dense else { return false };
         let Ok(t0) = u32::try_from(t0.index()) else {
             return false;
@@ -353,6 +351,15 @@ impl CellRows {
             }
         }
         true
+    }
+
+    /// When thread `t` is a later thread than the first and the cells are still the first
+    /// thread's, moves them to the [`Dense`] layout if the reader announced its thread count
+    /// (otherwise they move to the drafts when `t`'s first cell comes).
+    fn leave_first_thread(&mut self, t: ThreadIndex) {
+        if self.dense.is_none() && self.drafts.is_none() && t.index() > 0 && self.expected_threads > 1 {
+            self.move_to_dense();
+        }
     }
 
     /// Moves the cells in arrival order (the first thread's) into the [`Dense`] layout, when
@@ -495,9 +502,7 @@ impl CellRows {
         inclusive: &[f64],
     ) -> bool {
         let width = self.kinds.len();
-        if self.dense.is_none() && self.drafts.is_none() && t.index() > 0 && self.expected_threads > 1 {
-            self.move_to_dense();
-        }
+        self.leave_first_thread(t);
         if let Some(d) = &mut self.dense {
             if t.index() < d.stride {
                 return d.add(e.index(), t.0, [calls, subcalls], exclusive, inclusive);
