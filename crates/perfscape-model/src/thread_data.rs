@@ -206,14 +206,7 @@ impl ThreadData {
 
     /// Metadata key/values in the order added.
     pub fn metadata(&self) -> impl Iterator<Item = (&str, &str)> + '_ {
-        self.metadata.iter().map(move |&p| match p {
-            MetaPair::Own(k, v) => (self.get(k), self.get(v)),
-            MetaPair::Template(k) => self
-                .metadata_template
-                .as_ref()
-                .and_then(|t| t.get(k as usize))
-                .map_or(("", ""), |(k, v)| (k.as_str(), v.as_str())),
-        })
+        self.metadata_with_template().1.map(|(_, k, v)| (k, v))
     }
 
     /// The thread's metadata pairs as [`ThreadData::metadata`] gives them, each with its
@@ -225,15 +218,14 @@ impl ThreadData {
         Option<&MetadataTemplate>,
         impl Iterator<Item = (Option<u32>, &str, &str)> + '_,
     ) {
-        let items = self
-            .metadata
-            .iter()
-            .zip(self.metadata())
-            .map(|(&p, (k, v))| match p {
-                MetaPair::Template(j) if self.metadata_template.is_some() => (Some(j), k, v),
-                _ => (None, k, v),
-            });
-        (self.metadata_template.as_ref(), items)
+        let template = self.metadata_template.as_ref();
+        let items = self.metadata.iter().map(move |&p| match p {
+            MetaPair::Own(k, v) => (None, self.get(k), self.get(v)),
+            MetaPair::Template(j) => template
+                .and_then(|t| t.get(j as usize))
+                .map_or((None, "", ""), |(k, v)| (Some(j), k.as_str(), v.as_str())),
+        });
+        (template, items)
     }
 
     /// Appends a timer row. `name` is the raw name (normalized here as ParaProf shows it, see
