@@ -19,7 +19,7 @@
 
 use super::metadata::BlockTemplate;
 use super::profile_text::{
-    ProfileFile, decode_text, file_warnings, parse_profile_file, parse_profile_text_by,
+    Marks, ProfileFile, TimerTemplate, decode_text, file_warnings, parse_profile_file, parse_profile_text_by,
 };
 use crate::error::{FileError, LoadError, LoadReport};
 use crate::format::{self, FileScope, Format, OpenOptions, Opened, Parts, Probe};
@@ -217,15 +217,16 @@ impl ThreadResult {
 
 /// The timer lines of the run's first thread (its first metric's file), with the events the
 /// builder gave them when that thread was added: the files of one run list nearly the same
-/// lines, so a later thread's line with the same raw name and group text is given its event
-/// by id, without normalizing, storing or comparing its name again in the merge. The result
-/// is the same: that name interns to that event, and its group text was added already.
+/// lines, so a later thread's line that the parser finds to be a template line (same raw
+/// name and group text, [`TimerTemplate`]) is given its event by id, without normalizing,
+/// storing or comparing its name again in the merge. The result is the same: that name
+/// interns to that event, and its group text was added already.
 struct Template {
-    /// Per timer line: raw name, raw group text, and its event (`None` for a line with zero
-    /// calls, which the first thread did not count).
-    lines: Vec<(String, String, Option<EventId>)>,
-    /// Raw name -> its first line.
-    by_name: HashMap<String, usize>,
+    /// The first file's timer lines, which later files are read against.
+    timers: TimerTemplate,
+    /// Per timer line, its event (`None` for a line with zero calls, which the first thread
+    /// did not count).
+    events: Vec<Option<EventId>>,
     /// The metadata pairs of the file: a later file's metadata block is read against them,
     /// and its pairs equal to one of them are added from `metadata` (the same pairs, shared
     /// by every thread) instead of copied into each thread's text.
@@ -237,38 +238,19 @@ impl Template {
     /// The timer lines of `file` (the first thread's first-metric file, already added to
     /// `builder`) with their events.
     fn new(file: &ProfileFile<'_>, builder: &mut ProfileBuilder) -> Self {
-        let mut by_name = HashMap::default();
-        let lines = file
+        let events = file
             .timers
             .iter()
-            .enumerate()
-            .map(|(i, t)| {
-                by_name.entry(t.name.to_string()).or_insert(i);
-                let e = (t.calls != 0.0).then(|| builder.declare_event(&t.name, &t.groups));
-                (t.name.to_string(), t.groups.to_string(), e)
-            })
+            .map(|t| (t.calls != 0.0).then(|| builder.declare_event(&t.name, &t.groups)))
             .collect();
         let block = BlockTemplate::new(file.metadata.iter().map(|(k, v)| (k.as_ref(), v.as_ref())));
         let metadata = block.pairs().into();
         Self {
-            lines,
-            by_name,
+            timers: TimerTemplate::new(&file.timers),
+            events,
             block,
             metadata,
         }
-    }
-
-    /// The event of a timer line named `name` with group text `groups`, when the first thread
-    /// has a line of that name and group text; `cursor` is where the line is looked for first
-    /// (one past the last line found).
-    fn event(&self, cursor: &mut usize, name: &str, groups: &str) -> Option<EventId> {
-        let at = match self.lines.get(*cursor) {
-            Some((n, _, _)) if n == name => *cursor,
-            _ => *self.by_name.get(name)?,
-        };
-        *cursor = at + 1;
-        let (_, g, e) = &self.lines[at];
-        if g == groups { *e } else { None }
     }
 }
 
@@ -306,14 +288,14 @@ fn load_thread(
     }
     let decoded: Vec<_> = bufs.iter().map(|b| decode_text(b)).collect();
     let mut parsed: Vec<ProfileFile<'_>> = Vec::with_capacity(sets.len());
-    // Per metadata pair of the first metric's file, the template pair it equals.
-    let mut same_pairs = Vec::new();
+    // What the first metric's file has equal to the template's.
+    let mut same = Marks::default();
     for ((path, (text, utf8_warnings)), _) in paths.iter().zip(&decoded).zip(sets) {
-        match parse_profile_text_by(text, template.map(|t| &t.block)) {
+        match parse_profile_text_by(text, template.map(|t| &t.block), template.map(|t| &t.timers)) {
             Ok((mut f, marks)) => {
                 f.warnings.splice(0..0, utf8_warnings.iter().cloned());
                 if parsed.is_empty() {
-                    same_pairs = marks;
+                    same = marks;
                 }
                 parsed.push(f);
             }
@@ -348,8 +330,7 @@ fn load_thread(
     let mut data = ThreadData::with_capacity(n_metrics, base.timers.len(), text_bytes);
     // Rows of metric 0; `row_of_line` maps each base line to its ThreadData row.
     let mut row_of_line: Vec<Option<usize>> = Vec::with_capacity(base.timers.len());
-    let mut cursor = 0;
-    for t in &base.timers {
+    for (i, t) in base.timers.iter().enumerate() {
         if t.calls == 0.0 {
             data.declare_timer(&t.name, &t.groups);
             row_of_line.push(None);
@@ -361,7 +342,8 @@ fn load_thread(
             exclusive: t.exclusive,
             inclusive: t.inclusive,
         };
-        match template.and_then(|tp| tp.event(&mut cursor, &t.name, &t.groups)) {
+        let at = same.timers.get(i).copied().flatten();
+        match template.zip(at).and_then(|(tp, at)| tp.events[at as usize]) {
             Some(e) => data.push_event_for_metric(e, t.calls, t.subcalls, value),
             None => data.push_timer_for_metric(&t.name, &t.groups, t.calls, t.subcalls, value),
         }
@@ -452,7 +434,7 @@ fn load_thread(
     }
     for (i, (k, v)) in base.metadata.iter().enumerate() {
         if k != "Metric Name" {
-            match same_pairs.get(i).copied().flatten() {
+            match same.metadata.get(i).copied().flatten() {
                 Some(j) if data.push_metadata_from_template(j as usize) => {}
                 _ => data.push_metadata(k, v),
             }

@@ -24,6 +24,9 @@ use std::borrow::Cow;
 use std::path::Path;
 
 mod fields;
+mod template;
+
+pub(crate) use template::TimerTemplate;
 
 use fields::{field_number, integers_after_name, split_last_numbers};
 #[cfg(test)]
@@ -371,17 +374,29 @@ pub fn parse_profile_file(bytes: &[u8]) -> Result<ProfileFile<'static>, Problem>
 /// aggregates or user-event section) keeps what was read and is listed in
 /// [`ProfileFile::partial`]; text after the last user event is a warning.
 pub fn parse_profile_text(text: &str) -> Result<ProfileFile<'_>, Problem> {
-    parse_profile_text_by(text, None).map(|(f, _)| f)
+    parse_profile_text_by(text, None, None).map(|(f, _)| f)
 }
 
-/// [`parse_profile_text`] reading the metadata block against `template` (the run's first
-/// file's, see [`BlockTemplate`]) when given: the same file, and per metadata pair the
-/// template pair it equals when the scan found it so (empty without a template).
+/// What [`parse_profile_text_by`] found equal to the run's first file.
+#[derive(Debug, Default)]
+pub(crate) struct Marks {
+    /// Per metadata pair, the template pair it equals when the scan found it so (empty
+    /// without a metadata template).
+    pub(crate) metadata: Vec<Option<u32>>,
+    /// Per timer line, the template line it is ([`TimerTemplate::find`]; empty without a
+    /// timer template).
+    pub(crate) timers: Vec<Option<u32>>,
+}
+
+/// [`parse_profile_text`] reading the metadata block against `metadata` and the timer lines
+/// against `timers` (the run's first file's, see [`BlockTemplate`] and [`TimerTemplate`])
+/// when given: the same file, and what was found equal to the first file's ([`Marks`]).
 pub(crate) fn parse_profile_text_by<'a>(
     text: &'a str,
-    template: Option<&BlockTemplate>,
-) -> Result<(ProfileFile<'a>, Vec<Option<u32>>), Problem> {
-    let mut marks = Vec::new();
+    metadata: Option<&BlockTemplate>,
+    timers: Option<&TimerTemplate>,
+) -> Result<(ProfileFile<'a>, Marks), Problem> {
+    let mut marks = Marks::default();
     let mut lines = Lines {
         rest: text,
         line_no: 0,
@@ -431,9 +446,10 @@ pub(crate) fn parse_profile_text_by<'a>(
             ));
         };
         let block = &second[start..end + "</metadata>".len()];
-        match template {
+        match metadata {
             Some(t) => {
-                (out.metadata, marks) = parse_metadata_by(block, t).map_err(|e| Problem::at_line(2, e))?;
+                (out.metadata, marks.metadata) =
+                    parse_metadata_by(block, t).map_err(|e| Problem::at_line(2, e))?;
             }
             None => out.metadata = parse_metadata(block).map_err(|e| Problem::at_line(2, e))?,
         }
@@ -441,7 +457,25 @@ pub(crate) fn parse_profile_text_by<'a>(
 
     // Never trust a count for an allocation: a line takes at least 12 bytes.
     out.timers.reserve(n_timers.min(text.len() / 12));
+    // The template line expected next: one past the last one found.
+    let mut cursor = 0;
     for k in 0..n_timers {
+        if let Some(tt) = timers {
+            let next = lines.line_no + 1;
+            let read = if stats_column {
+                tt.read_line::<6>(lines.rest, cursor, next)
+            } else {
+                tt.read_line::<5>(lines.rest, cursor, next)
+            };
+            if let Some((t, len)) = read {
+                lines.rest = &lines.rest[len..];
+                lines.line_no = next;
+                out.timers.push(t);
+                marks.timers.push(u32::try_from(cursor).ok());
+                cursor += 1;
+                continue;
+            }
+        }
         let Some(l) = lines.next_line() else {
             return Err(Problem::at_line(
                 lines.line_no + 1,
@@ -460,7 +494,12 @@ pub(crate) fn parse_profile_text_by<'a>(
                 ),
             ));
         }
-        out.timers.push(parse_timer(l, lines.line_no, stats_column)?);
+        let t = parse_timer(l, lines.line_no, stats_column)?;
+        if let Some(tt) = timers {
+            let at = tt.find(&mut cursor, &t.name, &t.groups);
+            marks.timers.push(at.and_then(|a| u32::try_from(a).ok()));
+        }
+        out.timers.push(t);
     }
 
     // The timer section is complete: what follows is read as far as it is valid, and a

@@ -222,6 +222,7 @@ proptest::proptest! {
 }
 
 mod fast_paths {
+    use super::super::fields::digits_from;
     use super::super::{
         parse_f64, parse_timer_general, split_integers_after_name, split_last, split_last_numbers,
         timer_as_tau_writes_it,
@@ -375,6 +376,23 @@ mod fast_paths {
                 if let Some(fast) = timer_as_tau_writes_it(&s, 7, stats_column) {
                     prop_assert_eq!(Ok(fast), parse_timer_general(&s, 7, stats_column).map_err(|e| e.message));
                 }
+            }
+        }
+
+        /// The 8-bytes-at-a-time digit reader gives the digits' end and value as a byte
+        /// loop does (values of up to 19 digits; any byte may follow them).
+        #[test]
+        fn digits_read_as_byte_by_byte(
+            b in proptest::collection::vec(prop_oneof![3 => b'0'..=b'9', 1 => any::<u8>()], 0..40),
+            from in 0usize..40,
+        ) {
+            let from = from.min(b.len());
+            let end = from + b[from..].iter().take_while(|c| c.is_ascii_digit()).count();
+            let (v, e) = digits_from(&b, from);
+            prop_assert_eq!(e, end);
+            if end - from <= 19 {
+                let expected = b[from..end].iter().fold(0u64, |v, c| v * 10 + u64::from(c - b'0'));
+                prop_assert_eq!(v, expected);
             }
         }
 

@@ -1,0 +1,132 @@
+//! The timer lines of a run's first file, which a later file of the run is read against:
+//! the files of one TAU run list nearly the same lines in the same order, so a later line
+//! that is byte for byte the first file's line at the same place (up to its numbers) is read
+//! in one forward pass, without looking for its end, its name's closing quote or its groups,
+//! and is known to be that line without comparing its name again.
+
+use super::TimerLine;
+use super::fields::digits_from;
+use rustc_hash::FxHashMap as HashMap;
+use std::borrow::Cow;
+
+/// The timer lines of a run's first file (see the module documentation).
+#[derive(Debug, Default)]
+pub(crate) struct TimerTemplate {
+    /// Per timer line: raw name and raw group text, as [`super::parse_profile_text`] gives them.
+    lines: Vec<(String, String)>,
+    /// Per timer line: the text before its numbers (`"<name>"`) and after them
+    /// (` GROUP="<groups>"`), as TAU writes the line; `None` for a line whose groups hold a
+    /// quote (the general reader then splits it otherwise) or a name that holds a line end.
+    shapes: Vec<Option<(Box<[u8]>, Box<[u8]>)>>,
+    /// Raw name -> its first line.
+    by_name: HashMap<String, usize>,
+}
+
+impl TimerTemplate {
+    /// The template of a first file's timer lines.
+    pub(crate) fn new(timers: &[TimerLine<'_>]) -> Self {
+        let mut t = Self::default();
+        for (i, line) in timers.iter().enumerate() {
+            let (name, groups) = (line.name.as_ref(), line.groups.as_ref());
+            t.by_name.entry(name.to_string()).or_insert(i);
+            t.lines.push((name.to_string(), groups.to_string()));
+            let writable = !groups.contains('"') && !name.contains(['\n', '\r']);
+            t.shapes.push(writable.then(|| {
+                (
+                    format!("\"{name}\"").into_bytes().into(),
+                    format!(" GROUP=\"{groups}\"").into_bytes().into(),
+                )
+            }));
+        }
+        t
+    }
+
+    /// The raw name and group text of line `at`.
+    pub(crate) fn line(&self, at: usize) -> (&str, &str) {
+        let (n, g) = &self.lines[at];
+        (n, g)
+    }
+
+    /// The template line a timer line named `name` with group text `groups` is, when the
+    /// first file has a line of that name and group text; `cursor` is where it is looked for
+    /// first (one past the last line found), and is moved one past the line of that name.
+    pub(crate) fn find(&self, cursor: &mut usize, name: &str, groups: &str) -> Option<usize> {
+        let at = match self.lines.get(*cursor) {
+            Some((n, _)) if n == name => *cursor,
+            _ => *self.by_name.get(name)?,
+        };
+        *cursor = at + 1;
+        (self.lines[at].1 == groups).then_some(at)
+    }
+
+    /// Reads the timer line at the start of `text` when it is template line `at` as TAU
+    /// writes it: `"<name>"`, `N` fields of 1 to 15 digits each after spaces or tabs,
+    /// ` GROUP="<groups>"`, spaces or tabs, then `\n` or `\r\n`. Gives the line (numbered
+    /// `line_no`) and the bytes it takes with its line end; `None` for any other text.
+    ///
+    /// Where it gives a line, the general reader gives the same one for the same text, and
+    /// [`Self::find`] gives `at` for it with the cursor at `at` (the tests compare them):
+    /// the name's closing quote is the line's last quote before its numbers, and the groups'
+    /// opening quote the last one before their closing quote.
+    pub(crate) fn read_line<'a, const N: usize>(
+        &self,
+        text: &'a str,
+        at: usize,
+        line_no: usize,
+    ) -> Option<(TimerLine<'a>, usize)> {
+        /// The most digits of a field read as an integer (exact in an `f64`: 10^15 < 2^53).
+        const MAX_DIGITS: usize = 15;
+        let (head, tail) = self.shapes.get(at)?.as_ref()?;
+        let b = text.as_bytes();
+        if !b.starts_with(head) {
+            return None;
+        }
+        let mut i = head.len();
+        let mut values = [0.0; N];
+        for value in &mut values {
+            let space = i;
+            while i < b.len() && (b[i] == b' ' || b[i] == b'\t') {
+                i += 1;
+            }
+            let start = i;
+            let (v, end) = digits_from(b, i);
+            i = end;
+            if start == space || i == start || i - start > MAX_DIGITS {
+                return None;
+            }
+            // Exact: 0 <= v < 10^15 < 2^53.
+            *value = v as f64;
+        }
+        if !b[i..].starts_with(tail) {
+            return None;
+        }
+        let groups_at = i + " GROUP=\"".len();
+        i += tail.len();
+        while i < b.len() && (b[i] == b' ' || b[i] == b'\t') {
+            i += 1;
+        }
+        let end = if b.get(i) == Some(&b'\n') {
+            i + 1
+        } else if b.get(i..i + 2) == Some(b"\r\n") {
+            i + 2
+        } else {
+            return None;
+        };
+        let (name, groups) = self.line(at);
+        Some((
+            TimerLine {
+                line: line_no,
+                name: Cow::Borrowed(text.get(1..1 + name.len())?),
+                groups: Cow::Borrowed(text.get(groups_at..groups_at + groups.len())?),
+                calls: values[0],
+                subcalls: values[1],
+                exclusive: values[2],
+                inclusive: values[3],
+            },
+            end,
+        ))
+    }
+}
+
+#[cfg(test)]
+mod tests;
