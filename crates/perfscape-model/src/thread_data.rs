@@ -317,6 +317,11 @@ impl ThreadData {
 
     /// The values of the row just pushed: `value`'s metric, 0 for the others.
     fn push_one_metric(&mut self, value: MetricValue) {
+        if self.n_metrics == 1 && value.metric == 0 {
+            self.exclusive.push(value.exclusive);
+            self.inclusive.push(value.inclusive);
+            return;
+        }
         let base = self.exclusive.len();
         self.exclusive.resize(base + self.n_metrics, 0.0);
         self.inclusive.resize(base + self.n_metrics, 0.0);

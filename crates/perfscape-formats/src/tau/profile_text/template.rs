@@ -94,8 +94,8 @@ impl TimerTemplate {
             if start == space || i == start || i - start > MAX_DIGITS {
                 return None;
             }
-            // Exact: 0 <= v < 10^15 < 2^53.
-            *value = v as f64;
+            // Exact: 0 <= v < 10^15 < 2^53 (through `i64`: one instruction, `u64` takes several).
+            *value = v as i64 as f64;
         }
         if !b[i..].starts_with(tail) {
             return None;
@@ -116,8 +116,9 @@ impl TimerTemplate {
         Some((
             TimerLine {
                 line: line_no,
-                name: Cow::Borrowed(text.get(1..1 + name.len())?),
-                groups: Cow::Borrowed(text.get(groups_at..groups_at + groups.len())?),
+                // Char boundaries: the text there is the template's, quotes around each.
+                name: Cow::Borrowed(&text[1..1 + name.len()]),
+                groups: Cow::Borrowed(&text[groups_at..groups_at + groups.len()]),
                 calls: values[0],
                 subcalls: values[1],
                 exclusive: values[2],
