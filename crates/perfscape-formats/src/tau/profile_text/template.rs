@@ -9,15 +9,18 @@ use super::fields::digits_from;
 use rustc_hash::FxHashMap as HashMap;
 use std::borrow::Cow;
 
+/// A timer line as TAU writes it, around its numbers: the text before them (`"<name>"`) and
+/// after them (` GROUP="<groups>"`).
+type Shape = (Box<[u8]>, Box<[u8]>);
+
 /// The timer lines of a run's first file (see the module documentation).
 #[derive(Debug, Default)]
 pub(crate) struct TimerTemplate {
     /// Per timer line: raw name and raw group text, as [`super::parse_profile_text`] gives them.
     lines: Vec<(String, String)>,
-    /// Per timer line: the text before its numbers (`"<name>"`) and after them
-    /// (` GROUP="<groups>"`), as TAU writes the line; `None` for a line whose groups hold a
-    /// quote (the general reader then splits it otherwise) or a name that holds a line end.
-    shapes: Vec<Option<(Box<[u8]>, Box<[u8]>)>>,
+    /// Per timer line: its [`Shape`]; `None` for a line whose groups hold a quote (the
+    /// general reader then splits it otherwise) or a name that holds a line end.
+    shapes: Vec<Option<Shape>>,
     /// Raw name -> its first line.
     by_name: HashMap<String, usize>,
 }
