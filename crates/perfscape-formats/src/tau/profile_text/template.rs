@@ -5,7 +5,7 @@
 //! and is known to be that line without comparing its name again.
 
 use super::TimerLine;
-use super::fields::digits_from;
+use super::fields::integer_fields;
 use rustc_hash::FxHashMap as HashMap;
 use std::borrow::Cow;
 
@@ -77,29 +77,12 @@ impl TimerTemplate {
         at: usize,
         line_no: usize,
     ) -> Option<(TimerLine<'a>, usize)> {
-        /// The most digits of a field read as an integer (exact in an `f64`: 10^15 < 2^53).
-        const MAX_DIGITS: usize = 15;
         let (head, tail) = self.shapes.get(at)?.as_ref()?;
         let b = text.as_bytes();
         if !b.starts_with(head) {
             return None;
         }
-        let mut i = head.len();
-        let mut values = [0.0; N];
-        for value in &mut values {
-            let space = i;
-            while i < b.len() && (b[i] == b' ' || b[i] == b'\t') {
-                i += 1;
-            }
-            let start = i;
-            let (v, end) = digits_from(b, i);
-            i = end;
-            if start == space || i == start || i - start > MAX_DIGITS {
-                return None;
-            }
-            // Exact: 0 <= v < 10^15 < 2^53 (through `i64`: one instruction, `u64` takes several).
-            *value = v as i64 as f64;
-        }
+        let (values, mut i) = integer_fields::<N>(b, head.len())?;
         if !b[i..].starts_with(tail) {
             return None;
         }
