@@ -44,12 +44,6 @@ impl TimerTemplate {
         t
     }
 
-    /// The raw name and group text of line `at`.
-    pub(crate) fn line(&self, at: usize) -> (&str, &str) {
-        let (n, g) = &self.lines[at];
-        (n, g)
-    }
-
     /// The template line a timer line named `name` with group text `groups` is, when the
     /// first file has a line of that name and group text; `cursor` is where it is looked for
     /// first (one past the last line found), and is moved one past the line of that name.
@@ -86,7 +80,8 @@ impl TimerTemplate {
         if !b[i..].starts_with(tail) {
             return None;
         }
-        let groups_at = i + " GROUP=\"".len();
+        // The groups: between ` GROUP="` and the closing quote.
+        let groups = i + " GROUP=\"".len()..i + tail.len() - 1;
         i += tail.len();
         while i < b.len() && (b[i] == b' ' || b[i] == b'\t') {
             i += 1;
@@ -98,13 +93,12 @@ impl TimerTemplate {
         } else {
             return None;
         };
-        let (name, groups) = self.line(at);
         Some((
             TimerLine {
                 line: line_no,
                 // Char boundaries: the text there is the template's, quotes around each.
-                name: Cow::Borrowed(&text[1..1 + name.len()]),
-                groups: Cow::Borrowed(&text[groups_at..groups_at + groups.len()]),
+                name: Cow::Borrowed(&text[1..head.len() - 1]),
+                groups: Cow::Borrowed(&text[groups]),
                 calls: values[0],
                 subcalls: values[1],
                 exclusive: values[2],
