@@ -29,8 +29,32 @@ use rustc_hash::FxHashMap as HashMap;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-/// Threads parsed per parallel chunk before merging.
+/// Threads parsed per parallel chunk before merging (at most; see [`chunk_lengths`]).
 const CHUNK_THREADS: usize = 256;
+
+/// The fewest threads in a chunk, unless fewer are left.
+const CHUNK_THREADS_MIN: usize = 32;
+
+/// The lengths of the chunks `n` threads are parsed and merged in: [`CHUNK_THREADS`] each,
+/// then, over the last `2 * CHUNK_THREADS`, half of what is left each time (down to
+/// [`CHUNK_THREADS_MIN`]). The last chunk's merge runs after every parse is done, with one
+/// core idle, so it is kept short: 256, ..., 256, 128, 64, 32, 32 rather than a last 256 (at
+/// 4,096 ranks a merge of 256 threads took about 3 ms).
+fn chunk_lengths(n: usize) -> impl Iterator<Item = usize> {
+    let mut left = n;
+    std::iter::from_fn(move || {
+        if left == 0 {
+            return None;
+        }
+        let len = if left > 2 * CHUNK_THREADS {
+            CHUNK_THREADS
+        } else {
+            (left / 2).max(CHUNK_THREADS_MIN).min(left)
+        };
+        left -= len;
+        Some(len)
+    })
+}
 
 /// The thread address in a TAU profile file name `profile.<node>.<context>.<thread>`, or
 /// `None` if `name` is not exactly of that form.
@@ -555,7 +579,10 @@ fn read_run_listed(
                 Ok((builder, report, all_errors))
             },
         );
-        for chunk in rest.chunks(CHUNK_THREADS) {
+        let mut rest = rest;
+        for len in chunk_lengths(rest.len()) {
+            let (chunk, later) = rest.split_at(len);
+            rest = later;
             let results: ChunkResults = pool.install(|| {
                 chunk
                     .par_iter()
@@ -654,4 +681,35 @@ pub fn read_single_file(path: &Path, opts: &OpenOptions<'_>) -> Result<Opened, L
         .warnings
         .extend(notes.into_iter().map(|n| FileError::whole(path, n.message)));
     Ok(Opened::profile(profile, report))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn chunks_cover_every_thread_once_and_shrink_at_the_end() {
+        for n in 0..3000 {
+            let lens: Vec<usize> = chunk_lengths(n).collect();
+            assert_eq!(lens.iter().sum::<usize>(), n, "n = {n}: {lens:?}");
+            assert!(
+                lens.iter().all(|&l| (1..=CHUNK_THREADS).contains(&l)),
+                "n = {n}: {lens:?}"
+            );
+            // Never growing, and never smaller than the minimum but for the last.
+            assert!(lens.windows(2).all(|w| w[1] <= w[0]), "n = {n}: {lens:?}");
+            assert!(
+                lens.iter().rev().skip(1).all(|&l| l >= CHUNK_THREADS_MIN),
+                "n = {n}: {lens:?}"
+            );
+            if n > 2 * CHUNK_THREADS {
+                let last = *lens.last().unwrap();
+                assert!(last <= CHUNK_THREADS_MIN, "n = {n}: the last chunk is {last}");
+            }
+        }
+        assert_eq!(
+            chunk_lengths(4095).collect::<Vec<_>>()[14..],
+            [255, 128, 64, 32, 32]
+        );
+    }
 }
