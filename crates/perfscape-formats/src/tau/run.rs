@@ -1,8 +1,8 @@
 //! Reading a TAU run directory: `profile.N.C.T` files, or one `MULTI__<METRIC>/` directory
 //! per metric, merged into one [`perfscape_model::Profile`].
 //!
-//! Files are parsed in parallel (rayon) in chunks of at most [`CHUNK_THREADS`] threads
-//! ([`chunk_lengths`]), and each chunk is merged into the [`ProfileBuilder`] in thread order,
+//! Files are parsed in parallel (rayon) in chunks of at most 256 threads
+//! (`chunk_lengths`), and each chunk is merged into the [`ProfileBuilder`] in thread order,
 //! so the result is identical for any number of worker threads and memory stays bounded by
 //! three chunks of parsed threads (one being merged, one waiting, one being parsed).
 //!
