@@ -116,6 +116,21 @@ export async function open(br, url, viewport = { width: 1600, height: 1000 }) {
   return { page, errors };
 }
 
+/** Counts the page's API requests in flight; `settle()` resolves once none has been for 700 ms. */
+export function inFlight(page) {
+  const pending = new Set();
+  const api = (r) => new URL(r.url()).pathname.startsWith('/api/');
+  page.on('request', (r) => api(r) && pending.add(r));
+  page.on('requestfinished', (r) => pending.delete(r));
+  page.on('requestfailed', (r) => pending.delete(r));
+  return async function settle() {
+    for (let quiet = 0; quiet < 7; ) {
+      await page.waitForTimeout(100);
+      quiet = pending.size ? 0 : quiet + 1;
+    }
+  };
+}
+
 /** Pixel statistics of an element's screenshot: share of non-background pixels, distinct colours. */
 export async function drawn(page, selector) {
   const png = PNG.sync.read(await page.locator(selector).screenshot());

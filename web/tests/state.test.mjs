@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { browser, open, option, repo, selection, serve, shared } from './harness.mjs';
+import { browser, inFlight, open, option, repo, selection, serve, shared } from './harness.mjs';
 
 const np64 = path.join(repo, 'examples/tau/mpi-stencil-np64-callpath-commmatrix');
 const np8 = path.join(shared, 'corpus/tau-real/mpi-stencil-np8-snapshot');
@@ -30,21 +30,6 @@ async function drawnData(page) {
     out.event = document.querySelector('#panel-event .event-title')?.textContent;
     return out;
   });
-}
-
-/** Counts the page's API requests in flight; `settle()` resolves once none has been for 700 ms. */
-function inFlight(page) {
-  const pending = new Set();
-  const api = (r) => new URL(r.url()).pathname.startsWith('/api/');
-  page.on('request', (r) => api(r) && pending.add(r));
-  page.on('requestfinished', (r) => pending.delete(r));
-  page.on('requestfailed', (r) => pending.delete(r));
-  return async function settle() {
-    for (let quiet = 0; quiet < 7; ) {
-      await page.waitForTimeout(100);
-      quiet = pending.size ? 0 : quiet + 1;
-    }
-  };
 }
 
 /** Holds the answers of requests matching `match` for `ms`, then lets them through. */
