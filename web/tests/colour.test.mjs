@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { describe, test } from 'node:test';
-import { bigRun, inFlight, open, option, repo, servedForSuite } from './harness.mjs';
+import { bigRun, open, option, repo, servedForSuite, settled } from './harness.mjs';
 
 const np64 = path.join(repo, 'examples/tau/mpi-stencil-np64-callpath-commmatrix');
 const SIZES = [
@@ -23,22 +23,6 @@ async function shot(page, name) {
   if (!dir) return;
   mkdirSync(dir, { recursive: true });
   await page.screenshot({ path: path.join(dir, `${name}.png`) });
-}
-
-const settlers = new WeakMap();
-
-/** Opens the page and starts counting its API requests in flight (for `settled`). */
-async function openCounted(br, url, size) {
-  const opened = await open(br, url, size);
-  settlers.set(opened.page, inFlight(opened.page));
-  return opened;
-}
-
-/** Waits until the views have their answers (no API request in flight for 700 ms, however slow
- * the server) and then 500 ms for the charts to draw them. */
-async function settled(page) {
-  await settlers.get(page)();
-  await page.waitForTimeout(500);
 }
 
 /** Sets state keys and waits until the views have drawn their new answers. */
@@ -162,7 +146,7 @@ describe('64-rank run: colour range, legend, log scale, overview rectangle, row 
     const tag = `${size.width}x${size.height}`;
 
     test(`whole run keeps the colour range when zooming, this window rescales (${tag})`, async () => {
-      const { page, errors } = await openCounted(s.br, `${s.server.url}?norm=global`, size);
+      const { page, errors } = await open(s.br, `${s.server.url}?norm=global`, size);
       const full = (await option(page, 'heatmap')).visualMap[0];
       assert.match(await status(page), /^colour 0( µs)? – \S+ (s|ms|µs) \(this window\)/);
       // Whole run, un-zoomed: the same range.
@@ -195,7 +179,7 @@ describe('64-rank run: colour range, legend, log scale, overview rectangle, row 
     });
 
     test(`per event: rows over their whole-run max, the legend in the selected event's unit (${tag})`, async () => {
-      const { page, errors } = await openCounted(s.br, `${s.server.url}?r0=0&r1=6&t0=0&t1=4`, size);
+      const { page, errors } = await open(s.br, `${s.server.url}?r0=0&r1=6&t0=0&t1=4`, size);
       // The top event is selected (in view): the legend gives its values.
       let lg = await legend(page);
       assert.deepEqual(lg.heading, ['per event', 'this window', 'MPI_Init()']);
@@ -234,7 +218,7 @@ describe('64-rank run: colour range, legend, log scale, overview rectangle, row 
     });
 
     test(`the legend's values carry units; the log scale maps log10 and labels real values (${tag})`, async () => {
-      const { page, errors } = await openCounted(s.br, `${s.server.url}?norm=global`, size);
+      const { page, errors } = await open(s.br, `${s.server.url}?norm=global`, size);
       let lg = await legend(page);
       assert.ok(lg.labels.length >= 4, `ends and ticks: ${lg.labels.join('|')}`);
       assert.ok(lg.labels.every((t) => UNIT.test(t)), lg.labels.join('|'));
@@ -261,7 +245,7 @@ describe('64-rank run: colour range, legend, log scale, overview rectangle, row 
     });
 
     test(`the overview's rectangle is the heat map's region, with row labels and a legend (${tag})`, async () => {
-      const { page, errors } = await openCounted(s.br, `${s.server.url}`, size);
+      const { page, errors } = await open(s.br, `${s.server.url}`, size);
       const ovAns = recorder(page, 'overview');
       const hmAns = recorder(page, 'matrix');
       // The answers of the first draw: ask again (a metric change redraws both).
@@ -288,7 +272,7 @@ describe('64-rank run: colour range, legend, log scale, overview rectangle, row 
     });
 
     test(`heat-map row labels do not overlap; long callpaths keep their leaf (${tag})`, async () => {
-      const { page, errors } = await openCounted(s.br, `${s.server.url}?callpaths=1`, size);
+      const { page, errors } = await open(s.br, `${s.server.url}?callpaths=1`, size);
       await checkRowLabels(page, 30);
       // Callpaths elided from the start: the leaf is kept, the full name in the tooltip.
       const fmt = await page.evaluate(() => {
@@ -313,7 +297,7 @@ describe('4,096-rank run, source lines: the overview rectangle with skipped rows
   for (const size of SIZES) {
     const tag = `${size.width}x${size.height}`;
     test(`the rectangle marks the heat map's rows and threads in every strip (${tag})`, async () => {
-      const { page, errors } = await openCounted(s.br, `${s.server.url}?rows=lines&skip=20&bin=4`, size);
+      const { page, errors } = await open(s.br, `${s.server.url}?rows=lines&skip=20&bin=4`, size);
       const ovAns = recorder(page, 'overview');
       const hmAns = recorder(page, 'matrix');
       await set(page, { strips: 3 });

@@ -107,6 +107,7 @@ export async function open(br, url, viewport = { width: 1600, height: 1000 }) {
   const [head, ...query] = url.split('?');
   if (query.length > 1) url = `${head}?${query.join('&')}`;
   const page = await br.newPage({ viewport });
+  settlers.set(page, inFlight(page));
   const errors = [];
   page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
   page.on('pageerror', (e) => errors.push(e.message));
@@ -129,6 +130,19 @@ export function inFlight(page) {
       quiet = pending.size ? 0 : quiet + 1;
     }
   };
+}
+
+/** `inFlight` of every page `open` made. */
+const settlers = new WeakMap();
+
+/** Waits until the views of a page `open` made have their answers (no API request in flight
+ * for 700 ms, however slow the server: a debug build on a loaded machine), then `drawMs` for
+ * the charts to draw them. */
+export async function settled(page, drawMs = 500) {
+  const settle = settlers.get(page);
+  if (!settle) throw new Error('settled: the page was not made by open()');
+  await settle();
+  await page.waitForTimeout(drawMs);
 }
 
 /** Pixel statistics of an element's screenshot: share of non-background pixels, distinct colours. */

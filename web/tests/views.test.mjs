@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import path from 'node:path';
-import { browser, bigRun, drawn, open, option, repo, selection, serve } from './harness.mjs';
+import { browser, bigRun, drawn, open, option, repo, selection, serve, settled } from './harness.mjs';
 
 const np64 = path.join(repo, 'examples/tau/mpi-stencil-np64-callpath-commmatrix');
 
@@ -71,7 +71,7 @@ describe('64-rank TAU run (examples/)', () => {
   test('selecting an event in the ranked table moves every view to it', async () => {
     const { page } = await open(br, server.url);
     await page.click('#panel-ranked tbody tr:has-text("MPI_Waitall()")');
-    await page.waitForTimeout(1500);
+    await settled(page);
     const sel = await selection(page);
     const id = sel.event;
     assert.ok(page.url().includes(`event=${id}`));
@@ -95,7 +95,7 @@ describe('64-rank TAU run (examples/)', () => {
     });
     const box = await page.locator('#panel-heatmap .chart').boundingBox();
     await page.mouse.click(box.x + pt[0], box.y + pt[1]);
-    await page.waitForTimeout(1200);
+    await settled(page);
     const after = await selection(page);
     assert.equal(after.event, id);
     assert.equal(after.thread, '10.0.0');
@@ -103,7 +103,7 @@ describe('64-rank TAU run (examples/)', () => {
     assert.ok(bars.series[0].data.some((d) => d.itemStyle.color === '#111'));
     // Call tree in the selected thread's scope.
     await page.selectOption('#panel-calltree select', 'thread');
-    await page.waitForTimeout(800);
+    await settled(page);
     assert.match(await page.textContent('#panel-calltree thead'), /\(rank 10\)/);
     await page.close();
   });
@@ -163,7 +163,7 @@ describe('4,096-rank run from tau_scale.py', () => {
     const pt = await page.evaluate(() => window.perfscape.charts.get('overview').convertToPixel({ seriesIndex: 0 }, [0, 5]));
     const box = await page.locator('#panel-overview .chart').boundingBox();
     await page.mouse.click(box.x + pt[0], box.y + pt[1]);
-    await page.waitForTimeout(1200);
+    await settled(page);
     const after = await selection(page);
     assert.notEqual(after.r0, before.r0);
     const hm = await option(page, 'heatmap');
@@ -207,7 +207,7 @@ describe('thread axis on the 64-rank run', () => {
     assert.match(await page.textContent('#panel-heatmap .status'), /4 clusters of/);
     // Representatives: at most 3 threads per cluster.
     await page.selectOption('#panel-heatmap .tools select >> nth=1', 'reps');
-    await page.waitForTimeout(1500);
+    await settled(page);
     const reps = await option(page, 'heatmap');
     const n = reps.xAxis[0].data.length;
     assert.ok(n >= 4 && n <= 12, `representatives: ${n}`);
@@ -216,7 +216,7 @@ describe('thread axis on the 64-rank run', () => {
     await page.selectOption('#panel-heatmap .tools select >> nth=1', 'top');
     await page.fill('#panel-heatmap .tools input[type=number] >> nth=1', '8');
     await page.press('#panel-heatmap .tools input[type=number] >> nth=1', 'Enter');
-    await page.waitForTimeout(1500);
+    await settled(page);
     const top = await option(page, 'heatmap');
     assert.equal(top.xAxis[0].data.length, 8);
     const sel = await selection(page);

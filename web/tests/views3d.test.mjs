@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { describe, test } from 'node:test';
-import { bigRun, open, option, repo, selection, shared, servedForSuite } from './harness.mjs';
+import { bigRun, open, option, repo, selection, servedForSuite, settled, shared } from './harness.mjs';
 
 const np64 = path.join(repo, 'examples/tau/mpi-stencil-np64-callpath-commmatrix');
 const np8 = path.join(shared, 'corpus/tau-real/mpi-stencil-np8-snapshot');
@@ -265,7 +265,7 @@ describe('Kiviat tube (8-rank snapshot run)', () => {
     test(`a click on a tube's vertex selects its thread; the labels are readable (${size.width}×${size.height})`, async () => {
       const { page, errors } = await open(s.br, s.server.url, size);
       await page.evaluate(() => window.perfscape.store.set({ thread: null }));
-      await page.waitForTimeout(1200);
+      await settled(page);
       const box = await chartBox(page, 'kiviat');
       const kv = await option(page, 'kiviat');
       const labels = kv.series.find((s) => s.name === 'axes');
