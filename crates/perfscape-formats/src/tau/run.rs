@@ -20,7 +20,8 @@
 
 use super::metadata::BlockTemplate;
 use super::profile_text::{
-    Marks, ProfileFile, TimerTemplate, decode_text, file_warnings, parse_profile_file, parse_profile_text_by,
+    Marks, ProfileFile, TimerTemplate, decode_text, file_warnings, parse_profile_text_by,
+    profile_text_metric_name,
 };
 use crate::error::{FileError, LoadError, LoadReport};
 use crate::format::{self, FileScope, Format, OpenOptions, Opened, Parts, Probe};
@@ -212,11 +213,12 @@ pub(crate) fn discover(
     ))
 }
 
-/// Reads and parses one file into a value owning its strings (used outside the hot path).
-fn read_file(path: &Path) -> Result<(ProfileFile<'static>, u64), FileError> {
+/// The metric name one file gives ([`ProfileFile::metric_name`]), from its first two lines:
+/// its timer lines are not parsed here (the file's thread parses them once, with the others).
+fn read_metric_name(path: &Path) -> Result<Option<String>, FileError> {
     let bytes = crate::input::read_member(path)?;
-    let parsed = parse_profile_file(&bytes).map_err(|e| e.in_file(path))?;
-    Ok((parsed, bytes.len() as u64))
+    let (text, _) = decode_text(&bytes);
+    profile_text_metric_name(&text).map_err(|e| e.in_file(path))
 }
 
 struct ThreadResult {
@@ -259,22 +261,45 @@ struct Template {
     metadata: MetadataTemplate,
 }
 
-impl Template {
-    /// The timer lines of `file` (the first thread's first-metric file, already added to
-    /// `builder`) with their events.
-    fn new(file: &ProfileFile<'_>, builder: &mut ProfileBuilder) -> Self {
-        let events = file
-            .timers
-            .iter()
-            .map(|t| (t.calls != 0.0).then(|| builder.declare_event(&t.name, &t.groups)))
-            .collect();
+/// A [`Template`] before its events: what the first thread's first-metric file gives, taken
+/// by [`load_thread`] while it has that file parsed (so the file is parsed once).
+struct TemplateDraft {
+    timers: TimerTemplate,
+    /// Per timer line, whether its calls are not 0 (a line the thread counts).
+    counted: Vec<bool>,
+    block: BlockTemplate,
+    metadata: MetadataTemplate,
+}
+
+impl TemplateDraft {
+    /// The template parts of `file`.
+    fn new(file: &ProfileFile<'_>) -> Self {
         let block = BlockTemplate::new(file.metadata.iter().map(|(k, v)| (k.as_ref(), v.as_ref())));
         let metadata = block.pairs().into();
         Self {
             timers: TimerTemplate::new(&file.timers),
-            events,
+            counted: file.timers.iter().map(|t| t.calls != 0.0).collect(),
             block,
             metadata,
+        }
+    }
+}
+
+impl Template {
+    /// The template of `draft` (the first thread's first-metric file, whose thread is
+    /// already added to `builder`), with the events of its lines.
+    fn new(draft: TemplateDraft, builder: &mut ProfileBuilder) -> Self {
+        let events = draft
+            .timers
+            .lines()
+            .zip(&draft.counted)
+            .map(|((name, groups), &counted)| counted.then(|| builder.declare_event(name, groups)))
+            .collect();
+        Self {
+            timers: draft.timers,
+            events,
+            block: draft.block,
+            metadata: draft.metadata,
         }
     }
 }
@@ -285,6 +310,7 @@ fn load_thread(
     metric_names: &[String],
     bufs: &mut [Vec<u8>],
     template: Option<&Template>,
+    draft: Option<&mut Option<TemplateDraft>>,
 ) -> Result<ThreadResult, Vec<FileError>> {
     let mut errors = Vec::new();
     let mut bytes = 0;
@@ -344,6 +370,9 @@ fn load_thread(
         }
     }
     let (base_path, base) = (paths[0], &parsed[0]);
+    if let Some(draft) = draft {
+        *draft = Some(TemplateDraft::new(base));
+    }
     // The names stored: those of every timer line, or with a template only those of the
     // lines it does not have, and the user events' (metadata equal to the template's is
     // not copied).
@@ -504,11 +533,7 @@ fn read_run_listed(
             s.files
                 .values()
                 .take(16)
-                .find_map(|p| {
-                    read_file(p)
-                        .ok()
-                        .and_then(|(f, _)| f.metric_name().map(str::to_string))
-                })
+                .find_map(|p| read_metric_name(p).ok().flatten())
                 .or_else(|| s.label.strip_prefix("MULTI__").map(str::to_string))
                 .unwrap_or_else(|| "Time".to_string())
         })
@@ -522,15 +547,20 @@ fn read_run_listed(
     };
     let total_files: usize = sets.iter().map(|s| s.files.len()).sum();
     opts.progress_start(total_files as u64);
-    // The first thread is added here, and its lines become the template of the others'.
+    // The first thread is added here, and its lines become the template of the others' (when
+    // there are others: the template copies every name of the file).
     let first = threads[0];
-    let (template, rest) = match load_thread(
+    let mut draft = None;
+    // Its file buffers are freed here, before its thread is added.
+    let first_result = load_thread(
         &sets,
         first,
         &metric_names,
         &mut vec![Vec::new(); sets.len()],
         None,
-    ) {
+        (threads.len() > 1).then_some(&mut draft),
+    );
+    let (template, rest) = match first_result {
         Ok(tr) => {
             opts.progress_advance(sets.len() as u64);
             builder
@@ -539,11 +569,7 @@ fn read_run_listed(
                     path: dir.to_path_buf(),
                     source,
                 })?;
-            let template = sets[0]
-                .files
-                .get(&first)
-                .and_then(|path| read_file(path).ok())
-                .map(|(f, _)| Template::new(&f, &mut builder));
+            let template = draft.take().map(|d| Template::new(d, &mut builder));
             (template, &threads[1..])
         }
         // Read again with the others, whose merge reports it.
@@ -590,7 +616,7 @@ fn read_run_listed(
                     .map_init(
                         || vec![Vec::new(); sets.len()],
                         |bufs, &t| {
-                            let r = load_thread(&sets, t, &metric_names, bufs, template);
+                            let r = load_thread(&sets, t, &metric_names, bufs, template, None);
                             opts.progress_advance(sets.len() as u64);
                             (t, r)
                         },
@@ -637,11 +663,12 @@ pub fn read_single_file(path: &Path, opts: &OpenOptions<'_>) -> Result<Opened, L
     let thread = profile_file_thread(name)
         .or_else(|| super::dumps::dump_file_parts(name).map(|(_, t)| t))
         .unwrap_or(ThreadId::new(0, 0, 0));
-    let (f, _) = read_file(path).map_err(|e| LoadError::NothingLoaded {
-        path: path.to_path_buf(),
-        errors: vec![e],
-    })?;
-    let metric = f.metric_name().unwrap_or("Time").to_string();
+    let metric = read_metric_name(path)
+        .map_err(|e| LoadError::NothingLoaded {
+            path: path.to_path_buf(),
+            errors: vec![e],
+        })?
+        .unwrap_or_else(|| "Time".to_string());
     let set = MetricSet {
         label: String::new(),
         files: BTreeMap::from([(thread, path.to_path_buf())]),
@@ -654,6 +681,7 @@ pub fn read_single_file(path: &Path, opts: &OpenOptions<'_>) -> Result<Opened, L
         thread,
         std::slice::from_ref(&metric),
         &mut [Vec::new()],
+        None,
         None,
     )
     .map_err(|errors| LoadError::NothingLoaded {

@@ -388,22 +388,24 @@ pub(crate) struct Marks {
     pub(crate) timers: Vec<Option<u32>>,
 }
 
-/// [`parse_profile_text`] reading the metadata block against `metadata` and the timer lines
-/// against `timers` (the run's first file's, see [`BlockTemplate`] and [`TimerTemplate`])
-/// when given: the same file, and what was found equal to the first file's ([`Marks`]).
-pub(crate) fn parse_profile_text_by<'a>(
-    text: &'a str,
-    metadata: Option<&BlockTemplate>,
-    timers: Option<&TimerTemplate>,
-) -> Result<(ProfileFile<'a>, Marks), Problem> {
-    let mut marks = Marks::default();
-    let mut lines = Lines {
-        rest: text,
-        line_no: 0,
-        ended: true,
-    };
-    let mut out = ProfileFile::default();
+/// Lines 1 and 2 of a profile file, as [`read_header`] finds them.
+struct Header<'a> {
+    /// The timer count of line 1 (`<n> templated_functions...`).
+    n_timers: usize,
+    /// The metric of line 1 (`templated_functions_MULTI_<METRIC>`), if given.
+    metric: Option<&'a str>,
+    /// Whether line 2 names a `SumExclSqr` column (timer lines then have 6 numbers).
+    stats_column: bool,
+    /// The `<metadata>...</metadata>` block of line 2, unparsed, if there is one.
+    metadata_block: Option<&'a str>,
+}
 
+/// Reads lines 1 and 2 of a profile file (`<n> templated_functions[_MULTI_<METRIC>]` and
+/// `# Name Calls Subrs Excl Incl ProfileCalls [# <metadata>...</metadata>]`, TAU's profile
+/// format), leaving `lines` at the first timer line. Errors name the line: an empty file, a
+/// line 1 without its count, a line 2 that is not the column header, a metadata block not
+/// closed on line 2.
+fn read_header<'a>(lines: &mut Lines<'a>) -> Result<Header<'a>, Problem> {
     let first = lines.next_line().ok_or_else(|| {
         Problem::at_line(
             1,
@@ -411,13 +413,10 @@ pub(crate) fn parse_profile_text_by<'a>(
         )
     })?;
     let n_timers = leading_count(first, "templated_functions", 1)?;
-    if let Some(i) = first.find("_MULTI_") {
-        let m = first[i + 7..].trim();
-        if !m.is_empty() {
-            out.header_metric = Some(Cow::Borrowed(m));
-        }
-    }
-
+    let metric = first
+        .find("_MULTI_")
+        .map(|i| first[i + 7..].trim())
+        .filter(|m| !m.is_empty());
     let second = lines.next_line().ok_or_else(|| {
         Problem::at_line(
             2,
@@ -435,17 +434,73 @@ pub(crate) fn parse_profile_text_by<'a>(
     }
     let metadata_at = memchr::memmem::find(second.as_bytes(), b"<metadata>");
     let header_end = metadata_at.unwrap_or(second.len());
-    let mut warnings = Vec::new();
     let stats_column = memchr::memmem::find(&second.as_bytes()[..header_end], b"SumExclSqr").is_some();
-    if let Some(start) = metadata_at {
-        let Some(end) = memchr::memmem::find(&second.as_bytes()[start..], b"</metadata>").map(|i| start + i)
-        else {
-            return Err(Problem::at_line(
-                2,
-                "the <metadata> block is not closed by </metadata> on line 2 (truncated file?)",
-            ));
-        };
-        let block = &second[start..end + "</metadata>".len()];
+    let metadata_block = match metadata_at {
+        None => None,
+        Some(start) => {
+            let Some(end) =
+                memchr::memmem::find(&second.as_bytes()[start..], b"</metadata>").map(|i| start + i)
+            else {
+                return Err(Problem::at_line(
+                    2,
+                    "the <metadata> block is not closed by </metadata> on line 2 (truncated file?)",
+                ));
+            };
+            Some(&second[start..end + "</metadata>".len()])
+        }
+    };
+    Ok(Header {
+        n_timers,
+        metric,
+        stats_column,
+        metadata_block,
+    })
+}
+
+/// The metric name of a profile file's text as [`ProfileFile::metric_name`] gives it (the
+/// `Metric Name` metadata value, else the metric of line 1), read from lines 1 and 2 only:
+/// the timer lines are not parsed. Errors as [`parse_profile_text`] for those two lines.
+pub fn profile_text_metric_name(text: &str) -> Result<Option<String>, Problem> {
+    let mut lines = Lines {
+        rest: text,
+        line_no: 0,
+        ended: true,
+    };
+    let header = read_header(&mut lines)?;
+    let file = ProfileFile {
+        header_metric: header.metric.map(Cow::Borrowed),
+        metadata: match header.metadata_block {
+            Some(block) => parse_metadata(block).map_err(|e| Problem::at_line(2, e))?,
+            None => Vec::new(),
+        },
+        ..ProfileFile::default()
+    };
+    Ok(file.metric_name().map(str::to_string))
+}
+
+/// [`parse_profile_text`] reading the metadata block against `metadata` and the timer lines
+/// against `timers` (the run's first file's, see [`BlockTemplate`] and [`TimerTemplate`])
+/// when given: the same file, and what was found equal to the first file's ([`Marks`]).
+pub(crate) fn parse_profile_text_by<'a>(
+    text: &'a str,
+    metadata: Option<&BlockTemplate>,
+    timers: Option<&TimerTemplate>,
+) -> Result<(ProfileFile<'a>, Marks), Problem> {
+    let mut marks = Marks::default();
+    let mut lines = Lines {
+        rest: text,
+        line_no: 0,
+        ended: true,
+    };
+    let mut out = ProfileFile::default();
+    let Header {
+        n_timers,
+        metric,
+        stats_column,
+        metadata_block,
+    } = read_header(&mut lines)?;
+    out.header_metric = metric.map(Cow::Borrowed);
+    if let Some(block) = metadata_block {
         match metadata {
             Some(t) => {
                 (out.metadata, marks.metadata) =
@@ -454,6 +509,7 @@ pub(crate) fn parse_profile_text_by<'a>(
             None => out.metadata = parse_metadata(block).map_err(|e| Problem::at_line(2, e))?,
         }
     }
+    let mut warnings = Vec::new();
 
     // Never trust a count for an allocation: a line takes at least 12 bytes.
     out.timers.reserve(n_timers.min(text.len() / 12));

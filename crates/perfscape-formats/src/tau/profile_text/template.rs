@@ -44,6 +44,11 @@ impl TimerTemplate {
         t
     }
 
+    /// The raw name and raw group text of every template line, in line order.
+    pub(crate) fn lines(&self) -> impl Iterator<Item = (&str, &str)> {
+        self.lines.iter().map(|(n, g)| (n.as_str(), g.as_str()))
+    }
+
     /// The template line a timer line named `name` with group text `groups` is, when the
     /// first file has a line of that name and group text; `cursor` is where it is looked for
     /// first (one past the last line found), and is moved one past the line of that name.

@@ -423,3 +423,44 @@ mod fast_paths {
         }
     }
 }
+
+#[test]
+fn the_metric_name_comes_from_the_first_two_lines_alone() {
+    // The metadata's `Metric Name` first, else line 1's metric, else none.
+    let line1_only = "1 templated_functions_MULTI_PAPI_TOT_CYC\n# Name Calls Subrs Excl Incl ProfileCalls\n\"x\" 1 0 1 1 0 GROUP=\"a\"\n0 aggregates\n";
+    let neither = "1 templated_functions\n# Name Calls Subrs Excl Incl ProfileCalls\n\"x\" 1 0 1 1 0 GROUP=\"a\"\n0 aggregates\n";
+    for (src, name) in [
+        (GOOD, Some("TIME")),
+        (line1_only, Some("PAPI_TOT_CYC")),
+        (neither, None),
+    ] {
+        assert_eq!(profile_text_metric_name(src).unwrap().as_deref(), name, "{src}");
+        assert_eq!(parse_profile_text(src).unwrap().metric_name(), name, "{src}");
+    }
+    // Timer lines are not read: a damaged one does not hide the name.
+    let damaged = GOOD.replace("1 0 100 1.0E+02", "1 0 ten 1.0E+02");
+    assert!(parse_profile_text(&damaged).is_err());
+    assert_eq!(
+        profile_text_metric_name(&damaged).unwrap().as_deref(),
+        Some("TIME")
+    );
+    // Cut anywhere in lines 1 and 2: the whole parse's error when it is on those lines (with
+    // their number), else (line 2 cut before its metadata) line 1's metric.
+    let line2_end = GOOD.match_indices('\n').nth(1).unwrap().0;
+    let mut errors = 0;
+    for cut in 0..line2_end {
+        let prefix = &GOOD[..cut];
+        let whole = parse_profile_text(prefix).unwrap_err();
+        match profile_text_metric_name(prefix) {
+            Err(head) => {
+                assert_eq!(head, whole, "cut at {cut}");
+                errors += 1;
+            }
+            Ok(name) => {
+                assert!(whole.line > Some(2), "cut at {cut}: {whole:?}");
+                assert_eq!(name.as_deref(), Some("TIME"), "cut at {cut}");
+            }
+        }
+    }
+    assert!(errors > line2_end / 2, "{errors} of {line2_end} cuts are errors");
+}
