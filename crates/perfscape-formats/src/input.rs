@@ -302,6 +302,29 @@ pub fn read_listed_file_into(path: &Path, buf: &mut Vec<u8>) -> Result<(), FileE
     read_member_into(path, buf)
 }
 
+/// Reads the first `lines` lines of one file of a multi-file run (with their line ends; less
+/// when the file has fewer): what a reader needs of a header, without reading the rest.
+/// Errors as [`read_member_into`].
+pub fn read_member_lines(path: &Path, lines: usize) -> Result<Vec<u8>, FileError> {
+    use std::io::BufRead;
+    let cannot = |e: std::io::Error| FileError::whole(path, format!("cannot read: {e}"));
+    let meta = std::fs::metadata(path).map_err(cannot)?;
+    if !meta.is_file() {
+        return Err(FileError::whole(
+            path,
+            "not a regular file (a device, FIFO, socket or directory); not read",
+        ));
+    }
+    let mut reader = std::io::BufReader::new(std::fs::File::open(path).map_err(cannot)?);
+    let mut buf = Vec::new();
+    for _ in 0..lines {
+        if reader.read_until(b'\n', &mut buf).map_err(cannot)? == 0 {
+            break;
+        }
+    }
+    Ok(buf)
+}
+
 /// Reads one file of a multi-file run whole (see [`read_member_into`]).
 pub fn read_member(path: &Path) -> Result<Vec<u8>, FileError> {
     let mut buf = Vec::new();

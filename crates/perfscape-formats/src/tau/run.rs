@@ -214,9 +214,9 @@ pub(crate) fn discover(
 }
 
 /// The metric name one file gives ([`ProfileFile::metric_name`]), from its first two lines:
-/// its timer lines are not parsed here (the file's thread parses them once, with the others).
+/// the rest is not read here (the file's thread reads and parses it once, with the others).
 fn read_metric_name(path: &Path) -> Result<Option<String>, FileError> {
-    let bytes = crate::input::read_member(path)?;
+    let bytes = crate::input::read_member_lines(path, 2)?;
     let (text, _) = decode_text(&bytes);
     profile_text_metric_name(&text).map_err(|e| e.in_file(path))
 }
