@@ -463,6 +463,11 @@ impl ProfileBuilder {
     /// by event id is that event; one named by its whole name is interned (its groups added),
     /// looked for first where the last thread's named rows put it.
     pub(super) fn resolve_rows(&mut self, data: &ThreadData, out: &mut Vec<EventId>) {
+        if self.events.is_empty() {
+            // The first thread's rows are nearly all new events: room for them at once, not
+            // by doubling (a rehash of the whole index at each step).
+            self.reserve_events(data.timer_count());
+        }
         let last_named = std::mem::take(&mut self.last_named);
         let mut named = Vec::with_capacity(last_named.len());
         // Where this thread's next named row is expected in the last thread's rows: one past

@@ -15,9 +15,10 @@ use std::sync::Arc;
 /// takes from its frame); `()` for none.
 #[derive(Debug)]
 pub(crate) struct Shared<F = ()> {
-    /// Keyed by a copy of the text (a few thousand distinct frames): `Arc<String>` cannot be
-    /// looked up by `&str`.
-    frames: HashMap<Box<str>, (SharedStr, F)>,
+    /// Keyed by the shared copy itself, looked up by `&str` ([`SharedStr`] hashes and
+    /// compares as its text): one copy of each text. A TAU callpath is interned by its whole
+    /// name until the builder links it, so there can be 10^6 long texts here.
+    frames: HashMap<SharedStr, F>,
     group_lists: HashMap<Box<[GroupId]>, SharedList<GroupId>>,
     /// The empty list (every new event starts with it).
     empty_groups: Option<SharedList<GroupId>>,
@@ -44,12 +45,12 @@ impl<F: Copy> Shared<F> {
     /// The shared copy of `frame` and what `derive` gives for it, called only when the text is
     /// new.
     pub(crate) fn frame_with(&mut self, frame: &str, derive: impl FnOnce(&str) -> F) -> (SharedStr, F) {
-        if let Some((f, d)) = self.frames.get(frame) {
+        if let Some((f, d)) = self.frames.get_key_value(frame) {
             return (f.clone(), *d);
         }
         let f = SharedStr::from(frame);
         let d = derive(frame);
-        self.frames.insert(Box::from(frame), (f.clone(), d));
+        self.frames.insert(f.clone(), d);
         (f, d)
     }
 
@@ -71,7 +72,9 @@ impl<F: Copy> Shared<F> {
 }
 
 /// A shared, immutable text one pointer wide (an `Arc<String>`; an `Arc<str>` is two):
-/// dereferences to `str`, compares, hashes, prints and serializes as its text. The frame of
+/// dereferences to `str`, compares, hashes, prints and serializes as its text (so a map
+/// keyed by it is looked up by `&str`: `Hash` and `Eq` agree with `str`'s, as `Borrow`
+/// requires). The frame of
 /// every [`crate::Event`] (10^6 events of a call tree point to 10^3–10^4 texts).
 #[derive(Clone, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct SharedStr(Arc<String>);
@@ -204,6 +207,13 @@ mod tests {
         let a = shared.frame("main");
         let b = shared.frame("main");
         assert!(Arc::ptr_eq(&a.0, &b.0), "one copy per distinct text");
+        // The frame map is keyed by `SharedStr` and looked up by `&str`: both hash alike.
+        use std::hash::BuildHasher;
+        let fx = rustc_hash::FxBuildHasher;
+        for text in ["", "main", ".TAU application => MPI_Init()  "] {
+            assert_eq!(fx.hash_one(SharedStr::from(text)), fx.hash_one(text), "{text:?}");
+        }
+        assert_eq!(shared.frames.len(), 1);
         assert_eq!(&*a, "main");
         assert_eq!(format!("{a} {a:?}"), "main \"main\"");
         let g = shared.groups(&[GroupId(2), GroupId(1)]);
