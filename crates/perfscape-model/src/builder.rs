@@ -9,7 +9,7 @@ use crate::cell_rows::CellRows;
 use crate::columns::AtomicColumn;
 use crate::context_events::link_context_events;
 use crate::event::{
-    CALLPATH_SEPARATOR, Event, EventKind, callpath_frames, callpath_leaf, callpath_parent,
+    CALLPATH_SEPARATOR, Event, EventKind, callpath_depth, callpath_leaf, callpath_parent,
     normalize_timer_name,
 };
 use crate::event_index::{EventIndex, write_name};
@@ -323,7 +323,7 @@ impl ProfileBuilder {
         let id = match self.event_index.resolve(&self.events, name) {
             Some(id) => id,
             None => {
-                let depth = u32::try_from(callpath_frames(name).count()).unwrap_or(u32::MAX);
+                let depth = u32::try_from(callpath_depth(name)).unwrap_or(u32::MAX);
                 let hash = self.event_index.hash(None, name);
                 let id = self.push_event(None, name, depth, hash);
                 if depth > 1 {
@@ -464,9 +464,11 @@ impl ProfileBuilder {
     /// looked for first where the last thread's named rows put it.
     pub(super) fn resolve_rows(&mut self, data: &ThreadData, out: &mut Vec<EventId>) {
         if self.events.is_empty() {
-            // The first thread's rows are nearly all new events: room for them at once, not
-            // by doubling (a rehash of the whole index at each step).
+            // The first thread's rows are nearly all new events, each with its whole name as
+            // its frame until `finish` links them: room for them at once, not by doubling (a
+            // rehash of every name at each step).
             self.reserve_events(data.timer_count());
+            self.shared.reserve_frames(data.timer_count());
         }
         let last_named = std::mem::take(&mut self.last_named);
         let mut named = Vec::with_capacity(last_named.len());

@@ -234,6 +234,15 @@ pub fn callpath_frames(name: &str) -> impl Iterator<Item = &str> {
     name.split(CALLPATH_SEPARATOR)
 }
 
+/// The number of frames of a (normalized) callpath name: `callpath_frames(name).count()`,
+/// with a searcher for the separator built once (a `str` split builds one per call; a TAU
+/// reader asks this of every new callpath).
+pub fn callpath_depth(name: &str) -> usize {
+    static SEPARATOR: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
+        std::sync::LazyLock::new(|| memchr::memmem::Finder::new(CALLPATH_SEPARATOR));
+    1 + SEPARATOR.find_iter(name.as_bytes()).count()
+}
+
 /// The last frame of a (normalized) callpath name: the routine the path measures.
 pub fn callpath_leaf(name: &str) -> &str {
     // One reverse searcher for the separator, built once (a `str` search builds one per call,
@@ -569,5 +578,17 @@ mod tests {
         assert_eq!(callpath_leaf("a => b => c"), "c");
         assert_eq!(callpath_parent("a => b => c"), Some("a => b"));
         assert_eq!(callpath_parent("a"), None);
+        for name in [
+            "a",
+            "",
+            "a => b => c",
+            " => ",
+            "a => => b",
+            "x =>y => z",
+            "a => b => ",
+        ] {
+            assert_eq!(callpath_depth(name), callpath_frames(name).count(), "{name:?}");
+        }
+        assert_eq!(callpath_depth("a => b => c"), 3);
     }
 }

@@ -41,6 +41,15 @@ impl Shared {
     }
 }
 
+impl<F> Shared<F> {
+    /// Room for `additional` more distinct frames without growing the map (a growth
+    /// re-hashes every text): for a reader whose frames are whole TAU callpath names, one per
+    /// event.
+    pub(crate) fn reserve_frames(&mut self, additional: usize) {
+        self.frames.reserve(additional);
+    }
+}
+
 impl<F: Copy> Shared<F> {
     /// The shared copy of `frame` and what `derive` gives for it, called only when the text is
     /// new.
