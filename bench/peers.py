@@ -3,6 +3,7 @@
 
 usage: python3 bench/peers.py [--ranks 4096,16384] [--repeat 7] [--paraprof-repeat 3]
                               [--no-paraprof] [--tree-contexts 1000000] [--chrome-mb 500]
+                              [--tau-callpaths 1000000]
                               [--baseline OLD_PERFSCAPE] [--bin PERFSCAPE] [--out FILE.md]
 
 - Builds perfscape (release) and TAU's own C++ `pprof` from ../shared/tools/tau-ref/ (g++, into a
@@ -12,6 +13,8 @@ usage: python3 bench/peers.py [--ranks 4096,16384] [--repeat 7] [--paraprof-repe
   (perfscape `summary --no-cache`, `pprof -s` run in the run's directory, ParaProf `--pack` to a
   new file in a temporary directory), so every ratio divides figures taken minutes apart under the
   same load. Medians of wall time and peak RSS (GNU time's %M).
+- One large TAU file: a one-rank run of --tau-callpaths callpath lines (bench/gen_tau_callpaths.py,
+  about 457 MB at 10^6), the three tools alternating as above (at most 3 rounds, ParaProf in 1).
 - Call-tree rows (perfscape alone: no reference reader of pprof is installable here):
   pprof's large.cpu.pb.gz from the corpus, and a generated pprof profile with 10^6 calling
   contexts (bench/gen_pprof_tree.py, written to a temporary directory), and a generated Chrome
@@ -138,6 +141,7 @@ def main():
     ap.add_argument("--paraprof-repeat", type=int, default=3)
     ap.add_argument("--no-paraprof", action="store_true")
     ap.add_argument("--tree-contexts", type=int, default=1_000_000)
+    ap.add_argument("--tau-callpaths", type=int, default=1_000_000, help="callpath lines of the one-file TAU run (0: none)")
     ap.add_argument("--chrome-mb", type=int, default=500, help="size of the generated Chrome trace (0: none)")
     ap.add_argument("--baseline", help="an older perfscape binary, timed in the same rounds (before/after)")
     ap.add_argument("--bin", help="the perfscape binary to time (default: build the release binary)")
@@ -166,6 +170,23 @@ def main():
             lines.append(f"| (the baseline `{a.baseline}` in the same rounds: {f['baseline'][0]:.3f} s, "
                          f"{f['baseline'][1]:.0f} MB) | | | | | | | | | |")
         print(lines[-1], file=sys.stderr)
+    if a.tau_callpaths:
+        one = tmp / "tau-callpaths"
+        subprocess.run([sys.executable, str(Path(__file__).resolve().parent / "gen_tau_callpaths.py"), str(one),
+                        "--callpaths", str(a.tau_callpaths)], check=True, stdout=subprocess.DEVNULL)
+        mb = bench.dir_bytes(one) / 1e6
+        f = side_by_side(exe, str(one), pprof, tmp, min(a.repeat, 3), 1, not a.no_paraprof, baseline=a.baseline)
+        (p, p_mb), (t, t_mb) = f["perfscape"], f["pprof"]
+        pp = f.get("paraprof")
+        lines.append(
+            f"| gen_tau_callpaths.py --callpaths {a.tau_callpaths} (one file) | {mb:.0f} | {p:.3f} | {p_mb:.0f} | "
+            f"{t:.3f} | {t_mb:.0f} | " + (f"{pp[0]:.2f} | {pp[1]:.0f} | " if pp else "- | - | ")
+            + f"{t / p:.1f}x | " + (f"{pp[0] / p:.0f}x |" if pp else "- |"))
+        if "baseline" in f:
+            lines.append(f"| (the baseline `{a.baseline}` in the same rounds: {f['baseline'][0]:.3f} s, "
+                         f"{f['baseline'][1]:.0f} MB) | | | | | | | | | |")
+        print(lines[-1], file=sys.stderr)
+        shutil.rmtree(one)
     lines += ["", "Call trees and a large trace (perfscape alone: no reference reader of these is installed here),"
               " `summary --no-cache`" + (f", alternating with the baseline `{a.baseline}`" if a.baseline else "") + ":", "",
               "| input | bytes (decompressed) | calling contexts | s | peak MB | baseline s | baseline MB |",
