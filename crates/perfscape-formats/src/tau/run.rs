@@ -304,6 +304,10 @@ impl Template {
     }
 }
 
+/// Reads and parses the files of `thread` (one per metric set, into `bufs`) and gives its
+/// data, its lines read against `template` when given. With `draft` (the run's first thread)
+/// it also puts there the template parts of the thread's first-metric file, parsed once for
+/// both. Errors: every file of the thread that is missing, unreadable or fails to parse.
 fn load_thread(
     sets: &[MetricSet],
     thread: ThreadId,
