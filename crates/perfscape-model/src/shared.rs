@@ -10,15 +10,23 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::ops::Deref;
 use std::sync::Arc;
 
+/// Frame texts of this many bytes or more are kept once ([`Shared`]'s `long_frames`), shorter
+/// ones with a copy as their key.
+const LONG_FRAME: usize = 128;
+
 /// Interner of frame texts and group lists (see the module documentation). With each frame
 /// text it keeps `F`, what its user derives from the text once (the builder: what an event
 /// takes from its frame); `()` for none.
 #[derive(Debug)]
 pub(crate) struct Shared<F = ()> {
-    /// Keyed by the shared copy itself, looked up by `&str` ([`SharedStr`] hashes and
-    /// compares as its text): one copy of each text. A TAU callpath is interned by its whole
-    /// name until the builder links it, so there can be 10^6 long texts here.
-    frames: HashMap<SharedStr, F>,
+    /// Texts shorter than [`LONG_FRAME`], keyed by a copy of the text: found without going
+    /// through the shared copy (a call tree's frames are looked up once per node).
+    frames: HashMap<Box<str>, (SharedStr, F)>,
+    /// Texts of [`LONG_FRAME`] bytes or more, keyed by the shared copy itself, looked up by
+    /// `&str` ([`SharedStr`] hashes and compares as its text): one copy of each. A TAU
+    /// callpath is interned by its whole name until the builder links it, so there can be
+    /// 10^6 long texts here (a second copy of each was 0.45 GB of a 457 MB profile).
+    long_frames: HashMap<SharedStr, F>,
     group_lists: HashMap<Box<[GroupId]>, SharedList<GroupId>>,
     /// The empty list (every new event starts with it).
     empty_groups: Option<SharedList<GroupId>>,
@@ -28,6 +36,7 @@ impl<F> Default for Shared<F> {
     fn default() -> Self {
         Self {
             frames: HashMap::default(),
+            long_frames: HashMap::default(),
             group_lists: HashMap::default(),
             empty_groups: None,
         }
@@ -46,7 +55,7 @@ impl<F> Shared<F> {
     /// re-hashes every text): for a reader whose frames are whole TAU callpath names, one per
     /// event.
     pub(crate) fn reserve_frames(&mut self, additional: usize) {
-        self.frames.reserve(additional);
+        self.long_frames.reserve(additional);
     }
 }
 
@@ -54,12 +63,21 @@ impl<F: Copy> Shared<F> {
     /// The shared copy of `frame` and what `derive` gives for it, called only when the text is
     /// new.
     pub(crate) fn frame_with(&mut self, frame: &str, derive: impl FnOnce(&str) -> F) -> (SharedStr, F) {
-        if let Some((f, d)) = self.frames.get_key_value(frame) {
+        if frame.len() >= LONG_FRAME {
+            if let Some((f, d)) = self.long_frames.get_key_value(frame) {
+                return (f.clone(), *d);
+            }
+            let f = SharedStr::from(frame);
+            let d = derive(frame);
+            self.long_frames.insert(f.clone(), d);
+            return (f, d);
+        }
+        if let Some((f, d)) = self.frames.get(frame) {
             return (f.clone(), *d);
         }
         let f = SharedStr::from(frame);
         let d = derive(frame);
-        self.frames.insert(f.clone(), d);
+        self.frames.insert(Box::from(frame), (f.clone(), d));
         (f, d)
     }
 
@@ -222,7 +240,13 @@ mod tests {
         for text in ["", "main", ".TAU application => MPI_Init()  "] {
             assert_eq!(fx.hash_one(SharedStr::from(text)), fx.hash_one(text), "{text:?}");
         }
-        assert_eq!(shared.frames.len(), 1);
+        assert_eq!((shared.frames.len(), shared.long_frames.len()), (1, 0));
+        // A long text (a TAU callpath's whole name) is kept once and found again.
+        let long = "main => solve => ".repeat(10) + "MPI_Waitall()";
+        let (l1, l2) = (shared.frame(&long), shared.frame(&long));
+        assert!(Arc::ptr_eq(&l1.0, &l2.0));
+        assert_eq!(&*l1, long);
+        assert_eq!((shared.frames.len(), shared.long_frames.len()), (1, 1));
         assert_eq!(&*a, "main");
         assert_eq!(format!("{a} {a:?}"), "main \"main\"");
         let g = shared.groups(&[GroupId(2), GroupId(1)]);
