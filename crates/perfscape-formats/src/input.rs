@@ -226,6 +226,19 @@ pub fn read_file(path: &Path) -> Result<Vec<u8>, LoadError> {
     })
 }
 
+/// The metadata of one file of a multi-file run (links followed), or the error that says it
+/// cannot be read or is not a regular file.
+fn regular_member(path: &Path) -> Result<std::fs::Metadata, FileError> {
+    let meta = std::fs::metadata(path).map_err(|e| FileError::whole(path, format!("cannot read: {e}")))?;
+    if !meta.is_file() {
+        return Err(FileError::whole(
+            path,
+            "not a regular file (a device, FIFO, socket or directory); not read",
+        ));
+    }
+    Ok(meta)
+}
+
 /// Reads one file of a multi-file run into `buf` (cleared first, reused between files to
 /// avoid allocations). Errors, as the file's entry in [`crate::LoadReport::bad_files`], when
 /// it is not a regular file (a `profile.N.C.T` linked to `/dev/zero` would be read without
@@ -233,13 +246,7 @@ pub fn read_file(path: &Path) -> Result<Vec<u8>, LoadError> {
 pub fn read_member_into(path: &Path, buf: &mut Vec<u8>) -> Result<(), FileError> {
     buf.clear();
     let cannot = |e: std::io::Error| FileError::whole(path, format!("cannot read: {e}"));
-    let meta = std::fs::metadata(path).map_err(cannot)?;
-    if !meta.is_file() {
-        return Err(FileError::whole(
-            path,
-            "not a regular file (a device, FIFO, socket or directory); not read",
-        ));
-    }
+    let meta = regular_member(path)?;
     buf.reserve(usize::try_from(meta.len()).unwrap_or(0).min(1 << 30));
     std::fs::File::open(path)
         .and_then(|mut f| f.read_to_end(buf))
@@ -308,13 +315,7 @@ pub fn read_listed_file_into(path: &Path, buf: &mut Vec<u8>) -> Result<(), FileE
 pub fn read_member_lines(path: &Path, lines: usize) -> Result<Vec<u8>, FileError> {
     use std::io::BufRead;
     let cannot = |e: std::io::Error| FileError::whole(path, format!("cannot read: {e}"));
-    let meta = std::fs::metadata(path).map_err(cannot)?;
-    if !meta.is_file() {
-        return Err(FileError::whole(
-            path,
-            "not a regular file (a device, FIFO, socket or directory); not read",
-        ));
-    }
+    regular_member(path)?;
     let mut reader = std::io::BufReader::new(std::fs::File::open(path).map_err(cannot)?);
     let mut buf = Vec::new();
     for _ in 0..lines {
