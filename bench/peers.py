@@ -134,6 +134,20 @@ def side_by_side(exe, run, pprof, tmp, repeat, paraprof_repeat, paraprof=True, o
     return {name: (median(w), median(r)) for name, (w, r) in figures.items() if w}
 
 
+def tau_rows(label, mb, f, baseline):
+    """The Markdown rows of one TAU input: `f` is what side_by_side gave (perfscape, pprof, and
+    ParaProf and the baseline when they ran), `mb` the input's size."""
+    (p, p_mb), (t, t_mb) = f["perfscape"], f["pprof"]
+    pp = f.get("paraprof")
+    rows = [f"| {label} | {mb:.0f} | {p:.3f} | {p_mb:.0f} | {t:.3f} | {t_mb:.0f} | "
+            + (f"{pp[0]:.2f} | {pp[1]:.0f} | " if pp else "- | - | ")
+            + f"{t / p:.1f}x | " + (f"{pp[0] / p:.0f}x |" if pp else "- |")]
+    if "baseline" in f:
+        rows.append(f"| (the baseline `{baseline}` in the same rounds: {f['baseline'][0]:.3f} s, "
+                    f"{f['baseline'][1]:.0f} MB) | | | | | | | | | |")
+    return rows
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--ranks", default="4096,16384")
@@ -160,15 +174,7 @@ def main():
         run = bench.scale_run(ranks)
         mb = bench.dir_bytes(run) / 1e6
         f = side_by_side(exe, run, pprof, tmp, a.repeat, a.paraprof_repeat, not a.no_paraprof, baseline=a.baseline)
-        (p, p_mb), (t, t_mb) = f["perfscape"], f["pprof"]
-        pp = f.get("paraprof")
-        lines.append(
-            f"| tau_scale {ranks} ranks, --lines 5000 | {mb:.0f} | {p:.3f} | {p_mb:.0f} | {t:.3f} | {t_mb:.0f} | "
-            + (f"{pp[0]:.2f} | {pp[1]:.0f} | " if pp else "- | - | ")
-            + f"{t / p:.1f}x | " + (f"{pp[0] / p:.0f}x |" if pp else "- |"))
-        if "baseline" in f:
-            lines.append(f"| (the baseline `{a.baseline}` in the same rounds: {f['baseline'][0]:.3f} s, "
-                         f"{f['baseline'][1]:.0f} MB) | | | | | | | | | |")
+        lines += tau_rows(f"tau_scale {ranks} ranks, --lines 5000", mb, f, a.baseline)
         print(lines[-1], file=sys.stderr)
     if a.tau_callpaths:
         one = tmp / "tau-callpaths"
@@ -176,15 +182,7 @@ def main():
                         "--callpaths", str(a.tau_callpaths)], check=True, stdout=subprocess.DEVNULL)
         mb = bench.dir_bytes(one) / 1e6
         f = side_by_side(exe, str(one), pprof, tmp, min(a.repeat, 3), 1, not a.no_paraprof, baseline=a.baseline)
-        (p, p_mb), (t, t_mb) = f["perfscape"], f["pprof"]
-        pp = f.get("paraprof")
-        lines.append(
-            f"| gen_tau_callpaths.py --callpaths {a.tau_callpaths} (one file) | {mb:.0f} | {p:.3f} | {p_mb:.0f} | "
-            f"{t:.3f} | {t_mb:.0f} | " + (f"{pp[0]:.2f} | {pp[1]:.0f} | " if pp else "- | - | ")
-            + f"{t / p:.1f}x | " + (f"{pp[0] / p:.0f}x |" if pp else "- |"))
-        if "baseline" in f:
-            lines.append(f"| (the baseline `{a.baseline}` in the same rounds: {f['baseline'][0]:.3f} s, "
-                         f"{f['baseline'][1]:.0f} MB) | | | | | | | | | |")
+        lines += tau_rows(f"gen_tau_callpaths.py --callpaths {a.tau_callpaths} (one file)", mb, f, a.baseline)
         print(lines[-1], file=sys.stderr)
         shutil.rmtree(one)
     lines += ["", "Call trees and a large trace (perfscape alone: no reference reader of these is installed here),"
