@@ -57,6 +57,12 @@ impl<F> Shared<F> {
     pub(crate) fn reserve_frames(&mut self, additional: usize) {
         self.long_frames.reserve(additional);
     }
+
+    /// Forgets the texts of [`LONG_FRAME`] bytes or more (the builder's whole callpath names,
+    /// once they are linked); who holds them keeps them.
+    pub(crate) fn forget_long_frames(&mut self) {
+        self.long_frames = HashMap::default();
+    }
 }
 
 impl<F: Copy> Shared<F> {

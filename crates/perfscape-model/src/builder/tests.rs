@@ -75,6 +75,46 @@ fn callpaths_by_name_and_by_node_are_one_tree() {
 }
 
 #[test]
+fn linked_callpaths_share_one_copy_of_each_frame() {
+    let mut b = ProfileBuilder::new(vec![Metric::tau("TIME")]);
+    let mut d = ThreadData::new(1);
+    // `solve` is a flat event and the leaf of two callpaths; `step` only a leaf; a leaf
+    // frame of 128 bytes or more is interned as one too.
+    let long = format!("kernel_{}", "x".repeat(140));
+    for name in [
+        "main".to_string(),
+        "solve".to_string(),
+        "main => solve".to_string(),
+        "main => step".to_string(),
+        "main => step => solve".to_string(),
+        "main => step => step".to_string(),
+        format!("main => {long}"),
+        format!("main => step => {long}"),
+    ] {
+        d.push_timer(&name, "", 1.0, 0.0, &[1.0], &[1.0]).unwrap();
+    }
+    b.add_thread(ThreadId::new(0, 0, 0), d).unwrap();
+    let (p, _) = b.finish();
+    let event = |name: &str| p.event(p.event_by_name(name).unwrap());
+    let address = |name: &str| event(name).frame.address();
+    assert_eq!(address("main => solve"), address("solve"));
+    assert_eq!(address("main => step => solve"), address("solve"));
+    assert_eq!(address("main => step => step"), address("main => step"));
+    let long_a = format!("main => {long}");
+    let long_b = format!("main => step => {long}");
+    assert_eq!(address(&long_a), address(&long_b));
+    // Each keeps its own text, parent and routine.
+    assert_eq!(&*event("main => step => solve").frame, "solve");
+    assert_eq!(&*event(&long_b).frame, long.as_str());
+    assert_eq!(
+        event("main => step => solve").parent(),
+        p.event_by_name("main => step")
+    );
+    assert_eq!(event("main => step => solve").routine(), p.event_by_name("solve"));
+    assert_eq!(p.event_name(p.event_by_name(&long_b).unwrap()), long_b);
+}
+
+#[test]
 fn thread_totals_given_by_the_reader_are_kept_per_thread() {
     let mut b = ProfileBuilder::new(vec![Metric::tau("A"), Metric::tau("B")]);
     let mut d = ThreadData::new(2);
