@@ -9,8 +9,7 @@ use crate::cell_rows::CellRows;
 use crate::columns::AtomicColumn;
 use crate::context_events::link_context_events;
 use crate::event::{
-    CALLPATH_SEPARATOR, Event, EventKind, callpath_depth, callpath_leaf, callpath_parent,
-    normalize_timer_name,
+    CALLPATH_SEPARATOR, Event, EventKind, callpath_leaf, callpath_parent, normalize_timer_name,
 };
 use crate::event_index::{EventIndex, write_name};
 use crate::ids::{AtomicEventId, EventId, GroupId, ThreadId, ThreadIndex};
@@ -87,11 +86,14 @@ pub struct ProfileBuilder {
     fresh_group_lists: Vec<Option<SharedList<GroupId>>>,
     /// The `raw_groups` text the last new event took its list from (0: none yet).
     last_fresh_text: u32,
-    /// Events keyed by (parent, frame). Events interned by a whole callpath name are keyed
-    /// (None, whole name) until [`ProfileBuilder::finish`] links them to their parents.
+    /// Events keyed by (parent, frame). A callpath interned by whole name before its parent
+    /// path is an event is keyed (None, whole name) until [`ProfileBuilder::finish`] links
+    /// it to its parent.
     event_index: EventIndex,
     /// Callpath events interned by whole name, to link in `finish`.
     named_callpaths: Vec<EventId>,
+    /// The last callpath looked up by name, with the events of its prefixes.
+    path_cache: paths::PathCache,
     /// The (event, thread) cells, in arrival order.
     cells: CellRows,
     atomic_names: Vec<String>,
@@ -132,6 +134,7 @@ impl ProfileBuilder {
             last_fresh_text: 0,
             event_index: EventIndex::default(),
             named_callpaths: Vec::new(),
+            path_cache: paths::PathCache::default(),
             cells: CellRows::new(n_metrics),
             atomic_names: Vec::new(),
             atomic_index: HashMap::default(),
@@ -152,8 +155,9 @@ impl ProfileBuilder {
     }
 
     /// The whole name of event `e` (an id this builder returned): its frames from the root
-    /// joined by `" => "`. Callpaths interned by name are linked to their parents only in
-    /// [`ProfileBuilder::finish`]; until then their whole name is their frame.
+    /// joined by `" => "`. A callpath interned by name before its parent path was an event
+    /// is linked to its parent only in [`ProfileBuilder::finish`]; until then its whole name
+    /// is its frame.
     pub fn event_name(&self, e: EventId) -> String {
         let mut out = String::new();
         write_name(&self.events, e, &mut out);
@@ -316,26 +320,6 @@ impl ProfileBuilder {
         }
     }
 
-    /// Interns an already normalized event name: an event without parent of that whole name,
-    /// else the call-tree node the name resolves to, else a new event (linked to its parent
-    /// in [`ProfileBuilder::finish`]).
-    fn intern_event(&mut self, name: &str, raw_groups: &str) -> EventId {
-        let id = match self.event_index.resolve(&self.events, name) {
-            Some(id) => id,
-            None => {
-                let depth = u32::try_from(callpath_depth(name)).unwrap_or(u32::MAX);
-                let hash = self.event_index.hash(None, name);
-                let id = self.push_event(None, name, depth, hash);
-                if depth > 1 {
-                    self.named_callpaths.push(id);
-                }
-                id
-            }
-        };
-        self.add_groups(id, raw_groups);
-        id
-    }
-
     /// Interns the call-tree node with frame `frame` under node `parent` (`None`: a root, or a
     /// flat event) and returns its id; `raw_groups` (TAU's `|`-separated list) are added to
     /// its groups. The way call-tree readers build their events: no whole name is stored.
@@ -464,11 +448,9 @@ impl ProfileBuilder {
     /// looked for first where the last thread's named rows put it.
     pub(super) fn resolve_rows(&mut self, data: &ThreadData, out: &mut Vec<EventId>) {
         if self.events.is_empty() {
-            // The first thread's rows are nearly all new events, each with its whole name as
-            // its frame until `finish` links them: room for them at once, not by doubling (a
-            // rehash of every name at each step).
+            // The first thread's rows are nearly all new events: room for them at once, not
+            // by doubling (a rehash of every event's key at each step).
             self.reserve_events(data.timer_count());
-            self.shared.reserve_frames(data.timer_count());
         }
         let last_named = std::mem::take(&mut self.last_named);
         let mut named = Vec::with_capacity(last_named.len());
@@ -479,12 +461,8 @@ impl ProfileBuilder {
             let e = match row {
                 RowEvent::Name(name, groups) => {
                     let e = match last_named.get(cursor) {
-                        // The event `intern_event` would find: not linked yet, keyed by its
-                        // whole name.
-                        Some(&c)
-                            if self.events[c.index()].parent().is_none()
-                                && *self.events[c.index()].frame == *name =>
-                        {
+                        // The event `intern_event` would find (names are unique).
+                        Some(&c) if self.is_named(c, name) => {
                             self.add_groups(c, groups);
                             cursor += 1;
                             c
@@ -614,6 +592,7 @@ impl ProfileBuilder {
             mut events,
             event_index,
             named_callpaths,
+            path_cache: _,
             cells,
             atomic_names,
             atomic_index,
@@ -648,7 +627,8 @@ impl ProfileBuilder {
         };
         // Stable: each event's attributes keep the order they were set in.
         event_attributes.sort_by_key(|(e, ..)| *e);
-        // Callpaths interned by whole name: link each to the event named by its path without
+        // Callpaths interned by whole name (they came before their parent path was an event,
+        // see `paths.rs`): link each to the event named by its path without
         // the last frame, when there is one, and keep only its own frame: the interner's copy
         // of it (10^6 callpaths of 10^3-10^4 routines share a few texts, as a call tree's
         // nodes do), usually the flat event's own.
@@ -714,6 +694,7 @@ impl ProfileBuilder {
     }
 }
 
+mod paths;
 mod threads;
 
 #[cfg(test)]
