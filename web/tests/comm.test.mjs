@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import path from 'node:path';
-import { drawn, open, option, repo, selection, servedForSuite, shared } from './harness.mjs';
+import { drawn, open, option, repo, selection, servedForSuite, settled, shared } from './harness.mjs';
 
 const np64 = path.join(repo, 'examples/tau/mpi-stencil-np64-callpath-commmatrix');
 
@@ -17,7 +17,7 @@ describe('communication matrix of the 64-rank run', () => {
   test('cells drawn, values as the API, a click selects the sender', async () => {
     const { page, errors } = await open(s.br, s.server.url);
     await page.locator('#panel-comm').scrollIntoViewIfNeeded();
-    await page.waitForTimeout(500);
+    await settled(page);
     const o = await option(page, 'comm');
     assert.equal(o.xAxis[0].data.length, 64);
     assert.equal(o.yAxis[0].data.length, 64);
@@ -47,7 +47,7 @@ describe('communication matrix of the 64-rank run', () => {
     await page.locator('#panel-comm').scrollIntoViewIfNeeded();
     await page.selectOption('#panel-comm select.comm-path', 'MPI_Isend()');
     await page.selectOption('#panel-comm select.comm-stat', 'calls');
-    await page.waitForTimeout(600);
+    await settled(page);
     const api = await page.evaluate(() => fetch('/api/comm?h=64&w=64&stat=calls&path=MPI_Isend()').then((r) => r.json()));
     const o = await option(page, 'comm');
     for (const [c, r, , v] of o.series[0].data) assert.equal(v, api.values[r * 64 + c]);

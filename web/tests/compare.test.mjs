@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { after, before, describe, test } from 'node:test';
 import path from 'node:path';
-import { browser, drawn, open, option, selection, serve, shared } from './harness.mjs';
+import { browser, drawn, open, option, selection, serve, settled, shared } from './harness.mjs';
 
 const tau = path.join(shared, 'corpus/tau-real');
 const profile = path.join(tau, 'mpi-stencil-np4-profile');
@@ -86,7 +86,7 @@ describe('two runs of the 4-rank stencil served side by side', () => {
       // Sorting: B − A toggles |B − A| and signed B − A (regressions first).
       await page.click('#panel-compare th[data-key="delta"]');
       await page.waitForFunction(() => window.perfscape.store.get().dsort === 'delta');
-      await page.waitForTimeout(400);
+      await settled(page);
       const signed = await page.$$eval('#panel-compare tbody tr td:nth-child(5)', (tds) => tds.map((t) => parseFloat(t.textContent)));
       assert.ok(signed[0] > 0 && signed[signed.length - 1] < 0, String(signed));
       assert.ok(new URL(page.url()).searchParams.get('dsort') === 'delta');

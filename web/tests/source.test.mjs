@@ -12,7 +12,7 @@ import path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { open, selection, servedForSuite, shared } from './harness.mjs';
+import { open, selection, servedForSuite, settled, shared } from './harness.mjs';
 
 const run = path.join(shared, 'corpus/tau-real/omp-matmul-t4-tauexec-ebs');
 const src = path.join(shared, 'corpus/tau-real/src');
@@ -97,7 +97,7 @@ describe('source panel and the heat map of source lines', () => {
     await page.locator('#panel-source tr[data-line="12"]').scrollIntoViewIfNeeded();
     await page.click('#panel-source tr[data-line="12"] td.ln');
     await page.waitForFunction(() => window.perfscape.store.get().event !== null);
-    await page.waitForTimeout(500);
+    await settled(page);
     const got = await page.evaluate(() => {
       const c = window.perfscape.charts.get('heatmap');
       const o = c.getOption();
