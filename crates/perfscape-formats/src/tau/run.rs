@@ -307,7 +307,10 @@ impl Template {
 /// Reads and parses the files of `thread` (one per metric set, into `bufs`) and gives its
 /// data, its lines read against `template` when given. With `draft` (the run's first thread)
 /// it also puts there the template parts of the thread's first-metric file, parsed once for
-/// both. Errors: every file of the thread that is missing, unreadable or fails to parse.
+/// both. With `builder` (the only thread of a one-metric run; ignored for more metrics) its
+/// timers are interned there and its rows name their events, not their names. Errors: every
+/// file of the thread that is missing, unreadable or fails to parse (then nothing is
+/// interned).
 fn load_thread(
     sets: &[MetricSet],
     thread: ThreadId,
@@ -315,6 +318,7 @@ fn load_thread(
     bufs: &mut [Vec<u8>],
     template: Option<&Template>,
     draft: Option<&mut Option<TemplateDraft>>,
+    mut builder: Option<&mut ProfileBuilder>,
 ) -> Result<ThreadResult, Vec<FileError>> {
     let mut errors = Vec::new();
     let mut bytes = 0;
@@ -377,12 +381,24 @@ fn load_thread(
     if let Some(draft) = draft {
         *draft = Some(TemplateDraft::new(base));
     }
-    // The names stored: those of every timer line, or with a template only those of the
-    // lines it does not have, and the user events' (metadata equal to the template's is
-    // not copied).
-    let text_bytes: usize = match template {
-        Some(_) => 0,
-        None => base.timers.iter().map(|t| t.name.len() + t.groups.len()).sum(),
+    // A one-thread run of one metric interns its timers in `builder` here, while the file is
+    // parsed, instead of copying every name into the thread's data (a 457 MB file of 10^6
+    // callpaths held its bytes and that copy at once): the timers with zero calls first, then
+    // the others in line order, the order `add_thread` would intern them in.
+    if n_metrics > 1 {
+        builder = None;
+    }
+    if let Some(b) = builder.as_deref_mut() {
+        for t in base.timers.iter().filter(|t| t.calls == 0.0) {
+            b.declare_event(&t.name, &t.groups);
+        }
+    }
+    // The names stored: those of every timer line, or with a template (or a builder) only
+    // those of the lines it does not have, and the user events' (metadata equal to the
+    // template's is not copied).
+    let text_bytes: usize = match (template, &builder) {
+        (None, None) => base.timers.iter().map(|t| t.name.len() + t.groups.len()).sum(),
+        _ => 0,
     } + base.user_events.iter().map(|u| u.name.len()).sum::<usize>()
         + 4096;
     let mut data = ThreadData::with_capacity(n_metrics, base.timers.len(), text_bytes);
@@ -390,7 +406,9 @@ fn load_thread(
     let mut row_of_line: Vec<Option<usize>> = Vec::with_capacity(base.timers.len());
     for (i, t) in base.timers.iter().enumerate() {
         if t.calls == 0.0 {
-            data.declare_timer(&t.name, &t.groups);
+            if builder.is_none() {
+                data.declare_timer(&t.name, &t.groups);
+            }
             row_of_line.push(None);
             continue;
         }
@@ -401,7 +419,11 @@ fn load_thread(
             inclusive: t.inclusive,
         };
         let at = same.timers.get(i).copied().flatten();
-        match template.zip(at).and_then(|(tp, at)| tp.events[at as usize]) {
+        let event = match builder.as_deref_mut() {
+            Some(b) => Some(b.declare_event(&t.name, &t.groups)),
+            None => template.zip(at).and_then(|(tp, at)| tp.events[at as usize]),
+        };
+        match event {
             Some(e) => data.push_event_for_metric(e, t.calls, t.subcalls, value),
             None => data.push_timer_for_metric(&t.name, &t.groups, t.calls, t.subcalls, value),
         }
@@ -563,6 +585,7 @@ fn read_run_listed(
         &mut vec![Vec::new(); sets.len()],
         None,
         (threads.len() > 1).then_some(&mut draft),
+        (threads.len() == 1).then_some(&mut builder),
     );
     let (template, rest) = match first_result {
         Ok(tr) => {
@@ -620,7 +643,7 @@ fn read_run_listed(
                     .map_init(
                         || vec![Vec::new(); sets.len()],
                         |bufs, &t| {
-                            let r = load_thread(&sets, t, &metric_names, bufs, template, None);
+                            let r = load_thread(&sets, t, &metric_names, bufs, template, None, None);
                             opts.progress_advance(sets.len() as u64);
                             (t, r)
                         },
@@ -680,6 +703,7 @@ pub fn read_single_file(path: &Path, opts: &OpenOptions<'_>) -> Result<Opened, L
         links: BTreeSet::from([thread]),
     };
     opts.progress_start(1);
+    let mut builder = ProfileBuilder::new(vec![Metric::tau(metric.clone())]);
     let tr = load_thread(
         std::slice::from_ref(&set),
         thread,
@@ -687,6 +711,7 @@ pub fn read_single_file(path: &Path, opts: &OpenOptions<'_>) -> Result<Opened, L
         &mut [Vec::new()],
         None,
         None,
+        Some(&mut builder),
     )
     .map_err(|errors| LoadError::NothingLoaded {
         path: path.to_path_buf(),
@@ -694,7 +719,6 @@ pub fn read_single_file(path: &Path, opts: &OpenOptions<'_>) -> Result<Opened, L
     })?;
     opts.progress_advance(1);
     opts.progress_finish();
-    let mut builder = ProfileBuilder::new(vec![Metric::tau(metric)]);
     let mut report = LoadReport {
         format: "tau",
         files_read: 1,
