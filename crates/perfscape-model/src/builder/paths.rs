@@ -14,9 +14,9 @@ use crate::ids::EventId;
 
 /// The last path [`ProfileBuilder::resolve_path`] looked up, and events of its prefixes that
 /// end at a frame's end: `chain[k] = (end, e)`, `e` the event named `name[..end]`, ends
-/// ascending (every frame's prefix that is an event, up to the first that is not, or past it
-/// while callpaths wait to be linked). An event's name never changes while the builder
-/// reads (only `finish` links), so an entry stays true.
+/// ascending (the prefix of each frame, up to the first that is not a node of such a chain).
+/// An event's name never changes while the builder reads (only `finish` links), so an entry
+/// stays true.
 #[derive(Debug, Default)]
 pub(super) struct PathCache {
     name: String,
