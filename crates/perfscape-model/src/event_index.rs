@@ -18,10 +18,6 @@ use std::hash::{BuildHasher, Hash, Hasher};
 pub struct EventIndex {
     table: HashTable<EventId>,
     hasher: rustc_hash::FxBuildHasher,
-    /// How many of the indexed events have a parent: while none has, a whole name can only
-    /// be an event without parent ([`EventIndex::resolve`] needs one lookup, not one per
-    /// frame; a TAU reader interns whole names until the builder links them).
-    with_parent: usize,
 }
 
 impl std::fmt::Debug for EventIndex {
@@ -124,9 +120,6 @@ impl EventIndex {
 
     /// [`EventIndex::insert_absent`] given the key's [`EventIndex::hash`].
     pub(crate) fn insert_absent_hashed(&mut self, events: &[Event], id: EventId, hash: u64) {
-        if events[id.index()].parent().is_some() {
-            self.with_parent += 1;
-        }
         let hasher = self.hasher;
         self.table
             .insert_unique(hash, id, |&x| Self::hash_event(hasher, &events[x.index()]));
@@ -168,9 +161,6 @@ impl EventIndex {
     pub fn resolve(&self, events: &[Event], name: &str) -> Option<EventId> {
         if let Some(e) = self.get(events, None, name) {
             return Some(e);
-        }
-        if self.with_parent == 0 {
-            return None;
         }
         let cut = name.rfind(CALLPATH_SEPARATOR)?;
         let parent = self.resolve(events, &name[..cut])?;

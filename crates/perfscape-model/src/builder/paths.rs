@@ -38,34 +38,32 @@ impl ProfileBuilder {
         let id = match name.rfind(CALLPATH_SEPARATOR) {
             None => self.intern_root(name, 1),
             Some(cut) => {
-                let leaf = &name[cut + CALLPATH_SEPARATOR.len()..];
                 // Only while callpaths wait to be linked can one be this name's event, or an
                 // ancestor of it.
                 let waiting = !self.named_callpaths.is_empty();
-                let whole = if waiting {
-                    self.event_index.get(&self.events, None, name)
-                } else {
-                    None
-                };
-                match whole {
-                    Some(id) => id,
-                    None => match self.resolve_path(&name[..cut]) {
-                        Some(p) => {
-                            let id = self.intern_child(p, leaf);
+                match self.resolve_path(&name[..cut]) {
+                    Some(p) => match waiting
+                        .then(|| self.event_index.get(&self.events, None, name))
+                        .flatten()
+                    {
+                        Some(id) => id,
+                        None => {
+                            let id = self.intern_child(p, &name[cut + CALLPATH_SEPARATOR.len()..]);
                             // The next line is often this one's child: its parent is here.
                             self.path_cache.name.push_str(&name[cut..]);
                             self.path_cache.chain.push((name.len(), id));
                             id
                         }
-                        // A node below a waiting callpath (a call-tree reader's, under an
-                        // event it found by name) is found as the index resolves names.
-                        None => match waiting
-                            .then(|| self.event_index.resolve(&self.events, name))
-                            .flatten()
-                        {
-                            Some(id) => id,
-                            None => self.intern_waiting(name),
-                        },
+                    },
+                    // The name waits by whole name, or is a node below a waiting callpath (a
+                    // call-tree reader's, under an event it found by name): found as the
+                    // index resolves names.
+                    None => match waiting
+                        .then(|| self.event_index.resolve(&self.events, name))
+                        .flatten()
+                    {
+                        Some(id) => id,
+                        None => self.push_waiting(name),
                     },
                 }
             }
@@ -74,14 +72,13 @@ impl ProfileBuilder {
         id
     }
 
-    /// A new event keyed by the callpath `name` whole, to link in `finish`.
-    fn intern_waiting(&mut self, name: &str) -> EventId {
+    /// A new event keyed by the callpath `name` whole, to link in `finish`: the caller found
+    /// no event of that name.
+    fn push_waiting(&mut self, name: &str) -> EventId {
         let depth = u32::try_from(callpath_depth(name)).unwrap_or(u32::MAX);
-        let before = self.events.len();
-        let id = self.intern_root(name, depth);
-        if self.events.len() > before {
-            self.named_callpaths.push(id);
-        }
+        let hash = self.event_index.hash(None, name);
+        let id = self.push_event(None, name, depth, hash);
+        self.named_callpaths.push(id);
         id
     }
 
